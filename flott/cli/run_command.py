@@ -1,0 +1,131 @@
+"""``flott run``: run a PyFlink-style script, on an embedded cluster or (``-m``) a remote one.
+
+The script runs in this process in plan mode: its ``env.execute()`` builds the
+JobGraph and hands it to the executor this command installs. Progress goes to
+stderr, so the job's own stdout (``print()`` sinks) stays clean.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+import threading
+import time
+from pathlib import Path
+from rich.console import Console
+
+from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
+from flott.common.job_client import JobClient
+from flott.configuration import Configuration
+from flott.errors import FlottError
+from flott.runtime.jobgraph import JobGraph
+
+console = Console(stderr=True, highlight=False)
+
+
+def _fmt_count(n: int) -> str:
+    for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= div:
+            return f"{n / div:.1f}{unit}"
+    return str(n)
+
+
+class ProgressReporter:
+    """Prints a line whenever the job's state changes, and record counts every few seconds."""
+
+    def __init__(self, client: JobClient, job_graph: JobGraph, interval: float = 2.0) -> None:
+        self._client = client
+        self._graph = job_graph
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="flott-progress", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(2.0)
+
+    def _run(self) -> None:
+        last_line = ""
+        last_print = 0.0
+        while not self._stop.wait(0.25):
+            try:
+                info = self._client.loop.run(self._client.cluster_client.request_job(self._graph.job_id), timeout=5)
+            except Exception:
+                continue
+            running = sum(v.task_counts.get("RUNNING", 0) for v in info.vertices)
+            finished = sum(v.task_counts.get("FINISHED", 0) for v in info.vertices)
+            total = sum(v.parallelism for v in info.vertices)
+            sources = [v for v in info.vertices if not any(
+                e.target == v.id for e in self._graph.edges)]
+            read = sum(v.records_out for v in sources)
+            line = f"{info.status}: {running}/{total} tasks running, {finished} finished"
+            now = time.monotonic()
+            if line != last_line or now - last_print > self._interval:
+                console.print(f"[dim]{line}, {_fmt_count(read)} records from sources[/dim]")
+                last_line, last_print = line, now
+            if info.status in ("FINISHED", "FAILED", "CANCELED"):
+                return
+
+
+class ProgressExecutor:
+    """Embedded execution with progress lines for an interactive user."""
+
+    def __init__(self, inner: EmbeddedExecutor, detached: bool) -> None:
+        self._inner = inner
+        self._detached = detached
+        self.clients: list[JobClient] = []
+
+    def execute(self, job_graph: JobGraph) -> JobClient:
+        console.print(f"Starting an embedded cluster and submitting job '{job_graph.job_name}'")
+        client = self._inner.execute(job_graph)
+        self.clients.append(client)
+        console.print(f"Job has been submitted with JobID {job_graph.job_id}")
+        reporter = ProgressReporter(client, job_graph)
+        reporter.start()
+        result = client.get_job_execution_result()
+        threading.Thread(target=lambda: (result.exception(), reporter.stop()), daemon=True).start()
+        return client
+
+
+def run_script(script: str, args: tuple[str, ...], config: Configuration, detached: bool) -> int:
+    path = Path(script)
+    if not path.is_file():
+        console.print(f"[red]error:[/red] no such script: {script}")
+        return 2
+    executor = ProgressExecutor(EmbeddedExecutor(config), detached)
+    old_argv = sys.argv
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.resolve().parent))
+    from flott.client import pipeline_executor
+
+    pipeline_executor.set_context_configuration(config)
+    try:
+        with use_executor(executor):
+            runpy.run_path(str(path), run_name="__main__")
+    except KeyboardInterrupt:
+        console.print("[yellow]Interrupted: cancelling the job and stopping the cluster[/yellow]")
+        for c in executor.clients:
+            _cancel_quietly(c)
+        return 130
+    except FlottError as e:
+        console.print(f"[red]The job failed.[/red]\n{e}")
+        return 1
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv = old_argv
+        pipeline_executor.set_context_configuration(None)
+    for c in executor.clients:
+        status = c.get_job_status().result(timeout=10).name if not detached else "submitted"
+        console.print(f"Job {c.get_job_id()} {status}")
+    return 0
+
+
+def _cancel_quietly(client: JobClient) -> None:
+    try:
+        client.cancel().result(timeout=10)
+    except Exception as e:  # the cluster is going down anyway
+        _ = e

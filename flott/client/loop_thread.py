@@ -1,0 +1,51 @@
+"""An asyncio event loop on a daemon thread, for the synchronous user API.
+
+flott is async inside; ``env.execute()`` and the CLI are synchronous. They hand
+coroutines to this loop and wait on the concurrent future.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    def __init__(self, name: str = "flott-client-loop") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        return self.submit(coro).result(timeout)
+
+    def stop(self) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        if threading.current_thread() is not self._thread:
+            self._thread.join(5.0)
+
+
+_shared: LoopThread | None = None
+_lock = threading.Lock()
+
+
+def shared_loop_thread() -> LoopThread:
+    """One client loop per process: embedded clusters and clients live on it."""
+    global _shared
+    with _lock:
+        if _shared is None:
+            _shared = LoopThread()
+        return _shared

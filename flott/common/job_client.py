@@ -1,0 +1,106 @@
+"""JobClient: a handle on a submitted job (PyFlink's JobClient, same methods).
+
+Methods return CompletableFutures; ``get_job_execution_result().result()``
+waits for the job and raises JobExecutionError carrying the cause (for a
+failed user function: its type, message and the worker's traceback).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from flott.common.completable_future import CompletableFuture
+from flott.common.job_status import JobStatus
+from flott.errors import JobCancellationError, JobExecutionError, UserCodeError
+
+if TYPE_CHECKING:
+    from flott.client.cluster_client import ClusterClient
+    from flott.client.loop_thread import LoopThread
+    from flott.runtime.messages.job import JobResult
+
+
+def describe_failure(job_name: str, job_id: str, result: JobResult) -> JobExecutionError:
+    from flott.runtime.rpc.service import error_from_wire
+
+    cause = error_from_wire(result.failure) if result.failure is not None else None
+    msg = f"Job '{job_name}' ({job_id}) failed"
+    if cause is not None:
+        msg += f": {cause}"
+        if isinstance(cause, UserCodeError) and cause.traceback:
+            msg += "\n\nTraceback on the TaskExecutor:\n" + cause.traceback.rstrip()
+    return JobExecutionError(msg, cause)
+
+
+class JobClient:
+    def __init__(self, job_id: str, job_name: str, client: ClusterClient, loop: LoopThread,
+                 on_terminal: Callable[[], Awaitable[None]] | None = None) -> None:
+        self._job_id = job_id
+        self._job_name = job_name
+        self._client = client
+        self._loop = loop
+        self._on_terminal = on_terminal
+        self._result_future: CompletableFuture[Any] | None = None
+
+    @property
+    def cluster_client(self) -> ClusterClient:
+        return self._client
+
+    @property
+    def loop(self) -> LoopThread:
+        return self._loop
+
+    def get_job_id(self) -> Any:
+        from flott.common import JobID
+
+        return JobID(self._job_id)
+
+    def get_job_status(self) -> CompletableFuture[JobStatus]:
+        return CompletableFuture(self._loop.submit(self._client.get_job_status(self._job_id)), JobStatus.__getitem__)
+
+    def cancel(self) -> CompletableFuture[None]:
+        return CompletableFuture(self._loop.submit(self._cancel_and_wait()))
+
+    async def _cancel_and_wait(self) -> None:
+        await self._client.cancel_job(self._job_id)
+        await self._wait_result()
+
+    def get_accumulators(self) -> CompletableFuture[dict[str, Any]]:
+        async def empty() -> dict[str, Any]:
+            return {}
+
+        return CompletableFuture(self._loop.submit(empty()))
+
+    async def _wait_result(self) -> JobResult:
+        while True:
+            result = await self._client.request_job_result(self._job_id, 1.0)
+            if result is not None:
+                if self._on_terminal is not None:
+                    hook, self._on_terminal = self._on_terminal, None
+                    asyncio.get_running_loop().create_task(hook())
+                return result
+
+    def get_job_execution_result(self) -> CompletableFuture[Any]:
+        if self._result_future is None:
+            self._result_future = CompletableFuture(self._loop.submit(self._wait_result()), self._to_execution_result)
+        return self._result_future
+
+    def _to_execution_result(self, result: JobResult) -> Any:
+        from flott.common import JobExecutionResult, JobID
+
+        if result.status == JobStatus.FAILED.name:
+            raise describe_failure(self._job_name, self._job_id, result)
+        if result.status == JobStatus.CANCELED.name:
+            raise JobCancellationError(f"Job '{self._job_name}' ({self._job_id}) was cancelled")
+        return JobExecutionResult(JobID(self._job_id), result.net_runtime_ms, {})
+
+    def stop_with_savepoint(self, advance_to_end_of_event_time: bool, savepoint_directory: str | None = None) -> Any:
+        from flott.errors import NotYetSupportedError
+
+        raise NotYetSupportedError("stop-with-savepoint comes with the checkpoints issue")
+
+    def trigger_savepoint(self, savepoint_directory: str | None = None) -> Any:
+        from flott.errors import NotYetSupportedError
+
+        raise NotYetSupportedError("savepoints come with the checkpoints issue")

@@ -1,0 +1,160 @@
+"""Cluster configuration: Flink's key names where the concept is the same.
+
+A configuration is a flat ``dict[str, str]`` (as in Flink's config.yaml, nested
+YAML maps are flattened with dots), layered: defaults < config file < ``-D``.
+Typed getters parse durations (``10 s``, ``500ms``, ``1 min``) and sizes and
+raise ConfigurationError naming the key for bad values.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flott.errors import ConfigurationError
+
+
+@dataclass(frozen=True)
+class ConfigOption:
+    key: str
+    default: str
+    description: str
+
+
+_OPTIONS = [
+    ConfigOption("rest.address", "127.0.0.1", "Address clients use to reach the REST endpoint."),
+    ConfigOption("rest.bind-address", "127.0.0.1", "Address the REST server binds to."),
+    ConfigOption("rest.port", "8081", "REST port (0 = any free port)."),
+    ConfigOption("rest.retry.max-attempts", "20", "Client retries while the cluster is not reachable."),
+    ConfigOption("rest.retry.delay", "3000 ms", "Delay between client retries."),
+    ConfigOption("jobmanager.rpc.address", "127.0.0.1", "Address of the JobManager's RPC service."),
+    ConfigOption("jobmanager.rpc.port", "6123", "Port of the JobManager's RPC service (0 = any)."),
+    ConfigOption("jobmanager.bind-host", "127.0.0.1", "Address the JobManager's RPC service binds to."),
+    ConfigOption("taskmanager.host", "127.0.0.1", "Address a TaskExecutor advertises."),
+    ConfigOption("taskmanager.bind-host", "127.0.0.1", "Address a TaskExecutor binds to."),
+    ConfigOption("taskmanager.numberOfTaskSlots", "1", "Slots per TaskExecutor."),
+    ConfigOption("taskmanager.data.port", "0", "Data exchange port of a TaskExecutor (0 = any)."),
+    ConfigOption("parallelism.default", "1", "Parallelism of jobs that set none."),
+    ConfigOption("heartbeat.interval", "10000", "Heartbeat interval in ms."),
+    ConfigOption("heartbeat.timeout", "50000", "Heartbeat timeout in ms."),
+    ConfigOption("pekko.ask.timeout", "10 s", "Timeout of an RPC call."),
+    ConfigOption("slot.request.timeout", "300000", "How long a job waits for slots, ms."),
+    ConfigOption("jobstore.max-capacity", "1000", "Finished jobs kept for queries."),
+    ConfigOption("jobstore.expiration-time", "3600", "Seconds finished jobs are kept."),
+    ConfigOption("local.number-taskmanager", "0", "TaskExecutors of an embedded cluster (0 = one per core)."),
+    ConfigOption("high-availability.type", "none", "none | zookeeper."),
+]
+
+DEFAULTS: dict[str, str] = {o.key: o.default for o in _OPTIONS}
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+_UNITS_S = {
+    "": 0.001, "ms": 0.001, "milli": 0.001, "millis": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
+    "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
+    "min": 60.0, "m": 60.0, "minute": 60.0, "minutes": 60.0,
+    "h": 3600.0, "hour": 3600.0, "hours": 3600.0, "d": 86400.0, "day": 86400.0, "days": 86400.0,
+}
+
+
+def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(flatten(v, key + "."))
+        elif isinstance(v, bool):
+            out[key] = "true" if v else "false"
+        elif isinstance(v, list):
+            out[key] = ";".join(str(x) for x in v)
+        elif v is None:
+            continue
+        else:
+            out[key] = str(v)
+    return out
+
+
+class Configuration:
+    """Layered string configuration with typed getters."""
+
+    def __init__(self, values: Mapping[str, str] | None = None) -> None:
+        self._values: dict[str, str] = dict(values or {})
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None = None,
+             dynamic: Mapping[str, str] | None = None) -> Configuration:
+        values: dict[str, str] = {}
+        if path is not None:
+            import yaml
+
+            p = Path(path)
+            try:
+                data = yaml.safe_load(p.read_text()) or {}
+            except OSError as e:
+                raise ConfigurationError(f"cannot read config file {p}: {e.strerror}") from None
+            except yaml.YAMLError as e:
+                raise ConfigurationError(f"config file {p} is not valid YAML: {e}") from None
+            if not isinstance(data, Mapping):
+                raise ConfigurationError(f"config file {p} must hold a YAML mapping of keys to values")
+            values.update(flatten(data))
+        values.update(dynamic or {})
+        return cls(values)
+
+    @staticmethod
+    def parse_dynamic(items: list[str] | tuple[str, ...]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for item in items:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ConfigurationError(f"-D expects key=value, got {item!r}")
+            out[key.strip()] = value.strip()
+        return out
+
+    def to_dict(self) -> dict[str, str]:
+        return dict(self._values)
+
+    def with_overrides(self, values: Mapping[str, str]) -> Configuration:
+        merged = dict(self._values)
+        merged.update(values)
+        return Configuration(merged)
+
+    def contains(self, key: str) -> bool:
+        return key in self._values
+
+    def get(self, key: str, default: str | None = None) -> str:
+        if key in self._values:
+            return self._values[key]
+        if default is not None:
+            return default
+        if key in DEFAULTS:
+            return DEFAULTS[key]
+        raise ConfigurationError(f"no value for configuration key {key!r}")
+
+    def set(self, key: str, value: str) -> None:
+        self._values[key] = value
+
+    def get_int(self, key: str, default: int | None = None) -> int:
+        raw = self.get(key, None if default is None else str(default))
+        try:
+            return int(raw)
+        except ValueError:
+            raise ConfigurationError(f"{key}: expected an integer, got {raw!r}") from None
+
+    def get_bool(self, key: str, default: bool | None = None) -> bool:
+        raw = self.get(key, None if default is None else str(default)).lower()
+        if raw in ("true", "1", "yes"):
+            return True
+        if raw in ("false", "0", "no"):
+            return False
+        raise ConfigurationError(f"{key}: expected true or false, got {raw!r}")
+
+    def get_seconds(self, key: str, default: str | None = None) -> float:
+        """A duration in seconds; a bare number means milliseconds (as Flink's ms-typed keys)."""
+        raw = self.get(key, default)
+        m = _DURATION.match(raw)
+        if not m or m.group(2).lower() not in _UNITS_S:
+            raise ConfigurationError(f"{key}: expected a duration like '10 s' or '500 ms', got {raw!r}")
+        return float(m.group(1)) * _UNITS_S[m.group(2).lower()]

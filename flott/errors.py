@@ -1,0 +1,204 @@
+"""flott's one error tree.
+
+Every error flott raises on purpose is a :class:`FlottError`. Foreign errors
+(socket errors, msgspec decode errors, kazoo errors ...) are translated into
+this tree at the one boundary where they enter flott; user exceptions raised
+inside a task travel as :class:`UserCodeError` with the user's type, message and
+the worker's traceback. Each class carries the HTTP status the REST endpoint
+answers with, so the mapping lives here and nowhere else::
+
+    FlottError                              500
+    ├── ConfigurationError                  400  bad config key or value
+    ├── InvalidJobGraphError                400  a JobGraph that cannot be run
+    ├── RestRequestError                    400  malformed REST request (the REST layer's own)
+    │   └── PayloadTooLargeError            413
+    ├── ClusterError                        500  the cluster itself is in trouble
+    │   ├── RpcError                        500  a remote call failed
+    │   │   ├── RpcConnectionError          503  the peer cannot be reached
+    │   │   ├── RpcTimeoutError             504  the peer did not answer in time
+    │   │   ├── UnknownRpcMethodError       500
+    │   │   └── FencingTokenError           409  call carried a stale leader token
+    │   ├── LeadershipLostError             503
+    │   ├── NoResourceAvailableError        500  not enough slots in time
+    │   ├── TaskExecutorLostError           500  a worker process died / stopped heartbeating
+    │   └── DataExchangeError               500  a data channel between tasks broke
+    ├── JobError                            500  something about one job
+    │   ├── JobNotFoundError                404
+    │   ├── DuplicateJobSubmissionError     409
+    │   ├── JobNotTerminalError             409  result asked before the job ended
+    │   ├── JobAlreadyTerminalError         409  e.g. cancel of a FINISHED job
+    │   ├── JobExecutionError               500  the job ended FAILED (cause attached)
+    │   ├── JobCancellationError            500  the job ended CANCELED while waiting for it
+    │   ├── JobSubmissionError              500  client side: submission did not go through
+    │   └── NotYetSupportedError            501  a Flink capability flott has not built yet
+    ├── IllegalStateTransitionError         500  a state machine was asked for an illegal move
+    ├── TaskCancelledError                  500  raised inside a task thread to unwind it
+    └── UserCodeError                       500  the user's function raised (type, message, traceback)
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class FlottError(Exception):
+    """Root of every error flott raises on purpose."""
+
+    http_status: ClassVar[int] = 500
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigurationError(FlottError):
+    http_status = 400
+
+
+class InvalidJobGraphError(FlottError):
+    http_status = 400
+
+
+class RestRequestError(FlottError):
+    http_status = 400
+
+
+class PayloadTooLargeError(RestRequestError):
+    http_status = 413
+
+
+class ClusterError(FlottError):
+    http_status = 500
+
+
+class RpcError(ClusterError):
+    pass
+
+
+class RpcConnectionError(RpcError):
+    http_status = 503
+
+
+class RpcTimeoutError(RpcError):
+    http_status = 504
+
+
+class UnknownRpcMethodError(RpcError):
+    pass
+
+
+class FencingTokenError(RpcError):
+    http_status = 409
+
+
+class LeadershipLostError(ClusterError):
+    http_status = 503
+
+
+class NoResourceAvailableError(ClusterError):
+    pass
+
+
+class TaskExecutorLostError(ClusterError):
+    pass
+
+
+class DataExchangeError(ClusterError):
+    pass
+
+
+class JobError(FlottError):
+    pass
+
+
+class JobNotFoundError(JobError):
+    http_status = 404
+
+
+class DuplicateJobSubmissionError(JobError):
+    http_status = 409
+
+
+class JobNotTerminalError(JobError):
+    http_status = 409
+
+
+class JobAlreadyTerminalError(JobError):
+    http_status = 409
+
+
+class JobExecutionError(JobError):
+    """The job ended FAILED. ``cause`` is the root failure (often a UserCodeError)."""
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+        if cause is not None:
+            self.__cause__ = cause
+
+
+class JobCancellationError(JobError):
+    pass
+
+
+class JobSubmissionError(JobError):
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+        if cause is not None:
+            self.__cause__ = cause
+
+
+class NotYetSupportedError(JobError, NotImplementedError):
+    """A Flink capability that flott has not built yet; the message names it."""
+
+    http_status = 501
+
+
+class IllegalStateTransitionError(FlottError):
+    pass
+
+
+class TaskCancelledError(FlottError):
+    pass
+
+
+class UserCodeError(FlottError):
+    """The user's function raised. Carries what the user needs to find the bug.
+
+    The original exception object may not be importable on the JobManager side
+    (it never unpickles user code), so only type name, message and the worker's
+    formatted traceback travel.
+    """
+
+    def __init__(
+        self,
+        exception_type: str,
+        exception_message: str,
+        traceback: str = "",
+        task_name: str = "",
+    ) -> None:
+        where = f" in task '{task_name}'" if task_name else ""
+        super().__init__(f"{exception_type}: {exception_message}{where}")
+        self.exception_type = exception_type
+        self.exception_message = exception_message
+        self.traceback = traceback
+        self.task_name = task_name
+
+
+def error_class_by_name(name: str) -> type[FlottError] | None:
+    """Find an error class of this tree by its class name (for errors crossing the wire)."""
+    return _REGISTRY.get(name)
+
+
+def _collect(cls: type[FlottError]) -> dict[str, type[FlottError]]:
+    out = {cls.__name__: cls}
+    for sub in cls.__subclasses__():
+        out.update(_collect(sub))
+    return out
+
+
+_REGISTRY: dict[str, type[FlottError]] = _collect(FlottError)

@@ -1,0 +1,77 @@
+"""What a running task sees of the TaskExecutor (Flink's ``Environment``).
+
+The TaskExecutor builds one TaskEnvironment per deployed subtask and hands it
+to :class:`flott.runtime.tasks.stream_task.StreamTask`, which runs on the
+task's own thread. Everything here is safe to use from that thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flott.runtime.io.network.api import InputGate, ResultPartitionWriter
+from flott.runtime.jobgraph import JobEdge, JobVertex
+
+
+@dataclass
+class TaskIOMetrics:
+    """Counters a task updates on its hot path (plain ints: one thread writes, others only read)."""
+
+    num_records_in: int = 0
+    num_records_out: int = 0
+    num_buffers_in: int = 0
+    num_buffers_out: int = 0
+    busy_time_ns: int = 0
+    back_pressured_time_ns: int = 0
+    idle_time_ns: int = 0
+
+
+@dataclass
+class OutputEdge:
+    """One outgoing edge of the task's vertex and the partition the task writes it to."""
+
+    edge: JobEdge
+    writer: ResultPartitionWriter
+
+
+@dataclass
+class InputEdgeGroup:
+    """One logical input of the task (input 0, or 1 for two-input operators)."""
+
+    input_index: int
+    edges: list[JobEdge]
+    gate: InputGate
+
+
+@dataclass
+class TaskEnvironment:
+    job_id: str
+    job_name: str
+    vertex: JobVertex
+    subtask_index: int
+    attempt_number: int
+    job_config: dict[str, str]
+    inputs: list[InputEdgeGroup]
+    outputs: list[OutputEdge]
+    load_user_object: Callable[[str], Any]
+    """Unpickle (cached) the user artifact with this blob id. Only ever called on a TaskExecutor."""
+    metrics: TaskIOMetrics = field(default_factory=TaskIOMetrics)
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    """Set by the TaskExecutor when the task must stop; the task loop checks it between batches."""
+    stdout_prefix: str = ""
+
+    @property
+    def parallelism(self) -> int:
+        return self.vertex.parallelism
+
+    @property
+    def max_parallelism(self) -> int:
+        return self.vertex.max_parallelism
+
+    @property
+    def task_name_with_subtasks(self) -> str:
+        """Flink's ``name (i/n)#attempt`` naming of a subtask."""
+        return f"{self.vertex.name} ({self.subtask_index + 1}/{self.parallelism})#{self.attempt_number}"

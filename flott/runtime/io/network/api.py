@@ -1,0 +1,65 @@
+"""The contract between tasks and the data-exchange layer (Flink's ResultPartitionWriter / InputGate).
+
+Tasks run on their own threads; the exchange layer does its socket I/O on the
+TaskExecutor's asyncio loop. These blocking interfaces are what a task thread
+sees. Records travel in batches (Python lists); the layer serialises a batch
+into one buffer and the consumer side deserialises it on the consumer task's
+thread. Memory is bounded: a subpartition holds at most a few buffers, and a
+producer that finds its subpartition full blocks in :meth:`emit` until the
+consumer gave credit (that is backpressure).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import msgspec
+
+
+class EndOfPartition(msgspec.Struct, frozen=True, tag="eop"):
+    """The producer finished: no more buffers on this channel."""
+
+
+class ChannelEvent(msgspec.Struct, frozen=True):
+    """Base for in-band events (watermarks, checkpoint barriers come later)."""
+
+
+class ResultPartitionWriter(Protocol):
+    """Producer side of one intermediate data set: one subpartition per consumer subtask."""
+
+    @property
+    def num_subpartitions(self) -> int: ...
+
+    def emit(self, subpartition: int, records: list) -> None:
+        """Queue a batch of records for one consumer subtask. Blocks under backpressure.
+
+        Raises TaskCancelledError if the partition was released (task cancelled)
+        and DataExchangeError if the consumer's connection broke.
+        """
+
+    def broadcast_event(self, event: object) -> None:
+        """Send an in-band event to every subpartition, after all records emitted before it."""
+
+    def finish(self) -> None:
+        """Send EndOfPartition to every subpartition; the consumers see their input end."""
+
+    def release(self) -> None:
+        """Drop all buffered data and wake any blocked emit (cancel / failure)."""
+
+
+class InputGate(Protocol):
+    """Consumer side: all channels feeding one input of a task (union of its input edges)."""
+
+    @property
+    def num_channels(self) -> int: ...
+
+    def poll(self, timeout: float | None) -> tuple[int, list | object] | None:
+        """Next (channel index, records list or event); None if nothing came within ``timeout`` s.
+
+        Blocks at most ``timeout`` seconds (None: until something arrives).
+        Raises DataExchangeError if a producer's connection broke, TaskCancelledError
+        if the gate was closed (task cancelled).
+        """
+
+    def close(self) -> None:
+        """Release the gate and wake a blocked poll with TaskCancelledError."""

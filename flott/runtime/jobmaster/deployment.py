@@ -1,0 +1,73 @@
+"""Builds TaskDeploymentDescriptors: where each subtask reads from and writes to.
+
+Pure functions of the ExecutionGraph and the data addresses of the
+TaskExecutors holding the job's slots. A forward edge is pointwise (subtask i
+reads producer i's single subpartition); every other partitioner is
+all-to-all (consumer j reads subpartition j of every producer).
+"""
+
+from __future__ import annotations
+
+from flott.runtime.jobgraph import JobEdge, JobGraph
+from flott.runtime.jobmaster.execution_graph import Execution, ExecutionGraph
+from flott.runtime.messages.execution import (
+    InputChannelDescriptor,
+    InputGateDeploymentDescriptor,
+    ResultPartitionDeploymentDescriptor,
+    TaskDeploymentDescriptor,
+)
+
+
+def partition_id(job_id: str, edge: JobEdge, producer: Execution) -> str:
+    """Flink's ResultPartitionID: (intermediate data set, producer subtask) + the producer attempt."""
+    return f"{job_id}.{edge.id}.{producer.subtask_index}.{producer.attempt_number}"
+
+
+def num_subpartitions(graph: JobGraph, edge: JobEdge) -> int:
+    return 1 if edge.partitioner.kind == "forward" else graph.vertex(edge.target).parallelism
+
+
+def build_deployment(eg: ExecutionGraph, ex: Execution, data_addresses: dict[str, str]) -> TaskDeploymentDescriptor:
+    graph = eg.job_graph
+    vertex = graph.vertex(ex.vertex_id)
+    outputs = [
+        ResultPartitionDeploymentDescriptor(e.id, partition_id(graph.job_id, e, ex), num_subpartitions(graph, e))
+        for e in graph.outputs_of(vertex.id)
+    ]
+    groups: dict[int, list[JobEdge]] = {}
+    for e in graph.inputs_of(vertex.id):
+        groups.setdefault(e.target_input, []).append(e)
+    gates = []
+    for input_index in sorted(groups):
+        channels = []
+        for e in groups[input_index]:
+            producers = eg.by_vertex[e.source]
+            if e.partitioner.kind == "forward":
+                p = producers[ex.subtask_index]
+                assert p.resource_id is not None
+                channels.append(InputChannelDescriptor(data_addresses[p.resource_id], partition_id(graph.job_id, e, p), 0))
+            else:
+                for p in producers:
+                    assert p.resource_id is not None
+                    channels.append(InputChannelDescriptor(
+                        data_addresses[p.resource_id], partition_id(graph.job_id, e, p), ex.subtask_index))
+        gates.append(InputGateDeploymentDescriptor(input_index, [e.id for e in groups[input_index]], channels))
+    refs = {r for op in vertex.operators for r in (op.function, op.key_selector, op.input_type, op.output_type) if r}
+    for e in graph.outputs_of(vertex.id):
+        if e.partitioner.key_selector:
+            refs.add(e.partitioner.key_selector)
+    assert ex.allocation_id is not None
+    return TaskDeploymentDescriptor(
+        job_id=graph.job_id,
+        job_name=graph.job_name,
+        execution_id=ex.execution_id,
+        allocation_id=ex.allocation_id,
+        vertex=vertex,
+        subtask_index=ex.subtask_index,
+        attempt_number=ex.attempt_number,
+        job_config=graph.config,
+        input_gates=gates,
+        output_partitions=outputs,
+        artifacts={r: graph.user_artifacts[r] for r in refs},
+        edges=graph.inputs_of(vertex.id) + graph.outputs_of(vertex.id),
+    )

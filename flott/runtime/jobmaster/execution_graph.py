@@ -1,0 +1,296 @@
+"""The ExecutionGraph: a job's subtasks and their states, as a pure state machine.
+
+Events go in (:meth:`ExecutionGraph.handle`), actions come out; no sockets, no
+clock, no asyncio. The JobMaster's async shell feeds it events (slot offers,
+task state reports, lost TaskExecutors, cancel requests) and carries out the
+actions (deploy, cancel a task, report the job's status). Each event carries
+a ``stimulus`` string so a job's history can say why it changed.
+
+Job states follow Flink: CREATED → RUNNING → FINISHED; any task FAILED or a
+TaskExecutor lost → FAILING → (all tasks terminal) FAILED; cancel → CANCELLING
+→ CANCELED. Restarts (RESTARTING) come with checkpoints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from flott.common.job_status import JobStatus
+from flott.errors import IllegalStateTransitionError, TaskExecutorLostError
+from flott.runtime.jobgraph import JobGraph, new_id
+from flott.runtime.messages.execution import ExecutionState
+from flott.runtime.rpc.service import WireError, error_to_wire
+
+_ES = ExecutionState
+
+# Legal moves of one execution (attempt) of a subtask.
+_EXECUTION_TRANSITIONS: dict[ExecutionState, set[ExecutionState]] = {
+    _ES.CREATED: {_ES.SCHEDULED, _ES.CANCELED, _ES.FAILED},
+    _ES.SCHEDULED: {_ES.DEPLOYING, _ES.CANCELED, _ES.FAILED},
+    _ES.DEPLOYING: {_ES.INITIALIZING, _ES.RUNNING, _ES.FINISHED, _ES.CANCELING, _ES.CANCELED, _ES.FAILED},
+    _ES.INITIALIZING: {_ES.RUNNING, _ES.FINISHED, _ES.CANCELING, _ES.CANCELED, _ES.FAILED},
+    _ES.RUNNING: {_ES.FINISHED, _ES.CANCELING, _ES.CANCELED, _ES.FAILED},
+    _ES.CANCELING: {_ES.CANCELED, _ES.FAILED, _ES.FINISHED},
+    _ES.FINISHED: set(),
+    _ES.CANCELED: set(),
+    _ES.FAILED: set(),
+    _ES.RECONCILING: set(),
+}
+
+_JS = JobStatus
+_JOB_TRANSITIONS: dict[JobStatus, set[JobStatus]] = {
+    _JS.CREATED: {_JS.RUNNING, _JS.FAILING, _JS.FAILED, _JS.CANCELLING, _JS.CANCELED},
+    _JS.RUNNING: {_JS.FINISHED, _JS.FAILING, _JS.CANCELLING},
+    _JS.FAILING: {_JS.FAILED},
+    _JS.CANCELLING: {_JS.CANCELED, _JS.FAILED},
+    _JS.FINISHED: set(),
+    _JS.FAILED: set(),
+    _JS.CANCELED: set(),
+}
+
+
+@dataclass
+class Execution:
+    """One attempt of one subtask."""
+
+    execution_id: str
+    vertex_id: str
+    subtask_index: int
+    attempt_number: int
+    state: ExecutionState = ExecutionState.CREATED
+    resource_id: str | None = None
+    allocation_id: str | None = None
+    timestamps: dict[str, int] = field(default_factory=dict)
+    failure: WireError | None = None
+
+
+# -- events -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StartScheduling:
+    stimulus: str = "job submitted"
+
+
+@dataclass(frozen=True)
+class SlotAssigned:
+    """Slot ``slot_number`` (0-based within the job's slot-sharing group) is on ``resource_id``."""
+
+    slot_number: int
+    resource_id: str
+    allocation_id: str
+    stimulus: str = "slot offered"
+
+
+@dataclass(frozen=True)
+class TaskStateChanged:
+    execution_id: str
+    state: ExecutionState
+    error: WireError | None = None
+    stimulus: str = "task report"
+
+
+@dataclass(frozen=True)
+class TaskExecutorLost:
+    resource_id: str
+    cause: str
+    stimulus: str = "task executor lost"
+
+
+@dataclass(frozen=True)
+class CancelJob:
+    stimulus: str = "cancel requested"
+
+
+@dataclass(frozen=True)
+class GlobalFailure:
+    error: WireError
+    stimulus: str = "global failure"
+
+
+Event = StartScheduling | SlotAssigned | TaskStateChanged | TaskExecutorLost | CancelJob | GlobalFailure
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RequestSlots:
+    count: int
+
+
+@dataclass(frozen=True)
+class DeployTasks:
+    execution_ids: list[str]
+
+
+@dataclass(frozen=True)
+class CancelTask:
+    execution_id: str
+    resource_id: str
+
+
+@dataclass(frozen=True)
+class JobStatusChanged:
+    old: JobStatus
+    new: JobStatus
+    failure: WireError | None
+    stimulus: str
+
+
+Action = RequestSlots | DeployTasks | CancelTask | JobStatusChanged
+
+
+class ExecutionGraph:
+    """States of a job and its subtasks; see the module docstring."""
+
+    def __init__(self, job_graph: JobGraph, now_ms: int = 0) -> None:
+        self.job_graph = job_graph
+        self.status = JobStatus.CREATED
+        self.failure: WireError | None = None
+        self.status_timestamps: dict[str, int] = {JobStatus.CREATED.name: now_ms}
+        self.executions: dict[str, Execution] = {}
+        self.by_vertex: dict[str, list[Execution]] = {}
+        for vertex in job_graph.topological_order():
+            row = []
+            for i in range(vertex.parallelism):
+                ex = Execution(new_id(), vertex.id, i, 0, timestamps={"CREATED": now_ms})
+                self.executions[ex.execution_id] = ex
+                row.append(ex)
+            self.by_vertex[vertex.id] = row
+        self.slots_needed = job_graph.max_parallelism_needed()
+        self.slots: dict[int, tuple[str, str]] = {}
+        self.history: list[str] = []
+
+    # -- queries --------------------------------------------------------------------------
+
+    def all_terminal(self) -> bool:
+        return all(ex.state.is_terminal() for ex in self.executions.values())
+
+    def slot_of(self, execution: Execution) -> tuple[str, str]:
+        """Slot sharing: subtask i of every vertex runs in the job's i-th slot."""
+        return self.slots[execution.subtask_index]
+
+    # -- the state machine ----------------------------------------------------------------
+
+    def handle(self, event: Event, now_ms: int) -> list[Action]:
+        self.history.append(f"{now_ms}: {type(event).__name__}: {event.stimulus}")
+        if isinstance(event, StartScheduling):
+            return self._on_start(now_ms)
+        if isinstance(event, SlotAssigned):
+            return self._on_slot(event, now_ms)
+        if isinstance(event, TaskStateChanged):
+            return self._on_task_state(event, now_ms)
+        if isinstance(event, TaskExecutorLost):
+            return self._on_te_lost(event, now_ms)
+        if isinstance(event, CancelJob):
+            return self._on_cancel(event, now_ms)
+        return self._fail(event.error, event.stimulus, now_ms)
+
+    def _transition_job(self, new: JobStatus, stimulus: str, now_ms: int,
+                        failure: WireError | None = None) -> list[Action]:
+        old = self.status
+        if new not in _JOB_TRANSITIONS[old]:
+            raise IllegalStateTransitionError(f"job {self.job_graph.job_id}: {old.name} -> {new.name}")
+        self.status = new
+        self.status_timestamps[new.name] = now_ms
+        if failure is not None and self.failure is None:
+            self.failure = failure
+        return [JobStatusChanged(old, new, self.failure if new is JobStatus.FAILED else failure, stimulus)]
+
+    def _transition_execution(self, ex: Execution, new: ExecutionState, now_ms: int) -> None:
+        if new not in _EXECUTION_TRANSITIONS[ex.state]:
+            raise IllegalStateTransitionError(
+                f"execution {ex.execution_id} ({ex.vertex_id}#{ex.subtask_index}): {ex.state.name} -> {new.name}"
+            )
+        ex.state = new
+        ex.timestamps[new.name] = now_ms
+
+    def _on_start(self, now_ms: int) -> list[Action]:
+        actions: list[Action] = self._transition_job(JobStatus.RUNNING, "scheduling started", now_ms)
+        for ex in self.executions.values():
+            self._transition_execution(ex, ExecutionState.SCHEDULED, now_ms)
+        actions.append(RequestSlots(self.slots_needed))
+        return actions
+
+    def _on_slot(self, event: SlotAssigned, now_ms: int) -> list[Action]:
+        if self.status is not JobStatus.RUNNING or event.slot_number in self.slots:
+            return []
+        self.slots[event.slot_number] = (event.resource_id, event.allocation_id)
+        if len(self.slots) < self.slots_needed:
+            return []
+        ids = []
+        for ex in self.executions.values():
+            ex.resource_id, ex.allocation_id = self.slot_of(ex)
+            self._transition_execution(ex, ExecutionState.DEPLOYING, now_ms)
+            ids.append(ex.execution_id)
+        return [DeployTasks(ids)]
+
+    def _on_task_state(self, event: TaskStateChanged, now_ms: int) -> list[Action]:
+        ex = self.executions.get(event.execution_id)
+        if ex is None or ex.state.is_terminal():
+            return []
+        if event.state is ExecutionState.FAILED:
+            self._transition_execution(ex, ExecutionState.FAILED, now_ms)
+            ex.failure = event.error
+            if self.status in (JobStatus.RUNNING, JobStatus.CREATED):
+                error = event.error or WireError(type="ClusterError", message="task failed without a cause")
+                return self._fail(error, event.stimulus, now_ms)
+            return self._maybe_done(now_ms)
+        if ex.state is ExecutionState.CANCELING and event.state is ExecutionState.RUNNING:
+            return []
+        self._transition_execution(ex, event.state, now_ms)
+        return self._maybe_done(now_ms)
+
+    def _on_te_lost(self, event: TaskExecutorLost, now_ms: int) -> list[Action]:
+        lost = [ex for ex in self.executions.values()
+                if ex.resource_id == event.resource_id and not ex.state.is_terminal()]
+        if not lost:
+            return []
+        error = error_to_wire(TaskExecutorLostError(event.cause))
+        for ex in lost:
+            self._transition_execution(ex, ExecutionState.FAILED, now_ms)
+            ex.failure = error
+        if self.status is JobStatus.RUNNING:
+            return self._fail(error, event.stimulus, now_ms)
+        return self._maybe_done(now_ms)
+
+    def _on_cancel(self, event: CancelJob, now_ms: int) -> list[Action]:
+        if self.status not in (JobStatus.CREATED, JobStatus.RUNNING):
+            return []
+        actions = self._transition_job(JobStatus.CANCELLING, event.stimulus, now_ms)
+        actions += self._cancel_all(now_ms)
+        return actions + self._maybe_done(now_ms)
+
+    def _fail(self, error: WireError, stimulus: str, now_ms: int) -> list[Action]:
+        if self.status in (JobStatus.FAILING, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.FINISHED):
+            return []
+        if self.status is JobStatus.CANCELLING:
+            self.failure = self.failure or error
+            return []
+        actions = self._transition_job(JobStatus.FAILING, stimulus, now_ms, error)
+        actions += self._cancel_all(now_ms)
+        return actions + self._maybe_done(now_ms)
+
+    def _cancel_all(self, now_ms: int) -> list[Action]:
+        actions: list[Action] = []
+        for ex in self.executions.values():
+            if ex.state in (ExecutionState.CREATED, ExecutionState.SCHEDULED):
+                self._transition_execution(ex, ExecutionState.CANCELED, now_ms)
+            elif not ex.state.is_terminal() and ex.state is not ExecutionState.CANCELING:
+                self._transition_execution(ex, ExecutionState.CANCELING, now_ms)
+                assert ex.resource_id is not None
+                actions.append(CancelTask(ex.execution_id, ex.resource_id))
+        return actions
+
+    def _maybe_done(self, now_ms: int) -> list[Action]:
+        if not self.all_terminal():
+            return []
+        if self.status is JobStatus.RUNNING:
+            if all(ex.state is ExecutionState.FINISHED for ex in self.executions.values()):
+                return self._transition_job(JobStatus.FINISHED, "all tasks finished", now_ms)
+            return []
+        if self.status is JobStatus.FAILING:
+            return self._transition_job(JobStatus.FAILED, "all tasks terminal after failure", now_ms)
+        if self.status is JobStatus.CANCELLING:
+            return self._transition_job(JobStatus.CANCELED, "all tasks canceled", now_ms)
+        return []

@@ -1,0 +1,29 @@
+"""The JobMaster's RPC surface (fenced by the JobMaster's leader token)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from flott.runtime.messages.cluster import SlotOffer, TaskExecutorToJobManagerHeartbeat
+from flott.runtime.messages.execution import TaskExecutionState
+from flott.runtime.messages.job import ExecutionGraphInfo
+
+
+def job_master_endpoint(job_id: str) -> str:
+    return f"jobmaster-{job_id}"
+
+
+class JobMasterGateway(Protocol):
+    async def offer_slots(self, resource_id: str, task_executor_address: str, data_address: str,
+                          offers: list[SlotOffer]) -> list[SlotOffer]:
+        """Accepts the offers it can use; returns the accepted ones."""
+
+    async def update_task_execution_state(self, state: TaskExecutionState) -> bool: ...
+
+    async def heartbeat_from_task_executor(self, heartbeat: TaskExecutorToJobManagerHeartbeat) -> None: ...
+
+    async def disconnect_task_manager(self, resource_id: str, cause: str) -> None: ...
+
+    async def cancel(self) -> None: ...
+
+    async def request_job(self) -> ExecutionGraphInfo: ...

@@ -1,0 +1,305 @@
+"""The JobMaster: runs one job (the asyncio shell around the ExecutionGraph).
+
+It asks the ResourceManager for slots, accepts the slots TaskExecutors offer,
+deploys subtasks, follows their reports and heartbeats, and reports the job's
+outcome to its JobManagerRunner. All decisions are made by the pure
+:class:`ExecutionGraph`; this module only does I/O and timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flott.common.job_status import JobStatus
+from flott.configuration import Configuration
+from flott.errors import FlottError, NoResourceAvailableError, RpcError
+from flott.runtime.jobgraph import JobGraph, new_id
+from flott.runtime.jobmaster.deployment import build_deployment
+from flott.runtime.jobmaster.execution_graph import (
+    Action,
+    CancelJob,
+    CancelTask,
+    DeployTasks,
+    Event,
+    ExecutionGraph,
+    GlobalFailure,
+    JobStatusChanged,
+    RequestSlots,
+    SlotAssigned,
+    StartScheduling,
+    TaskExecutorLost,
+    TaskStateChanged,
+)
+from flott.runtime.jobmaster.gateway import job_master_endpoint
+from flott.runtime.messages.cluster import SlotOffer, TaskExecutorToJobManagerHeartbeat
+from flott.runtime.messages.execution import ExecutionState, TaskExecutionState, TaskMetrics
+from flott.runtime.messages.job import ExecutionGraphInfo, JobResult, VertexDetails
+from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
+from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
+from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
+
+log = logging.getLogger(__name__)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class _TaskManagerEntry:
+    resource_id: str
+    address: str
+    data_address: str
+    gateway: TaskExecutorGateway
+    last_heartbeat: float
+
+
+class JobMaster(RpcEndpoint):
+    fenced = True
+
+    def __init__(
+        self,
+        job_graph: JobGraph,
+        rpc: RpcService,
+        resource_manager: ResourceManagerGateway,
+        config: Configuration,
+        on_terminal: Callable[[JobResult, ExecutionGraphInfo], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.job_graph = job_graph
+        self.endpoint_id = job_master_endpoint(job_graph.job_id)
+        self.fencing_token = new_id()
+        self._rpc = rpc
+        self._rm = resource_manager
+        self._config = config
+        self._on_terminal = on_terminal
+        self._clock = clock
+        self.graph = ExecutionGraph(job_graph, now_ms())
+        self._task_managers: dict[str, _TaskManagerEntry] = {}
+        self.metrics: dict[str, TaskMetrics] = {}
+        self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
+        self._heartbeat_interval = config.get_seconds("heartbeat.interval")
+        self._slot_timeout = config.get_seconds("slot.request.timeout")
+        self._background: set[asyncio.Task[None]] = set()
+        self._terminated = False
+        self._actions_lock = asyncio.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._rpc.register(self)
+        self._spawn(self._monitor_heartbeats())
+        self._spawn(self._slot_deadline())
+        await self._handle(StartScheduling())
+
+    async def stop(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        for task in list(self._background):
+            with contextlib.suppress(BaseException):
+                await task
+        self._rpc.unregister(self.endpoint_id)
+
+    def _spawn(self, coro: object) -> None:
+        task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # -- events in, actions out ------------------------------------------------------------
+
+    async def _handle(self, event: Event) -> None:
+        if self._terminated:
+            return
+        actions = self.graph.handle(event, now_ms())
+        await self._run(actions)
+
+    async def _run(self, actions: list[Action]) -> None:
+        for action in actions:
+            if isinstance(action, RequestSlots):
+                try:
+                    await self._rm.request_slots(self.job_graph.job_id, self._rpc.address, self.endpoint_id,
+                                                 self.fencing_token or "", action.count)
+                except FlottError as e:
+                    await self._handle(GlobalFailure(error_to_wire(e), "slot request failed"))
+            elif isinstance(action, DeployTasks):
+                self._spawn(self._deploy(action.execution_ids))
+            elif isinstance(action, CancelTask):
+                self._spawn(self._cancel_task(action))
+            elif isinstance(action, JobStatusChanged):
+                log.info("job %s: %s -> %s (%s)", self.job_graph.job_id, action.old.name, action.new.name,
+                         action.stimulus)
+                if action.new in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED):
+                    await self._finish()
+
+    async def _deploy(self, execution_ids: list[str]) -> None:
+        addresses = {rid: tm.data_address for rid, tm in self._task_managers.items()}
+
+        async def deploy_one(execution_id: str) -> None:
+            ex = self.graph.executions[execution_id]
+            assert ex.resource_id is not None
+            tm = self._task_managers[ex.resource_id]
+            tdd = build_deployment(self.graph, ex, addresses)
+            try:
+                await tm.gateway.submit_task(tdd, self.fencing_token or "")
+            except FlottError as e:
+                await self._handle(TaskStateChanged(execution_id, ExecutionState.FAILED, error_to_wire(e),
+                                                    "deployment failed"))
+
+        await asyncio.gather(*(deploy_one(eid) for eid in execution_ids))
+
+    async def _cancel_task(self, action: CancelTask) -> None:
+        tm = self._task_managers.get(action.resource_id)
+        if tm is None:
+            await self._handle(TaskStateChanged(action.execution_id, ExecutionState.CANCELED, None,
+                                                "task executor already gone"))
+            return
+        try:
+            await tm.gateway.cancel_task(action.execution_id)
+        except RpcError as e:
+            await self._handle(TaskExecutorLost(action.resource_id, f"cancel failed: {e}"))
+
+    async def _finish(self) -> None:
+        if self._terminated:
+            return
+        self._terminated = True
+        with contextlib.suppress(FlottError):
+            await self._rm.cancel_slot_request(self.job_graph.job_id)
+        for rid, alloc in list(self.graph.slots.values()):
+            tm = self._task_managers.get(rid)
+            if tm is not None:
+                with contextlib.suppress(FlottError):
+                    await tm.gateway.free_slot(alloc, f"job {self.job_graph.job_id} reached {self.graph.status.name}")
+        info = self.execution_graph_info()
+        ts = self.graph.status_timestamps
+        start = ts.get("RUNNING", ts.get("CREATED", 0))
+        result = JobResult(
+            job_id=self.job_graph.job_id,
+            status=self.graph.status.name,
+            net_runtime_ms=max(0, now_ms() - start),
+            failure=self.graph.failure if self.graph.status is JobStatus.FAILED else None,
+        )
+        self._on_terminal(result, info)
+
+    async def _slot_deadline(self) -> None:
+        await asyncio.sleep(self._slot_timeout)
+        if self.graph.status is JobStatus.RUNNING and len(self.graph.slots) < self.graph.slots_needed:
+            err = NoResourceAvailableError(
+                f"could not get {self.graph.slots_needed} slots within {self._slot_timeout:.0f}s "
+                f"(got {len(self.graph.slots)}); the cluster has too few free task slots for parallelism "
+                f"{self.graph.slots_needed}"
+            )
+            await self._handle(GlobalFailure(error_to_wire(err), "slot request timed out"))
+
+    async def _monitor_heartbeats(self) -> None:
+        period = min(self._heartbeat_interval, max(0.05, self._heartbeat_timeout / 5))
+        while True:
+            await asyncio.sleep(period)
+            now = self._clock()
+            for rid, tm in list(self._task_managers.items()):
+                if now - tm.last_heartbeat > self._heartbeat_timeout:
+                    cause = (f"heartbeat of TaskExecutor {rid} ({tm.address}) timed out after "
+                             f"{self._heartbeat_timeout * 1000:.0f} ms")
+                    self._task_managers.pop(rid, None)
+                    self._rpc.close_connection(tm.address)
+                    await self._handle(TaskExecutorLost(rid, cause))
+
+    # -- RPC methods ---------------------------------------------------------------------------
+
+    async def offer_slots(self, resource_id: str, task_executor_address: str, data_address: str,
+                          offers: list[SlotOffer]) -> list[SlotOffer]:
+        if resource_id not in self._task_managers:
+            self._task_managers[resource_id] = _TaskManagerEntry(
+                resource_id, task_executor_address, data_address,
+                self._rpc.connect(task_executor_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway),
+                self._clock(),
+            )
+        accepted = []
+        for offer in offers:
+            free = [n for n in range(self.graph.slots_needed) if n not in self.graph.slots]
+            if not free or self.graph.status is not JobStatus.RUNNING:
+                break
+            accepted.append(offer)
+            await self._handle(SlotAssigned(free[0], resource_id, offer.allocation_id))
+        return accepted
+
+    async def update_task_execution_state(self, state: TaskExecutionState) -> bool:
+        if state.execution_id not in self.graph.executions:
+            return False
+        await self._handle(TaskStateChanged(state.execution_id, state.state, state.error))
+        return True
+
+    async def heartbeat_from_task_executor(self, heartbeat: TaskExecutorToJobManagerHeartbeat) -> None:
+        tm = self._task_managers.get(heartbeat.resource_id)
+        if tm is not None:
+            tm.last_heartbeat = self._clock()
+        for m in heartbeat.tasks:
+            self.metrics[m.execution_id] = m
+
+    async def disconnect_task_manager(self, resource_id: str, cause: str) -> None:
+        tm = self._task_managers.pop(resource_id, None)
+        if tm is not None:
+            self._rpc.close_connection(tm.address)
+        await self._handle(TaskExecutorLost(resource_id, cause))
+
+    async def cancel(self) -> None:
+        await self._handle(CancelJob())
+
+    async def request_job(self) -> ExecutionGraphInfo:
+        return self.execution_graph_info()
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def execution_graph_info(self) -> ExecutionGraphInfo:
+        g = self.graph
+        now = now_ms()
+        ts = g.status_timestamps
+        start = ts.get("CREATED", now)
+        terminal = g.status in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED)
+        end = ts.get(g.status.name, now) if terminal else -1
+        vertices = []
+        for v in self.job_graph.vertices:
+            exs = g.by_vertex[v.id]
+            counts = {s.name: 0 for s in ExecutionState}
+            for ex in exs:
+                counts[ex.state.name] += 1
+            starts = [ex.timestamps.get("DEPLOYING", 0) for ex in exs if "DEPLOYING" in ex.timestamps]
+            v_start = min(starts) if starts else -1
+            v_done = all(ex.state.is_terminal() for ex in exs)
+            v_end = max((max(ex.timestamps.values()) for ex in exs), default=-1) if v_done else -1
+            vertices.append(VertexDetails(
+                id=v.id, name=v.name, parallelism=v.parallelism, max_parallelism=v.max_parallelism,
+                status=_vertex_status(exs_states=[ex.state for ex in exs]),
+                start_time=v_start, end_time=v_end,
+                duration=(v_end if v_end > 0 else now) - v_start if v_start > 0 else -1,
+                task_counts=counts,
+                records_in=sum(self.metrics[ex.execution_id].records_in for ex in exs
+                               if ex.execution_id in self.metrics),
+                records_out=sum(self.metrics[ex.execution_id].records_out for ex in exs
+                                if ex.execution_id in self.metrics),
+                subtask_states=[ex.state.name for ex in exs],
+                subtask_hosts=[ex.resource_id or "" for ex in exs],
+            ))
+        return ExecutionGraphInfo(
+            job_id=self.job_graph.job_id, job_name=self.job_graph.job_name, status=g.status.name,
+            start_time=start, end_time=end, duration=(end if end > 0 else now) - start, now=now,
+            timestamps=dict(ts), vertices=vertices,
+            max_parallelism=max((v.max_parallelism for v in self.job_graph.vertices), default=-1),
+            job_type="BATCH" if self.job_graph.config.get("execution.runtime-mode") == "BATCH" else "STREAMING",
+            failure=g.failure,
+        )
+
+
+def _vertex_status(exs_states: list[ExecutionState]) -> str:
+    """Flink's aggregate: the 'most active' state across a vertex's subtasks."""
+    order = [ExecutionState.FAILED, ExecutionState.CANCELING, ExecutionState.CANCELED,
+             ExecutionState.RUNNING, ExecutionState.INITIALIZING, ExecutionState.DEPLOYING,
+             ExecutionState.SCHEDULED, ExecutionState.CREATED, ExecutionState.FINISHED]
+    for s in order:
+        if s in exs_states:
+            return s.name
+    return ExecutionState.CREATED.name

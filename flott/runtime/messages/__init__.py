@@ -1,0 +1,1 @@
+"""Wire types of the RPC protocol between flott's components (data only, no logic)."""

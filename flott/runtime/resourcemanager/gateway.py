@@ -1,0 +1,30 @@
+"""The ResourceManager's RPC surface."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from flott.runtime.messages.cluster import (
+    RegistrationResponse,
+    SlotReport,
+    TaskExecutorInfo,
+    TaskExecutorRegistration,
+)
+
+RESOURCE_MANAGER_ENDPOINT = "resourcemanager"
+
+
+class ResourceManagerGateway(Protocol):
+    async def register_task_executor(self, registration: TaskExecutorRegistration) -> RegistrationResponse: ...
+
+    async def heartbeat_from_task_executor(self, resource_id: str, slot_report: SlotReport) -> None: ...
+
+    async def request_slots(self, job_id: str, job_master_address: str, job_master_endpoint: str,
+                            job_master_token: str, count: int) -> None:
+        """Ask for ``count`` slots; TaskExecutors offer them to the JobMaster as they are found."""
+
+    async def cancel_slot_request(self, job_id: str) -> None: ...
+
+    async def notify_slot_available(self, resource_id: str, slot_index: int, allocation_id: str) -> None: ...
+
+    async def request_task_executor_infos(self) -> list[TaskExecutorInfo]: ...

@@ -1,0 +1,86 @@
+"""Starts TaskExecutors as local processes (the ResourceManager's active driver for one machine).
+
+Each TaskExecutor is ``python -m flott.runtime.taskexecutor`` with the cluster's
+configuration. The child asks the kernel for SIGKILL when its parent dies
+(``PR_SET_PDEATHSIG``), so no worker outlives an interrupted ``flott run``;
+the driver also reports a child's exit at once, which is faster than waiting
+for a heartbeat to time out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+
+from flott.configuration import Configuration
+
+log = logging.getLogger(__name__)
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+    os.setpgrp()
+
+
+class LocalProcessDriver:
+    def __init__(self, config: Configuration, resource_manager_address: str,
+                 on_exit: Callable[[str, int], Awaitable[None]]) -> None:
+        self._config = config
+        self._rm_address = resource_manager_address
+        self._on_exit = on_exit
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self._watchers: set[asyncio.Task[None]] = set()
+        self._stopping = False
+
+    def start_task_executor(self, resource_id: str) -> subprocess.Popen[bytes]:
+        args = [sys.executable, "-m", "flott.runtime.taskexecutor",
+                "--resource-manager", self._rm_address, "--resource-id", resource_id]
+        for key, value in self._config.to_dict().items():
+            args += ["-D", f"{key}={value}"]
+        env = dict(os.environ)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        proc = subprocess.Popen(args, preexec_fn=_die_with_parent, env=env, stdin=subprocess.DEVNULL)
+        self.processes[resource_id] = proc
+        task = asyncio.get_running_loop().create_task(self._watch(resource_id, proc))
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
+        return proc
+
+    async def _watch(self, resource_id: str, proc: subprocess.Popen[bytes]) -> None:
+        code = await asyncio.to_thread(proc.wait)
+        self.processes.pop(resource_id, None)
+        if not self._stopping:
+            log.warning("TaskExecutor %s (pid %d) exited with code %d", resource_id, proc.pid, code)
+            await self._on_exit(resource_id, code)
+
+    async def stop_all(self, grace_s: float = 3.0) -> None:
+        self._stopping = True
+        procs = list(self.processes.values())
+        for p in procs:
+            with contextlib.suppress(ProcessLookupError):
+                p.terminate()
+        deadline = asyncio.get_running_loop().time() + grace_s
+        for p in procs:
+            remaining = max(0.0, deadline - asyncio.get_running_loop().time())
+            try:
+                await asyncio.wait_for(asyncio.to_thread(p.wait), remaining)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    p.kill()
+                await asyncio.to_thread(p.wait)
+        for t in list(self._watchers):
+            t.cancel()
+        self.processes.clear()

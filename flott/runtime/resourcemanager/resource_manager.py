@@ -1,0 +1,196 @@
+"""The ResourceManager: TaskExecutor registration, heartbeats and slots.
+
+TaskExecutors register and heartbeat with their slot report; JobMasters ask for
+slots; the SlotManager decides, and the chosen TaskExecutor is told to offer the
+slot to the JobMaster. With a driver (active mode) it also starts the
+TaskExecutor processes; in standalone mode they are started by an operator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flott.configuration import Configuration
+from flott.errors import FlottError
+from flott.runtime.jobgraph import new_id
+from flott.runtime.jobmaster.gateway import JobMasterGateway
+from flott.runtime.messages.cluster import (
+    RegistrationResponse,
+    SlotReport,
+    TaskExecutorInfo,
+    TaskExecutorRegistration,
+)
+from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT
+from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
+from flott.runtime.resourcemanager.slot_manager import Allocation, PendingRequest, SlotManager
+from flott.runtime.rpc.service import RpcEndpoint, RpcService
+from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Registered:
+    registration: TaskExecutorRegistration
+    gateway: TaskExecutorGateway
+    last_heartbeat: float
+    registered_ms: int
+
+
+class ResourceManager(RpcEndpoint):
+    endpoint_id = RESOURCE_MANAGER_ENDPOINT
+
+    def __init__(self, rpc: RpcService, config: Configuration,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._rpc = rpc
+        self._config = config
+        self._clock = clock
+        self.resource_manager_id = new_id()
+        self.slots = SlotManager()
+        self.task_executors: dict[str, _Registered] = {}
+        self.driver: LocalProcessDriver | None = None
+        self._heartbeat_interval = config.get_seconds("heartbeat.interval")
+        self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
+        self._monitor: asyncio.Task[None] | None = None
+        self._registered = asyncio.Condition()
+        self._job_masters: dict[str, PendingRequest] = {}
+
+    async def start(self) -> None:
+        self._rpc.register(self)
+        self._monitor = asyncio.get_running_loop().create_task(self._monitor_heartbeats())
+
+    def enable_local_processes(self) -> LocalProcessDriver:
+        self.driver = LocalProcessDriver(self._config, self._rpc.address, self._on_process_exit)
+        return self.driver
+
+    async def stop(self) -> None:
+        if self._monitor is not None:
+            self._monitor.cancel()
+            with contextlib.suppress(BaseException):
+                await self._monitor
+        for reg in list(self.task_executors.values()):
+            with contextlib.suppress(FlottError):
+                await reg.gateway.shutdown(timeout=2.0)
+        if self.driver is not None:
+            await self.driver.stop_all()
+        self._rpc.unregister(self.endpoint_id)
+
+    async def wait_for_task_executors(self, count: int, timeout: float) -> None:
+        async with asyncio.timeout(timeout), self._registered:
+            await self._registered.wait_for(lambda: len(self.task_executors) >= count)
+
+    # -- RPC -----------------------------------------------------------------------------------
+
+    async def register_task_executor(self, registration: TaskExecutorRegistration) -> RegistrationResponse:
+        rid = registration.resource_id
+        if rid in self.task_executors:
+            await self._lose(rid, "re-registered", notify=True)
+        gw = self._rpc.connect(registration.rpc_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway)
+        self.task_executors[rid] = _Registered(registration, gw, self._clock(), int(time.time() * 1000))
+        self.slots.register(rid, registration.num_slots)
+        log.info("TaskExecutor %s registered from %s with %d slots", rid, registration.rpc_address,
+                 registration.num_slots)
+        async with self._registered:
+            self._registered.notify_all()
+        asyncio.get_running_loop().call_soon(self._allocate_soon)
+        return RegistrationResponse(self.resource_manager_id, int(self._heartbeat_interval * 1000),
+                                    int(self._heartbeat_timeout * 1000))
+
+    async def heartbeat_from_task_executor(self, resource_id: str, slot_report: SlotReport) -> None:
+        reg = self.task_executors.get(resource_id)
+        if reg is None:
+            return
+        reg.last_heartbeat = self._clock()
+        self.slots.sync_report(resource_id, {
+            s.slot_index: (s.allocation_id, s.job_id or "") for s in slot_report.slots if s.allocation_id
+        })
+
+    async def request_slots(self, job_id: str, job_master_address: str, job_master_endpoint: str,
+                            job_master_token: str, count: int) -> None:
+        req = PendingRequest(job_id, job_master_address, job_master_endpoint, job_master_token, count)
+        self._job_masters[job_id] = req
+        self.slots.request(req)
+        self._allocate_soon()
+
+    async def cancel_slot_request(self, job_id: str) -> None:
+        self.slots.cancel(job_id)
+        self._job_masters.pop(job_id, None)
+
+    async def notify_slot_available(self, resource_id: str, slot_index: int, allocation_id: str) -> None:
+        if self.slots.free(resource_id, slot_index, allocation_id):
+            self._allocate_soon()
+
+    async def request_task_executor_infos(self) -> list[TaskExecutorInfo]:
+        out = []
+        now = self._clock()
+        wall = time.time()
+        for rid, reg in self.task_executors.items():
+            te = self.slots.task_executors.get(rid)
+            r = reg.registration
+            out.append(TaskExecutorInfo(
+                resource_id=rid, rpc_address=r.rpc_address, data_address=r.data_address,
+                num_slots=r.num_slots, free_slots=len(te.free_indices()) if te else 0,
+                last_heartbeat_ms=int((wall - (now - reg.last_heartbeat)) * 1000),
+                registered_ms=reg.registered_ms, pid=r.pid, hostname=r.hostname,
+                memory_bytes=r.memory_bytes, cpu_cores=r.cpu_cores,
+            ))
+        return out
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _allocate_soon(self) -> None:
+        for alloc in self.slots.match():
+            task = asyncio.get_running_loop().create_task(self._allocate(alloc))
+            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    async def _allocate(self, alloc: Allocation) -> None:
+        reg = self.task_executors.get(alloc.resource_id)
+        if reg is None:
+            return
+        req = alloc.request
+        try:
+            await reg.gateway.request_slot(alloc.slot_index, req.job_id, alloc.allocation_id,
+                                           req.job_master_address, req.job_master_endpoint, req.job_master_token)
+        except FlottError as e:
+            log.warning("slot request to %s failed: %s", alloc.resource_id, e)
+            self.slots.free(alloc.resource_id, alloc.slot_index, alloc.allocation_id)
+            self.slots.request(PendingRequest(req.job_id, req.job_master_address, req.job_master_endpoint,
+                                              req.job_master_token, 1))
+            await self._lose(alloc.resource_id, f"unreachable: {e}", notify=True)
+
+    async def _on_process_exit(self, resource_id: str, code: int) -> None:
+        how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        await self._lose(resource_id, f"TaskExecutor {resource_id} process {how}", notify=True)
+
+    async def _lose(self, resource_id: str, cause: str, notify: bool) -> None:
+        reg = self.task_executors.pop(resource_id, None)
+        jobs = self.slots.unregister(resource_id)
+        if reg is None:
+            return
+        self._rpc.close_connection(reg.registration.rpc_address)
+        log.warning("TaskExecutor %s lost: %s", resource_id, cause)
+        if not notify:
+            return
+        for job_id in jobs:
+            req = self._job_masters.get(job_id)
+            if req is None:
+                continue
+            jm = self._rpc.connect(req.job_master_address, req.job_master_endpoint, JobMasterGateway,
+                                   fencing_token=req.job_master_token)
+            with contextlib.suppress(FlottError):
+                await jm.disconnect_task_manager(resource_id, cause)
+
+    async def _monitor_heartbeats(self) -> None:
+        period = min(self._heartbeat_interval, max(0.05, self._heartbeat_timeout / 5))
+        while True:
+            await asyncio.sleep(period)
+            now = self._clock()
+            for rid, reg in list(self.task_executors.items()):
+                if now - reg.last_heartbeat > self._heartbeat_timeout:
+                    await self._lose(rid, f"heartbeat of TaskExecutor {rid} timed out after "
+                                          f"{self._heartbeat_timeout * 1000:.0f} ms", notify=True)

@@ -1,0 +1,429 @@
+"""RPC between flott's components: typed gateways over msgpack-framed TCP.
+
+One :class:`RpcService` per process listens on one port and hosts any number of
+endpoints (Dispatcher, ResourceManager, JobMasters, TaskExecutor), each under an
+endpoint id. A caller gets a *gateway*: a proxy built from a Protocol class
+whose async methods name the remote methods; arguments and results are msgspec
+Structs or plain values, converted back to the annotated types on arrival.
+
+Why not pickle: the JobManager must never unpickle anything that could carry
+user code, and typed msgpack keeps the wire format explicit.
+
+Every call has a deadline (``asyncio.timeout``): a peer that does not answer
+raises :class:`RpcTimeoutError`; one that cannot be reached raises
+:class:`RpcConnectionError`. Leader-bound endpoints are *fenced*: the caller
+passes the fencing token it believes is current, and the endpoint rejects calls
+carrying another token with :class:`FencingTokenError`, so a deposed leader's
+calls fail. Errors from the flott error tree cross the wire by class name and
+are raised again on the caller's side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import struct
+import traceback
+import typing
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+
+from flott.errors import (
+    FencingTokenError,
+    FlottError,
+    JobExecutionError,
+    RpcConnectionError,
+    RpcError,
+    RpcTimeoutError,
+    UnknownRpcMethodError,
+    UserCodeError,
+    error_class_by_name,
+)
+
+log = logging.getLogger(__name__)
+
+_HEADER = struct.Struct("!I")
+MAX_FRAME = 512 * 1024 * 1024
+
+G = TypeVar("G")
+
+
+class _Request(msgspec.Struct, array_like=True):
+    id: int
+    endpoint: str
+    method: str
+    args: list[Any]
+    token: str | None = None
+
+
+class _Response(msgspec.Struct, array_like=True):
+    id: int
+    ok: bool
+    value: Any = None
+
+
+class WireError(msgspec.Struct):
+    """An error as it crosses the wire (type name from the flott error tree, message, details)."""
+
+    type: str
+    message: str
+    traceback: str = ""
+    exception_type: str = ""
+    exception_message: str = ""
+    task_name: str = ""
+    cause: WireError | None = None
+
+
+def error_to_wire(err: BaseException) -> WireError:
+    cause = getattr(err, "cause", None)
+    wire_cause = error_to_wire(cause) if isinstance(cause, BaseException) else None
+    if isinstance(err, UserCodeError):
+        return WireError(
+            type="UserCodeError",
+            message=err.message,
+            traceback=err.traceback,
+            exception_type=err.exception_type,
+            exception_message=err.exception_message,
+            task_name=err.task_name,
+            cause=wire_cause,
+        )
+    if isinstance(err, FlottError):
+        return WireError(type=type(err).__name__, message=err.message, cause=wire_cause)
+    return WireError(
+        type="RpcError",
+        message=f"{type(err).__name__}: {err}",
+        traceback="".join(traceback.format_exception(err)),
+    )
+
+
+def error_from_wire(w: WireError) -> FlottError:
+    cause = error_from_wire(w.cause) if w.cause is not None else None
+    if w.type == "UserCodeError":
+        return UserCodeError(w.exception_type, w.exception_message, w.traceback, w.task_name)
+    cls = error_class_by_name(w.type) or RpcError
+    err: FlottError
+    if issubclass(cls, JobExecutionError):
+        err = cls(w.message, cause)
+    else:
+        try:
+            err = cls(w.message)
+        except TypeError:
+            err = RpcError(w.message)
+        if cause is not None:
+            err.__cause__ = cause
+    return err
+
+
+def parse_address(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise RpcConnectionError(f"not an RPC address (host:port): {address!r}")
+    return host, int(port)
+
+
+class RpcEndpoint:
+    """Base of every component reachable over RPC.
+
+    Public coroutine methods named in the component's gateway Protocol are
+    callable remotely. ``fencing_token`` is None for unfenced endpoints; a
+    fenced endpoint sets it when it becomes leader.
+    """
+
+    endpoint_id: str = ""
+    fenced: bool = False
+    fencing_token: str | None = None
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_REQ_DECODER = msgspec.msgpack.Decoder(_Request)
+_RESP_DECODER = msgspec.msgpack.Decoder(_Response)
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn)
+    except Exception:  # pragma: no cover - defensive: unresolved forward refs
+        return {}
+
+
+class _MethodSpec:
+    """Decoding plan for one server-side method, built once."""
+
+    def __init__(self, fn: Callable[..., Awaitable[Any]]) -> None:
+        self.fn = fn
+        hints = _hints(fn)
+        params = [p for p in inspect.signature(fn).parameters.values() if p.name != "self"]
+        self.arg_types = [hints.get(p.name, Any) for p in params]
+        self.n_required = sum(1 for p in params if p.default is inspect.Parameter.empty)
+
+    def convert_args(self, args: list[Any]) -> list[Any]:
+        if len(args) < self.n_required or len(args) > len(self.arg_types):
+            raise RpcError(f"{self.fn.__name__} takes {len(self.arg_types)} arguments, got {len(args)}")
+        out = []
+        for value, tp in zip(args, self.arg_types, strict=False):
+            out.append(value if tp is Any else msgspec.convert(value, tp, strict=False))
+        return out
+
+
+class _Connection:
+    """One multiplexed client connection to a remote RpcService."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._pending: dict[int, asyncio.Future[_Response]] = {}
+        self._next_id = 0
+        self._lock = asyncio.Lock()
+        self._read_task: asyncio.Task[None] | None = None
+
+    async def _ensure(self, timeout: float) -> asyncio.StreamWriter:
+        if self._writer is not None and not self._writer.is_closing():
+            return self._writer
+        async with self._lock:
+            if self._writer is not None and not self._writer.is_closing():
+                return self._writer
+            host, port = parse_address(self.address)
+            try:
+                async with asyncio.timeout(timeout):
+                    reader, writer = await asyncio.open_connection(host, port)
+            except (OSError, TimeoutError) as e:
+                raise RpcConnectionError(f"cannot connect to {self.address}: {e}") from None
+            self._reader, self._writer = reader, writer
+            self._read_task = asyncio.get_running_loop().create_task(self._read_loop(reader))
+            return writer
+
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                header = await reader.readexactly(_HEADER.size)
+                (n,) = _HEADER.unpack(header)
+                resp = _RESP_DECODER.decode(await reader.readexactly(n))
+                fut = self._pending.pop(resp.id, None)
+                if fut is not None and not fut.done():
+                    fut.set_result(resp)
+        except (asyncio.IncompleteReadError, OSError, msgspec.DecodeError):
+            pass
+        finally:
+            self._fail_pending(RpcConnectionError(f"connection to {self.address} lost"))
+            if self._writer is not None:
+                self._writer.close()
+            self._writer = None
+
+    def _fail_pending(self, err: Exception) -> None:
+        pending, self._pending = self._pending, {}
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(err)
+
+    async def call(self, req_args: tuple[str, str, list[Any], str | None], timeout: float) -> Any:
+        endpoint, method, args, token = req_args
+        try:
+            async with asyncio.timeout(timeout):
+                writer = await self._ensure(timeout)
+                self._next_id += 1
+                rid = self._next_id
+                fut: asyncio.Future[_Response] = asyncio.get_running_loop().create_future()
+                self._pending[rid] = fut
+                payload = _ENCODER.encode(_Request(rid, endpoint, method, args, token))
+                writer.write(_HEADER.pack(len(payload)) + payload)
+                try:
+                    resp = await fut
+                finally:
+                    self._pending.pop(rid, None)
+        except TimeoutError:
+            raise RpcTimeoutError(
+                f"{endpoint}.{method} at {self.address} did not answer within {timeout:.1f}s"
+            ) from None
+        return resp
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+        if self._read_task is not None:
+            self._read_task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._read_task
+
+
+class RpcService:
+    """The process's RPC server and client (Flink: RpcService)."""
+
+    def __init__(self, bind_host: str = "127.0.0.1", port: int = 0, advertised_host: str | None = None,
+                 default_timeout: float = 10.0) -> None:
+        self.bind_host = bind_host
+        self.port = port
+        self.advertised_host = advertised_host or bind_host
+        self.default_timeout = default_timeout
+        self._endpoints: dict[str, RpcEndpoint] = {}
+        self._specs: dict[tuple[str, str], _MethodSpec] = {}
+        self._server: asyncio.Server | None = None
+        self._connections: dict[str, _Connection] = {}
+        self._handler_tasks: set[asyncio.Task[None]] = set()
+        self._server_writers: set[asyncio.StreamWriter] = set()
+
+    @property
+    def address(self) -> str:
+        return f"{self.advertised_host}:{self.port}"
+
+    async def start(self) -> str:
+        self._server = await asyncio.start_server(self._serve, self.bind_host, self.port, limit=2**20)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self.address
+
+    def register(self, endpoint: RpcEndpoint) -> None:
+        if not endpoint.endpoint_id:
+            raise RpcError("endpoint has no id")
+        self._endpoints[endpoint.endpoint_id] = endpoint
+
+    def unregister(self, endpoint_id: str) -> None:
+        self._endpoints.pop(endpoint_id, None)
+        for key in [k for k in self._specs if k[0] == endpoint_id]:
+            del self._specs[key]
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for w in list(self._server_writers):
+            w.close()
+        for t in list(self._handler_tasks):
+            t.cancel()
+        for conn in list(self._connections.values()):
+            await conn.close()
+        self._connections.clear()
+        if self._server is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+
+    def close_connection(self, address: str) -> None:
+        """Forget the client connection to ``address`` (peer known dead)."""
+        conn = self._connections.pop(address, None)
+        if conn is not None:
+            asyncio.get_running_loop().create_task(conn.close())
+
+    # -- server side -------------------------------------------------------------------------
+
+    def _spec(self, endpoint: RpcEndpoint, method: str) -> _MethodSpec:
+        key = (endpoint.endpoint_id, method)
+        spec = self._specs.get(key)
+        if spec is None:
+            fn = getattr(endpoint, method, None)
+            if method.startswith("_") or fn is None or not inspect.iscoroutinefunction(fn):
+                raise UnknownRpcMethodError(f"{endpoint.endpoint_id} has no RPC method {method!r}")
+            spec = self._specs[key] = _MethodSpec(fn)
+        return spec
+
+    async def dispatch(self, endpoint_id: str, method: str, args: list[Any], token: str | None,
+                       convert: bool) -> Any:
+        endpoint = self._endpoints.get(endpoint_id)
+        if endpoint is None:
+            raise RpcConnectionError(f"no endpoint {endpoint_id!r} at {self.address}")
+        if endpoint.fenced and token != endpoint.fencing_token:
+            raise FencingTokenError(
+                f"{endpoint_id}: call {method} carries fencing token {token!r}, "
+                f"the endpoint's is {endpoint.fencing_token!r}"
+            )
+        spec = self._spec(endpoint, method)
+        call_args = spec.convert_args(args) if convert else args
+        return await spec.fn(*call_args)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._server_writers.add(writer)
+        try:
+            while True:
+                header = await reader.readexactly(_HEADER.size)
+                (n,) = _HEADER.unpack(header)
+                if n > MAX_FRAME:
+                    break
+                req = _REQ_DECODER.decode(await reader.readexactly(n))
+                task = asyncio.get_running_loop().create_task(self._handle(req, writer))
+                self._handler_tasks.add(task)
+                task.add_done_callback(self._handler_tasks.discard)
+        except (asyncio.IncompleteReadError, OSError, msgspec.DecodeError):
+            pass
+        finally:
+            self._server_writers.discard(writer)
+            writer.close()
+
+    async def _handle(self, req: _Request, writer: asyncio.StreamWriter) -> None:
+        try:
+            value = await self.dispatch(req.endpoint, req.method, req.args, req.token, convert=True)
+            resp = _Response(req.id, True, value)
+            payload = _ENCODER.encode(resp)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:  # errors travel back to the caller, whatever they are
+            if not isinstance(e, FlottError):
+                log.exception("unexpected error in %s.%s", req.endpoint, req.method)
+            payload = _ENCODER.encode(_Response(req.id, False, error_to_wire(e)))
+        if not writer.is_closing():
+            writer.write(_HEADER.pack(len(payload)) + payload)
+
+    # -- client side -------------------------------------------------------------------------
+
+    def connect(self, address: str, endpoint_id: str, gateway: type[G],
+                fencing_token: str | None = None, timeout: float | None = None) -> G:
+        """A gateway proxy for ``endpoint_id`` at ``address`` (no I/O until the first call)."""
+        return typing.cast(G, _GatewayProxy(self, address, endpoint_id, gateway, fencing_token,
+                                            timeout or self.default_timeout))
+
+    async def invoke(self, address: str, endpoint_id: str, method: str, args: list[Any],
+                     token: str | None, timeout: float, return_type: Any) -> Any:
+        if address == self.address and self._server is not None:
+            # Same process: no socket, but the same fencing, errors and deadline.
+            try:
+                async with asyncio.timeout(timeout):
+                    return await self.dispatch(endpoint_id, method, args, token, convert=False)
+            except TimeoutError:
+                raise RpcTimeoutError(
+                    f"{endpoint_id}.{method} did not answer within {timeout:.1f}s"
+                ) from None
+            except FlottError:
+                raise
+            except Exception as e:
+                log.exception("unexpected error in %s.%s", endpoint_id, method)
+                raise error_from_wire(error_to_wire(e)) from e
+        conn = self._connections.get(address)
+        if conn is None:
+            conn = self._connections[address] = _Connection(address)
+        resp = await conn.call((endpoint_id, method, [msgspec.to_builtins(a) for a in args], token), timeout)
+        if not resp.ok:
+            raise error_from_wire(msgspec.convert(resp.value, WireError))
+        if return_type is None or return_type is type(None) or return_type is Any:
+            return resp.value
+        return msgspec.convert(resp.value, return_type, strict=False)
+
+
+class _GatewayProxy:
+    def __init__(self, service: RpcService, address: str, endpoint_id: str, gateway: type,
+                 token: str | None, timeout: float) -> None:
+        self._service = service
+        self.address = address
+        self.endpoint_id = endpoint_id
+        self._gateway = gateway
+        self.fencing_token = token
+        self._timeout = timeout
+
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
+        proto_fn = getattr(self._gateway, name, None)
+        if proto_fn is None or name.startswith("_"):
+            raise AttributeError(f"{self._gateway.__name__} has no method {name!r}")
+        return_type = _hints(proto_fn).get("return", Any)
+
+        async def call(*args: Any, timeout: float | None = None) -> Any:
+            return await self._service.invoke(
+                self.address, self.endpoint_id, name, list(args), self.fencing_token,
+                timeout or self._timeout, return_type,
+            )
+
+        call.__name__ = name
+        return call
+
+    def __repr__(self) -> str:
+        return f"<{self._gateway.__name__} {self.endpoint_id}@{self.address}>"

@@ -1,0 +1,5 @@
+import sys
+
+from flott.runtime.taskexecutor.runner import main
+
+sys.exit(main())

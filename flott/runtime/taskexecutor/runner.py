@@ -1,0 +1,69 @@
+"""Entry point of a TaskExecutor process (Flink: TaskManagerRunner).
+
+``python -m flott.runtime.taskexecutor --resource-manager HOST:PORT [-D key=value ...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+from flott.configuration import Configuration
+from flott.runtime.jobgraph import new_id
+from flott.runtime.rpc.service import RpcService
+from flott.runtime.taskexecutor.task_executor import TaskExecutor
+
+
+async def run_task_executor(config: Configuration, resource_manager_address: str, resource_id: str) -> None:
+    from flott.runtime.io.network.shuffle_environment import NetworkConfig, ShuffleEnvironment
+
+    loop = asyncio.get_running_loop()
+    rpc = RpcService(bind_host=config.get("taskmanager.bind-host"), port=0,
+                     advertised_host=config.get("taskmanager.host"),
+                     default_timeout=config.get_seconds("pekko.ask.timeout"))
+    await rpc.start()
+    shuffle = ShuffleEnvironment(
+        NetworkConfig(bind_host=config.get("taskmanager.bind-host"),
+                      advertised_host=config.get("taskmanager.host"),
+                      port=config.get_int("taskmanager.data.port")),
+        loop=loop,
+    )
+    await shuffle.start()
+    te = TaskExecutor(rpc, shuffle, config, resource_id, resource_manager_address)
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await te.start(shuffle.data_address)
+        waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(te.terminated.wait())]
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        for w in waiters:
+            w.cancel()
+    finally:
+        await te.close()
+        await shuffle.close()
+        await rpc.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="flott-taskexecutor")
+    parser.add_argument("--resource-manager", required=True)
+    parser.add_argument("--resource-id", default=None)
+    parser.add_argument("-D", dest="dynamic", action="append", default=[])
+    args = parser.parse_args(argv)
+    config = Configuration(Configuration.parse_dynamic(args.dynamic))
+    logging.basicConfig(level=config.get("taskmanager.log.level", "WARNING").upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s [taskexecutor] %(name)s: %(message)s")
+    try:
+        asyncio.run(run_task_executor(config, args.resource_manager, args.resource_id or new_id()))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:
+        print(f"TaskExecutor failed: {e}", file=sys.stderr)
+        return 1
+    return 0

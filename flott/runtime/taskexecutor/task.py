@@ -1,0 +1,145 @@
+"""One deployed subtask attempt on a TaskExecutor (Flink's Task).
+
+The task's work runs on a thread of its own so that the TaskExecutor's event
+loop (heartbeats, RPC, network I/O) stays responsive however long a user
+function takes. State changes are reported back to the loop thread-safely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import cloudpickle
+
+from flott.errors import FlottError, TaskCancelledError, UserCodeError
+from flott.runtime.execution.environment import InputEdgeGroup, OutputEdge, TaskEnvironment
+from flott.runtime.io.network.api import InputGate, ResultPartitionWriter
+from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskMetrics
+from flott.runtime.rpc.service import WireError, error_to_wire
+
+log = logging.getLogger(__name__)
+
+
+class UserCodeLoader:
+    """Unpickles a job's user objects on first use and keeps them (per task)."""
+
+    def __init__(self, artifacts: dict[str, bytes]) -> None:
+        self._artifacts = artifacts
+        self._cache: dict[str, Any] = {}
+
+    def __call__(self, blob_id: str) -> Any:
+        obj = self._cache.get(blob_id)
+        if obj is None:
+            obj = self._cache[blob_id] = cloudpickle.loads(self._artifacts[blob_id])
+        return obj
+
+
+class Task:
+    def __init__(
+        self,
+        tdd: TaskDeploymentDescriptor,
+        gates: list[InputGate],
+        partitions: list[ResultPartitionWriter],
+        loop: asyncio.AbstractEventLoop,
+        report: Callable[[ExecutionState, WireError | None], None],
+        invokable: Callable[[TaskEnvironment], Any],
+    ) -> None:
+        self.tdd = tdd
+        self.execution_id = tdd.execution_id
+        self._loop = loop
+        self._report = report
+        self._invokable = invokable
+        edges = {e.id: e for e in tdd.edges}
+        self.gates = gates
+        self.partitions = partitions
+        self.env = TaskEnvironment(
+            job_id=tdd.job_id,
+            job_name=tdd.job_name,
+            vertex=tdd.vertex,
+            subtask_index=tdd.subtask_index,
+            attempt_number=tdd.attempt_number,
+            job_config=tdd.job_config,
+            inputs=[InputEdgeGroup(g.input_index, [edges[e] for e in g.edge_ids], gate)
+                    for g, gate in zip(tdd.input_gates, gates, strict=True)],
+            outputs=[OutputEdge(edges[p.edge_id], w) for p, w in zip(tdd.output_partitions, partitions, strict=True)],
+            load_user_object=UserCodeLoader(tdd.artifacts),
+        )
+        self.state = ExecutionState.DEPLOYING
+        self._thread = threading.Thread(target=self._run, name=self.env.task_name_with_subtasks, daemon=True)
+        self._stream_task: Any = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def metrics(self) -> TaskMetrics:
+        m = self.env.metrics
+        return TaskMetrics(self.execution_id, m.num_records_in, m.num_records_out, m.num_buffers_in,
+                           m.num_buffers_out, m.busy_time_ns, m.back_pressured_time_ns, m.idle_time_ns)
+
+    def _set_state(self, state: ExecutionState, error: WireError | None = None) -> None:
+        self.state = state
+        self._loop.call_soon_threadsafe(self._report, state, error)
+
+    def _run(self) -> None:
+        error: WireError | None = None
+        final = ExecutionState.FINISHED
+        try:
+            self._set_state(ExecutionState.INITIALIZING)
+            self._stream_task = self._invokable(self.env)
+            if self.env.cancelled.is_set():
+                raise TaskCancelledError("cancelled before start")
+            self._set_state(ExecutionState.RUNNING)
+            self._stream_task.invoke()
+            if self.env.cancelled.is_set():
+                final = ExecutionState.CANCELED
+        except TaskCancelledError:
+            final = ExecutionState.CANCELED
+        except BaseException as e:  # every failure of a task is reported, whatever raised it
+            if self.env.cancelled.is_set():
+                final = ExecutionState.CANCELED
+            else:
+                final = ExecutionState.FAILED
+                if isinstance(e, FlottError):
+                    error = error_to_wire(e)
+                else:
+                    error = error_to_wire(UserCodeError(
+                        type(e).__name__, str(e), "".join(traceback.format_exception(e)),
+                        self.env.task_name_with_subtasks))
+        finally:
+            self._release(final is not ExecutionState.FINISHED)
+        self._set_state(final, error)
+
+    def _release(self, failed: bool) -> None:
+        for gate in self.gates:
+            with contextlib.suppress(Exception):
+                gate.close()
+        if failed:
+            for p in self.partitions:
+                with contextlib.suppress(Exception):
+                    p.release()
+
+    def cancel(self) -> None:
+        """Ask the task to stop; its thread unwinds and reports CANCELED."""
+        if self.state.is_terminal():
+            return
+        self.env.cancelled.set()
+        st = self._stream_task
+        if st is not None and hasattr(st, "cancel"):
+            with contextlib.suppress(Exception):
+                st.cancel()
+        for gate in self.gates:
+            with contextlib.suppress(Exception):
+                gate.close()
+        for p in self.partitions:
+            with contextlib.suppress(Exception):
+                p.release()
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()

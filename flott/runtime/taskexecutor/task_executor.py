@@ -1,0 +1,248 @@
+"""The TaskExecutor: a worker process's slots and tasks.
+
+It registers with the ResourceManager and heartbeats its slot report; when
+the ResourceManager assigns one of its slots to a job it offers the slot to
+that job's JobMaster, then runs the tasks the JobMaster deploys into it, each
+on its own thread, and reports their states and metrics. Calls from a JobMaster
+must carry that JobMaster's fencing token: a deposed JobMaster cannot deploy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import psutil
+
+from flott.configuration import Configuration
+from flott.errors import FencingTokenError, FlottError, JobNotFoundError, RpcError
+from flott.runtime.execution.environment import TaskEnvironment
+from flott.runtime.jobmaster.gateway import JobMasterGateway
+from flott.runtime.messages.cluster import (
+    SlotOffer,
+    SlotReport,
+    SlotStatus,
+    TaskExecutorRegistration,
+    TaskExecutorToJobManagerHeartbeat,
+)
+from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskExecutionState
+from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
+from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
+from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT
+from flott.runtime.taskexecutor.task import Task
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Slot:
+    allocation_id: str | None = None
+    job_id: str | None = None
+
+
+@dataclass
+class _JobManagerConnection:
+    job_id: str
+    address: str
+    endpoint: str
+    token: str
+    gateway: JobMasterGateway
+    heartbeat: asyncio.Task[None] | None = None
+    tasks: set[str] = field(default_factory=set)
+
+
+def _default_invokable(env: TaskEnvironment) -> Any:
+    from flott.runtime.tasks.stream_task import StreamTask
+
+    return StreamTask(env)
+
+
+class TaskExecutor(RpcEndpoint):
+    endpoint_id = TASK_EXECUTOR_ENDPOINT
+
+    def __init__(self, rpc: RpcService, shuffle: Any, config: Configuration, resource_id: str,
+                 resource_manager_address: str,
+                 invokable: Callable[[TaskEnvironment], Any] = _default_invokable) -> None:
+        self._rpc = rpc
+        self._shuffle = shuffle
+        self._config = config
+        self.resource_id = resource_id
+        self._rm_address = resource_manager_address
+        self._rm: ResourceManagerGateway = rpc.connect(resource_manager_address, RESOURCE_MANAGER_ENDPOINT,
+                                                        ResourceManagerGateway)
+        self._invokable = invokable
+        self.slots = [_Slot() for _ in range(config.get_int("taskmanager.numberOfTaskSlots"))]
+        self.tasks: dict[str, Task] = {}
+        self.job_managers: dict[str, _JobManagerConnection] = {}
+        self._heartbeat_interval = config.get_seconds("heartbeat.interval")
+        self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
+        self._background: set[asyncio.Task[None]] = set()
+        self.terminated = asyncio.Event()
+        self._last_rm_contact = time.monotonic()
+
+    async def start(self, data_address: str) -> None:
+        self._rpc.register(self)
+        registration = TaskExecutorRegistration(
+            resource_id=self.resource_id, rpc_address=self._rpc.address, data_address=data_address,
+            num_slots=len(self.slots), pid=os.getpid(), hostname=socket.gethostname(),
+            memory_bytes=psutil.virtual_memory().total, cpu_cores=os.cpu_count() or 1,
+        )
+        deadline = time.monotonic() + self._heartbeat_timeout
+        while True:
+            try:
+                await self._rm.register_task_executor(registration)
+                break
+            except RpcError as e:
+                if time.monotonic() > deadline:
+                    raise
+                log.info("registration at %s failed (%s); retrying", self._rm_address, e)
+                await asyncio.sleep(0.2)
+        self._last_rm_contact = time.monotonic()
+        self._spawn(self._heartbeat_resource_manager())
+
+    def _spawn(self, coro: Any) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def _heartbeat_resource_manager(self) -> None:
+        while True:
+            report = SlotReport([SlotStatus(i, s.allocation_id, s.job_id) for i, s in enumerate(self.slots)])
+            try:
+                await self._rm.heartbeat_from_task_executor(self.resource_id, report,
+                                                            timeout=self._heartbeat_timeout)
+                self._last_rm_contact = time.monotonic()
+            except RpcError as e:
+                if time.monotonic() - self._last_rm_contact > self._heartbeat_timeout:
+                    log.warning("ResourceManager at %s unreachable for %.0fs (%s): shutting down",
+                                self._rm_address, self._heartbeat_timeout, e)
+                    self.terminated.set()
+                    return
+            await asyncio.sleep(self._heartbeat_interval)
+
+    async def _heartbeat_job_manager(self, conn: _JobManagerConnection) -> None:
+        while True:
+            metrics = [self.tasks[eid].metrics() for eid in list(conn.tasks) if eid in self.tasks]
+            with contextlib.suppress(FlottError):
+                await conn.gateway.heartbeat_from_task_executor(
+                    TaskExecutorToJobManagerHeartbeat(self.resource_id, metrics), timeout=self._heartbeat_timeout)
+            await asyncio.sleep(self._heartbeat_interval)
+
+    # -- RPC -----------------------------------------------------------------------------------
+
+    async def request_slot(self, slot_index: int, job_id: str, allocation_id: str, job_master_address: str,
+                           job_master_endpoint: str, job_master_token: str) -> None:
+        slot = self.slots[slot_index]
+        if slot.allocation_id is not None and slot.allocation_id != allocation_id:
+            raise FlottError(f"slot {slot_index} of {self.resource_id} is already allocated")
+        slot.allocation_id, slot.job_id = allocation_id, job_id
+        conn = self.job_managers.get(job_id)
+        if conn is None or conn.token != job_master_token:
+            if conn is not None and conn.heartbeat is not None:
+                conn.heartbeat.cancel()
+            gw = self._rpc.connect(job_master_address, job_master_endpoint, JobMasterGateway,
+                                   fencing_token=job_master_token)
+            conn = _JobManagerConnection(job_id, job_master_address, job_master_endpoint, job_master_token, gw)
+            self.job_managers[job_id] = conn
+            conn.heartbeat = self._spawn(self._heartbeat_job_manager(conn))
+        self._spawn(self._offer(conn, SlotOffer(allocation_id, slot_index)))
+
+    async def _offer(self, conn: _JobManagerConnection, offer: SlotOffer) -> None:
+        try:
+            accepted = await conn.gateway.offer_slots(self.resource_id, self._rpc.address,
+                                                      self._shuffle.data_address, [offer])
+        except FlottError as e:
+            log.warning("offering slot to job %s failed: %s", conn.job_id, e)
+            accepted = []
+        if offer not in accepted:
+            await self.free_slot(offer.allocation_id, "offer rejected")
+
+    async def submit_task(self, tdd: TaskDeploymentDescriptor, job_master_token: str) -> None:
+        conn = self.job_managers.get(tdd.job_id)
+        if conn is None or conn.token != job_master_token:
+            raise FencingTokenError(f"task for job {tdd.job_id} comes from a JobMaster this TaskExecutor "
+                                    "does not serve (stale leader?)")
+        if not any(s.allocation_id == tdd.allocation_id for s in self.slots):
+            raise FlottError(f"no slot with allocation {tdd.allocation_id} on {self.resource_id}")
+        from flott.runtime.io.network.shuffle_environment import InputChannelSpec
+
+        gates = [self._shuffle.create_input_gate([
+            InputChannelSpec(c.producer_address, c.partition_id, c.subpartition_index) for c in g.channels])
+            for g in tdd.input_gates]
+        partitions = [self._shuffle.create_result_partition(p.partition_id, p.num_subpartitions)
+                      for p in tdd.output_partitions]
+        loop = asyncio.get_running_loop()
+
+        def report(state: ExecutionState, error: WireError | None) -> None:
+            self._spawn(self._report(conn, tdd.execution_id, state, error))
+
+        task = Task(tdd, gates, partitions, loop, report, self._invokable)
+        self.tasks[tdd.execution_id] = task
+        conn.tasks.add(tdd.execution_id)
+        task.start()
+
+    async def _report(self, conn: _JobManagerConnection, execution_id: str, state: ExecutionState,
+                      error: WireError | None) -> None:
+        if state.is_terminal():
+            task = self.tasks.pop(execution_id, None)
+            conn.tasks.discard(execution_id)
+            if task is not None and state is ExecutionState.FINISHED:
+                pass
+        try:
+            await conn.gateway.update_task_execution_state(TaskExecutionState(conn.job_id, execution_id, state, error))
+        except FlottError as e:
+            log.warning("reporting %s of %s failed: %s", state.name, execution_id, e)
+
+    async def cancel_task(self, execution_id: str) -> None:
+        task = self.tasks.get(execution_id)
+        if task is None:
+            raise JobNotFoundError(f"no task {execution_id} on {self.resource_id}")
+        task.cancel()
+
+    async def free_slot(self, allocation_id: str, cause: str) -> None:
+        for i, slot in enumerate(self.slots):
+            if slot.allocation_id == allocation_id:
+                job_id = slot.job_id
+                self.slots[i] = _Slot()
+                for task in list(self.tasks.values()):
+                    if task.tdd.allocation_id == allocation_id:
+                        task.cancel()
+                if job_id and not any(s.job_id == job_id for s in self.slots):
+                    self._close_job(job_id)
+                with contextlib.suppress(FlottError):
+                    await self._rm.notify_slot_available(self.resource_id, i, allocation_id)
+
+    def _close_job(self, job_id: str) -> None:
+        conn = self.job_managers.pop(job_id, None)
+        if conn is not None and conn.heartbeat is not None:
+            conn.heartbeat.cancel()
+        release = getattr(self._shuffle, "release_partitions", None)
+        if release is not None:
+            with contextlib.suppress(Exception):
+                release(job_id)
+
+    async def disconnect_job_manager(self, job_id: str, cause: str) -> None:
+        for task in list(self.tasks.values()):
+            if task.tdd.job_id == job_id:
+                task.cancel()
+        self._close_job(job_id)
+
+    async def shutdown(self) -> None:
+        asyncio.get_running_loop().call_later(0.01, self.terminated.set)
+
+    async def close(self) -> None:
+        for task in list(self.tasks.values()):
+            task.cancel()
+        for task in list(self.tasks.values()):
+            await asyncio.to_thread(task.join, 2.0)
+        for t in list(self._background):
+            t.cancel()
+        self._rpc.unregister(self.endpoint_id)
