@@ -7,13 +7,12 @@ failed user function: its type, message and the worker's traceback).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from flott.common.completable_future import CompletableFuture
 from flott.common.job_status import JobStatus
-from flott.errors import JobCancellationError, JobExecutionError, UserCodeError
+from flott.errors import FlottError, JobCancellationError, JobExecutionError, UserCodeError
 
 if TYPE_CHECKING:
     from flott.client.cluster_client import ClusterClient
@@ -42,6 +41,7 @@ class JobClient:
         self._loop = loop
         self._on_terminal = on_terminal
         self._result_future: CompletableFuture[Any] | None = None
+        self._final: JobResult | None = None
 
     @property
     def cluster_client(self) -> ClusterClient:
@@ -57,13 +57,20 @@ class JobClient:
         return JobID(self._job_id)
 
     def get_job_status(self) -> CompletableFuture[JobStatus]:
-        return CompletableFuture(self._loop.submit(self._client.get_job_status(self._job_id)), JobStatus.__getitem__)
+        return CompletableFuture(self._loop.submit(self._status()), JobStatus.__getitem__)
+
+    async def _status(self) -> str:
+        # An embedded cluster goes away with its job: the final result answers from then on.
+        if self._final is not None:
+            return self._final.status
+        return await self._client.get_job_status(self._job_id)
 
     def cancel(self) -> CompletableFuture[None]:
         return CompletableFuture(self._loop.submit(self._cancel_and_wait()))
 
     async def _cancel_and_wait(self) -> None:
-        await self._client.cancel_job(self._job_id)
+        if self._final is None:
+            await self._client.cancel_job(self._job_id)
         await self._wait_result()
 
     def get_accumulators(self) -> CompletableFuture[dict[str, Any]]:
@@ -73,13 +80,19 @@ class JobClient:
         return CompletableFuture(self._loop.submit(empty()))
 
     async def _wait_result(self) -> JobResult:
-        while True:
-            result = await self._client.request_job_result(self._job_id, 1.0)
+        while self._final is None:
+            try:
+                result = await self._client.request_job_result(self._job_id, 1.0)
+            except FlottError:
+                if self._final is not None:  # another waiter got it and the cluster went away
+                    break
+                raise
             if result is not None:
+                self._final = result
                 if self._on_terminal is not None:
                     hook, self._on_terminal = self._on_terminal, None
-                    asyncio.get_running_loop().create_task(hook())
-                return result
+                    await hook()
+        return self._final
 
     def get_job_execution_result(self) -> CompletableFuture[Any]:
         if self._result_future is None:

@@ -60,7 +60,9 @@ class LocalProcessDriver:
         return proc
 
     async def _watch(self, resource_id: str, proc: subprocess.Popen[bytes]) -> None:
-        code = await asyncio.to_thread(proc.wait)
+        # Polling, not a waiting thread: it must also work while the interpreter shuts down.
+        while (code := proc.poll()) is None:
+            await asyncio.sleep(0.05)
         self.processes.pop(resource_id, None)
         if not self._stopping:
             log.warning("TaskExecutor %s (pid %d) exited with code %d", resource_id, proc.pid, code)
@@ -72,15 +74,15 @@ class LocalProcessDriver:
         for p in procs:
             with contextlib.suppress(ProcessLookupError):
                 p.terminate()
-        deadline = asyncio.get_running_loop().time() + grace_s
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace_s
+        while any(p.poll() is None for p in procs) and loop.time() < deadline:
+            await asyncio.sleep(0.02)
         for p in procs:
-            remaining = max(0.0, deadline - asyncio.get_running_loop().time())
-            try:
-                await asyncio.wait_for(asyncio.to_thread(p.wait), remaining)
-            except TimeoutError:
+            if p.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
                     p.kill()
-                await asyncio.to_thread(p.wait)
+                p.wait()
         for t in list(self._watchers):
             t.cancel()
         self.processes.clear()

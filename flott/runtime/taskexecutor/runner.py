@@ -19,7 +19,8 @@ from flott.runtime.taskexecutor.task_executor import TaskExecutor
 
 
 async def run_task_executor(config: Configuration, resource_manager_address: str, resource_id: str) -> None:
-    from flott.runtime.io.network.shuffle_environment import NetworkConfig, ShuffleEnvironment
+    from flott.runtime.io.network.config import NetworkConfig
+    from flott.runtime.io.network.shuffle_environment import ShuffleEnvironment
 
     loop = asyncio.get_running_loop()
     rpc = RpcService(bind_host=config.get("taskmanager.bind-host"), port=0,
@@ -39,7 +40,7 @@ async def run_task_executor(config: Configuration, resource_manager_address: str
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     try:
-        await te.start(shuffle.data_address)
+        await te.start(shuffle.address)
         waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(te.terminated.wait())]
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         for w in waiters:

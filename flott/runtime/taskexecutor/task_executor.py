@@ -158,7 +158,7 @@ class TaskExecutor(RpcEndpoint):
     async def _offer(self, conn: _JobManagerConnection, offer: SlotOffer) -> None:
         try:
             accepted = await conn.gateway.offer_slots(self.resource_id, self._rpc.address,
-                                                      self._shuffle.data_address, [offer])
+                                                      self._shuffle.address, [offer])
         except FlottError as e:
             log.warning("offering slot to job %s failed: %s", conn.job_id, e)
             accepted = []
@@ -172,7 +172,7 @@ class TaskExecutor(RpcEndpoint):
                                     "does not serve (stale leader?)")
         if not any(s.allocation_id == tdd.allocation_id for s in self.slots):
             raise FlottError(f"no slot with allocation {tdd.allocation_id} on {self.resource_id}")
-        from flott.runtime.io.network.shuffle_environment import InputChannelSpec
+        from flott.runtime.io.network.config import InputChannelSpec
 
         gates = [self._shuffle.create_input_gate([
             InputChannelSpec(c.producer_address, c.partition_id, c.subpartition_index) for c in g.channels])

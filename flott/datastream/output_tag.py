@@ -1,0 +1,36 @@
+"""OutputTag (PyFlink's ``pyflink.datastream.output_tag``): names a side output.
+
+Tags are plain data compared by id (and declared type), so a tag created on the
+client and the unpickled copy inside a task identify the same side output.
+Side outputs themselves are not built yet: ``DataStream.get_side_output`` raises
+NotYetSupportedError.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class OutputTag:
+    def __init__(self, tag_id: str, type_info: Any = None) -> None:
+        if not isinstance(tag_id, str) or not tag_id:
+            raise ValueError("OutputTag tag_id cannot be None or empty string")
+        self.tag_id = tag_id
+        if isinstance(type_info, list):
+            from flott.common import Types
+
+            type_info = Types.ROW(type_info)
+        self.type_info = type_info
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, OutputTag)
+            and self.tag_id == other.tag_id
+            and repr(self.type_info) == repr(other.type_info)
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.tag_id)
+
+    def __repr__(self) -> str:
+        return f"OutputTag({self.tag_id!r}, {self.type_info!r})"

@@ -1,0 +1,32 @@
+"""TimerService (PyFlink's ``pyflink.datastream.timerservice``).
+
+Keyed process functions reach time through this interface; the runtime
+implements it per operator. Event-time timers need watermarks, which flott
+has not built yet: the runtime raises NotYetSupportedError for those.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+
+class TimerService(ABC):
+    """Current time and timer (un)registration for the current key."""
+
+    @abstractmethod
+    def current_processing_time(self) -> int: ...
+
+    @abstractmethod
+    def current_watermark(self) -> int: ...
+
+    @abstractmethod
+    def register_processing_time_timer(self, timestamp: int) -> None: ...
+
+    @abstractmethod
+    def register_event_time_timer(self, timestamp: int) -> None: ...
+
+    @abstractmethod
+    def delete_processing_time_timer(self, timestamp: int) -> None: ...
+
+    @abstractmethod
+    def delete_event_time_timer(self, timestamp: int) -> None: ...

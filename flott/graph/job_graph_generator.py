@@ -1,0 +1,270 @@
+"""StreamGraph → JobGraph (Flink's StreamingJobGraphGenerator).
+
+Three decisions happen here:
+
+* **Operator ids.** Stable across runs of the same program: the md5 of the
+  user's ``uid`` when given (the way to keep savepoint state mapped when the
+  program changes), the user's ``set_uid_hash`` verbatim, else a hash of the
+  operator's position in the graph and its inputs' ids. A vertex's id is its
+  head operator's id, as in Flink.
+* **Chaining.** A→B become one task when the edge is ``forward``, A has one
+  output and B one input, neither disabled chaining (B did not start a new
+  chain), chaining is enabled and both are in the same slot sharing group.
+  Chains are linear, so a vertex is a list of operators.
+* **User code as data.** Functions, key selectors, Source/Sink objects and
+  declared TypeInformation are cloudpickled into ``user_artifacts`` keyed by
+  content hash (identical blobs are stored once). Nothing is unpickled here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+import warnings
+from typing import Any
+
+from flott.datastream.transformations import ChainingStrategy
+from flott.errors import InvalidJobGraphError
+from flott.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
+from flott.graph.user_code import dumps_user_object
+from flott.runtime.jobgraph import (
+    JobEdge,
+    JobGraph,
+    JobVertex,
+    OperatorDescriptor,
+    PartitionerDescriptor,
+    new_id,
+)
+from flott.runtime.jobgraph.job_graph import blob_id
+
+__all__ = ["MissingUidWarning", "create_job_graph", "operator_ids"]
+
+FIXED_JOB_ID = "$internal.pipeline.job-id"
+SAVEPOINT_PATH = "execution.savepoint.path"
+SAVEPOINT_IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"
+
+STATEFUL_KINDS = frozenset({"reduce", "sum", "min", "max", "min_by", "max_by", "keyed_process"})
+"""Operator kinds that always keep keyed state."""
+
+_HEX32 = re.compile(r"^[0-9a-f]{32}$")
+
+
+class MissingUidWarning(UserWarning):
+    """A stateful job has operators without ``uid``: savepoints may not map after changes."""
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def _md5(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def operator_ids(graph: StreamGraph) -> dict[int, str]:
+    """Stable 32-hex-digit operator id of every node (uid hash > md5(uid) > position hash)."""
+    ids: dict[int, str] = {}
+    owners: dict[str, StreamNode] = {}
+    for node in graph.topological_order():
+        if node.uid_hash is not None:
+            op_id = node.uid_hash
+        elif node.uid is not None:
+            op_id = _md5(node.uid)
+        else:
+            if not graph.auto_generated_uids:
+                raise InvalidJobGraphError(
+                    "Auto generated UIDs have been disabled but no UID or hash has been assigned "
+                    f"to operator {node.name}"
+                )
+            inputs = ",".join(ids[e.source_id] for e in node.in_edges)
+            op_id = _md5(f"flott-operator|{node.id}|{node.kind}|{inputs}")
+        clash = owners.get(op_id)
+        if clash is not None:
+            if node.uid is not None and node.uid == clash.uid:
+                raise InvalidJobGraphError(
+                    f'Hash collision on user-specified ID "{node.uid}". Most likely cause is a non-unique '
+                    "ID. Please check that all IDs specified via `uid(String)` are unique."
+                )
+            raise InvalidJobGraphError(
+                f"Operators '{clash.name}' and '{node.name}' have the same id {op_id}: "
+                "check the uids and uid hashes set on them"
+            )
+        owners[op_id] = node
+        ids[node.id] = op_id
+    return ids
+
+
+def _warn_missing_uids(graph: StreamGraph) -> None:
+    """Warn once per job when state is involved and some operators would get positional ids."""
+    stateful = any(n.kind in STATEFUL_KINDS or n.key_selector is not None for n in graph.nodes.values())
+    if not stateful:
+        return
+    missing = [n.name for n in graph.topological_order() if n.uid is None and n.uid_hash is None]
+    if missing:
+        warnings.warn(
+            f"Job '{graph.job_name}' keeps state, but these operators have no uid: {', '.join(missing)}. "
+            "Their ids are derived from their position in the job, so their state in a savepoint may "
+            "not map back to them after the program changes. Set .uid(...) on stateful operators "
+            "for savepoint compatibility.",
+            MissingUidWarning,
+            stacklevel=_user_stacklevel(),
+        )
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first caller outside the flott package."""
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level = 1
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package_dir + os.sep):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+# --------------------------------------------------------------------------- chaining
+
+
+def is_chainable(edge: StreamEdge, graph: StreamGraph) -> bool:
+    """Whether ``edge``'s target runs in the same task as its source (Flink's rules, linear chains)."""
+    up = graph.node(edge.source_id)
+    down = graph.node(edge.target_id)
+    return (
+        graph.chaining_enabled
+        and edge.partitioner == "forward"
+        and up.parallelism == down.parallelism
+        and len(up.out_edges) == 1
+        and len(down.in_edges) == 1
+        and up.chaining_strategy != ChainingStrategy.NEVER
+        and down.chaining_strategy == ChainingStrategy.ALWAYS
+        and up.slot_sharing_group == down.slot_sharing_group
+        and (graph.chain_different_max_parallelism or up.max_parallelism == down.max_parallelism)
+    )
+
+
+def chains(graph: StreamGraph) -> list[list[StreamNode]]:
+    """The operator chains (one per vertex), in topological order of their heads."""
+    chain_of: dict[int, list[StreamNode]] = {}
+    result: list[list[StreamNode]] = []
+    for node in graph.topological_order():
+        if len(node.in_edges) == 1 and is_chainable(node.in_edges[0], graph):
+            chain = chain_of[node.in_edges[0].source_id]
+            chain.append(node)
+        else:
+            chain = [node]
+            result.append(chain)
+        chain_of[node.id] = chain
+    return result
+
+
+# --------------------------------------------------------------------------- artifacts
+
+
+class _Artifacts:
+    """Content-addressed store of pickled user objects."""
+
+    def __init__(self) -> None:
+        self.blobs: dict[str, bytes] = {}
+        self._by_object: dict[int, tuple[Any, str]] = {}
+
+    def add(self, obj: Any, what: str) -> str | None:
+        if obj is None:
+            return None
+        cached = self._by_object.get(id(obj))
+        if cached is not None and cached[0] is obj:
+            return cached[1]
+        try:
+            data = dumps_user_object(obj)
+        except Exception as e:
+            raise InvalidJobGraphError(
+                f"{what} cannot be pickled ({type(e).__name__}: {e}). User functions and the objects "
+                "they reference are shipped to the TaskExecutors; keep sockets, locks, open files and "
+                "clients out of them (create those in open())."
+            ) from e
+        ref = blob_id(data)
+        self.blobs.setdefault(ref, data)
+        self._by_object[id(obj)] = (obj, ref)
+        return ref
+
+
+def _operator(node: StreamNode, op_id: str, artifacts: _Artifacts) -> OperatorDescriptor:
+    what = {"source": "the Source of", "sink": "the Sink of"}.get(node.kind, "the function of")
+    return OperatorDescriptor(
+        operator_id=op_id,
+        name=node.name,
+        kind=node.kind,
+        uid=node.uid,
+        function=artifacts.add(node.function, f"{what} operator '{node.name}'"),
+        key_selector=artifacts.add(node.key_selector, f"the key selector of operator '{node.name}'"),
+        input_type=artifacts.add(node.input_type, f"the input type of operator '{node.name}'"),
+        output_type=artifacts.add(node.output_type, f"the output type of operator '{node.name}'"),
+        config=dict(node.config),
+    )
+
+
+# --------------------------------------------------------------------------- the JobGraph
+
+
+def _job_id(config: dict[str, str]) -> str:
+    fixed = config.get(FIXED_JOB_ID, "").strip().lower()
+    return fixed if _HEX32.match(fixed) else new_id()
+
+
+def create_job_graph(graph: StreamGraph) -> JobGraph:
+    """The validated JobGraph of ``graph``."""
+    ids = operator_ids(graph)
+    _warn_missing_uids(graph)
+    artifacts = _Artifacts()
+    vertex_of: dict[int, str] = {}
+    vertices: list[JobVertex] = []
+    for chain in chains(graph):
+        head = chain[0]
+        vertex_id = ids[head.id]
+        for node in chain:
+            vertex_of[node.id] = vertex_id
+        vertices.append(
+            JobVertex(
+                id=vertex_id,
+                name=" -> ".join(n.name for n in chain),
+                parallelism=head.parallelism,
+                max_parallelism=head.max_parallelism,
+                operators=[_operator(n, ids[n.id], artifacts) for n in chain],
+            )
+        )
+    edges: list[JobEdge] = []
+    per_pair: dict[tuple[str, str], int] = {}
+    for node in graph.topological_order():
+        for e in node.in_edges:
+            source, target = vertex_of[e.source_id], vertex_of[e.target_id]
+            if source == target:
+                continue
+            n = per_pair.get((source, target), 0)
+            per_pair[(source, target)] = n + 1
+            key_selector = None
+            if e.partitioner == "hash":
+                key_selector = artifacts.add(
+                    e.key_selector, f"the key selector of key_by before '{node.name}'"
+                )
+            edges.append(
+                JobEdge(
+                    id=_md5(f"flott-edge|{source}|{target}|{n}"),
+                    source=source,
+                    target=target,
+                    partitioner=PartitionerDescriptor(kind=e.partitioner, key_selector=key_selector),  # type: ignore[arg-type]
+                    target_input=e.type_number,
+                )
+            )
+    config = dict(graph.config)
+    job_graph = JobGraph(
+        job_id=_job_id(config),
+        job_name=graph.job_name,
+        vertices=vertices,
+        edges=edges,
+        config=config,
+        user_artifacts=artifacts.blobs,
+        savepoint_path=config.get(SAVEPOINT_PATH) or None,
+        allow_non_restored_state=config.get(SAVEPOINT_IGNORE_UNCLAIMED, "false").strip().lower() == "true",
+    )
+    job_graph.validate()
+    return job_graph

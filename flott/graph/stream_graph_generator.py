@@ -1,0 +1,232 @@
+"""Transformations → StreamGraph (Flink's StreamGraphGenerator).
+
+Walks the operator transformations the environment recorded, in creation
+order, translating each one's inputs first. Node ids are assigned in that
+order, so the same program always yields the same graph (position-derived
+operator ids depend on it). Virtual transformations resolve into the edges
+of their consumers: the partitioning nearest to the consumer wins (as in
+Flink), a union contributes the edges of all its inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from flott.datastream.slot_sharing_group import SlotSharingGroup
+from flott.datastream.transformations import (
+    OneInputTransformation,
+    PartitionTransformation,
+    SinkTransformation,
+    SourceTransformation,
+    TimestampsAndWatermarksTransformation,
+    Transformation,
+    UnionTransformation,
+)
+from flott.errors import InvalidJobGraphError
+from flott.graph.stream_graph import (
+    DEFAULT_SLOT_SHARING_GROUP,
+    StreamEdge,
+    StreamGraph,
+    StreamNode,
+    default_max_parallelism,
+)
+
+if TYPE_CHECKING:
+    from flott.datastream.stream_execution_environment import StreamExecutionEnvironment
+
+__all__ = ["generate_stream_graph"]
+
+RUNTIME_MODE = "execution.runtime-mode"
+BUFFER_TIMEOUT = "execution.buffer-timeout"
+PIPELINE_NAME = "pipeline.name"
+
+
+@dataclass(frozen=True)
+class _Endpoint:
+    """Where a consumer's input edge starts, and how it is partitioned (None: not set)."""
+
+    node_id: int
+    partitioner: str | None = None
+    key_selector: Any = None
+
+
+def _boundedness_of(source: Any) -> str:
+    """``BOUNDED`` or ``CONTINUOUS_UNBOUNDED`` of a Source object (enum or string)."""
+    get = getattr(source, "get_boundedness", None)
+    if not callable(get):
+        return "CONTINUOUS_UNBOUNDED"
+    value = get()
+    name = getattr(value, "name", value)
+    return str(name).upper()
+
+
+def _group_name(group: Any) -> str | None:
+    if isinstance(group, SlotSharingGroup):
+        return group.get_name()
+    return group
+
+
+class _Generator:
+    def __init__(self, env: StreamExecutionEnvironment, graph: StreamGraph, max_parallelism: int) -> None:
+        self._env = env
+        self._graph = graph
+        self._configured_max_parallelism = max_parallelism
+        self._translated: dict[int, list[_Endpoint]] = {}
+        self._next_id = 1
+
+    def transform(self, t: Transformation) -> list[_Endpoint]:
+        done = self._translated.get(t.id)
+        if done is not None:
+            return done
+        if isinstance(t, PartitionTransformation):
+            assert t.input is not None
+            result = [
+                _Endpoint(e.node_id, t.partitioner, t.key_selector if t.partitioner == "hash" else None)
+                for e in self.transform(t.input)
+            ]
+        elif isinstance(t, UnionTransformation):
+            result = [e for i in t.union_inputs for e in self.transform(i)]
+        elif isinstance(t, TimestampsAndWatermarksTransformation):
+            assert t.input is not None
+            result = self.transform(t.input)
+            for e in result:
+                self._graph.node(e.node_id).watermark_strategy = t.watermark_strategy
+        elif isinstance(t, SourceTransformation | OneInputTransformation | SinkTransformation):
+            result = [_Endpoint(self._add_operator(t))]
+        else:
+            raise InvalidJobGraphError(f"unknown transformation {type(t).__name__}")
+        self._translated[t.id] = result
+        return result
+
+    def _add_operator(self, t: SourceTransformation | OneInputTransformation | SinkTransformation) -> int:
+        inputs = [e for i in t.inputs for e in self.transform(i)]
+        node_id = self._next_id
+        self._next_id += 1
+        parallelism = t.parallelism if t.parallelism is not None else self._env.get_parallelism()
+        if t.max_parallelism is not None:
+            max_parallelism = t.max_parallelism
+        elif self._configured_max_parallelism > 0:
+            max_parallelism = self._configured_max_parallelism
+        else:
+            max_parallelism = default_max_parallelism(parallelism)
+        if parallelism > max_parallelism:
+            raise InvalidJobGraphError(
+                f"The parallelism ({parallelism}) of operator '{t.name}' is larger than its "
+                f"maximum parallelism ({max_parallelism})."
+            )
+        node = StreamNode(
+            id=node_id,
+            name=t.name,
+            kind="",
+            parallelism=parallelism,
+            max_parallelism=max_parallelism,
+            slot_sharing_group=self._slot_sharing_group(t, inputs),
+            chaining_strategy=t.chaining_strategy,
+            output_type=t.output_type,
+            uid=t.uid,
+            uid_hash=t.uid_hash,
+            description=t.description,
+            buffer_timeout=t.buffer_timeout,
+            transformation_id=t.id,
+        )
+        if isinstance(t, SourceTransformation):
+            node.kind = "source"
+            node.name = f"Source: {t.name}"
+            node.function = t.source
+            node.boundedness = _boundedness_of(t.source)
+            node.watermark_strategy = t.watermark_strategy
+        elif isinstance(t, SinkTransformation):
+            node.kind = "sink"
+            node.name = f"Sink: {t.name}"
+            node.function = t.sink
+        else:
+            node.kind = t.kind
+            node.function = t.function
+            node.key_selector = t.key_selector
+            node.config = dict(t.operator_config)
+        if t.buffer_timeout is not None:
+            node.config["buffer_timeout"] = t.buffer_timeout
+        self._graph.add_node(node)
+        declared_inputs = [self._graph.node(e.node_id).output_type for e in inputs]
+        node.input_type = next((d for d in declared_inputs if d is not None), None)
+        for endpoint in inputs:
+            self._add_edge(endpoint, node)
+        return node_id
+
+    def _slot_sharing_group(self, t: Transformation, inputs: list[_Endpoint]) -> str:
+        """Explicit group, else the inputs' common group, else ``default`` (Flink's rule)."""
+        explicit = _group_name(t.slot_sharing_group)
+        if explicit:
+            return explicit
+        groups = {self._graph.node(e.node_id).slot_sharing_group for e in inputs}
+        return groups.pop() if len(groups) == 1 else DEFAULT_SLOT_SHARING_GROUP
+
+    def _add_edge(self, endpoint: _Endpoint, target: StreamNode) -> None:
+        upstream = self._graph.node(endpoint.node_id)
+        partitioner = endpoint.partitioner
+        if partitioner is None:
+            partitioner = "forward" if upstream.parallelism == target.parallelism else "rebalance"
+        elif partitioner == "forward" and upstream.parallelism != target.parallelism:
+            raise InvalidJobGraphError(
+                "Forward partitioning does not allow change of parallelism. Upstream operation: "
+                f"{upstream.name}-{upstream.id} parallelism: {upstream.parallelism}, downstream operation: "
+                f"{target.name}-{target.id} parallelism: {target.parallelism} You must use another "
+                "partitioning strategy, such as broadcast, rebalance, shuffle or global."
+            )
+        self._graph.add_edge(
+            StreamEdge(
+                source_id=upstream.id,
+                target_id=target.id,
+                partitioner=partitioner,
+                key_selector=endpoint.key_selector if partitioner == "hash" else None,
+            )
+        )
+
+
+def _resolve_runtime_mode(configured: str, graph: StreamGraph) -> str:
+    sources = graph.sources
+    all_bounded = all(s.boundedness == "BOUNDED" for s in sources)
+    mode = configured.strip().upper()
+    if mode == "AUTOMATIC":
+        return "BATCH" if all_bounded else "STREAMING"
+    if mode == "BATCH":
+        if not all_bounded:
+            raise InvalidJobGraphError(
+                "Detected an UNBOUNDED source with the 'execution.runtime-mode' set to 'BATCH'. "
+                "This combination is not allowed, please set the 'execution.runtime-mode' to "
+                "STREAMING or AUTOMATIC"
+            )
+        return "BATCH"
+    if mode == "STREAMING":
+        return "STREAMING"
+    raise InvalidJobGraphError(
+        f"execution.runtime-mode must be STREAMING, BATCH or AUTOMATIC, got {configured!r}"
+    )
+
+
+def generate_stream_graph(env: StreamExecutionEnvironment, job_name: str) -> StreamGraph:
+    """The StreamGraph of everything recorded on ``env`` (which is left unchanged)."""
+    transformations = env.transformations
+    if not transformations:
+        raise InvalidJobGraphError("No operators defined in streaming topology. Cannot execute.")
+    config = env.configuration
+    buffer_timeout = env.get_buffer_timeout()
+    ec = env.get_config()
+    graph = StreamGraph(
+        job_name=job_name,
+        config=config,
+        runtime_mode="STREAMING",
+        buffer_timeout=buffer_timeout,
+        chaining_enabled=env.is_chaining_enabled(),
+        chain_different_max_parallelism=env.is_chaining_of_operators_with_different_max_parallelism_enabled(),
+        auto_generated_uids=ec.has_auto_generated_uids_enabled(),
+    )
+    generator = _Generator(env, graph, ec.get_max_parallelism())
+    for t in transformations:
+        generator.transform(t)
+    graph.runtime_mode = _resolve_runtime_mode(config.get(RUNTIME_MODE, "STREAMING"), graph)
+    config[RUNTIME_MODE] = graph.runtime_mode
+    config[BUFFER_TIMEOUT] = str(buffer_timeout)
+    config[PIPELINE_NAME] = job_name
+    return graph
