@@ -1,11 +1,20 @@
-"""JobStatus: the states of a job, with Flink's names and meanings."""
+"""``JobStatus``: the states of a job as the JobManager and the REST API report them."""
 
 from __future__ import annotations
 
 from enum import Enum
 
+__all__ = ["JobStatus"]
+
 
 class JobStatus(Enum):
+    """Possible states of a job once it has been accepted by the JobManager.
+
+    Values are the names, as Flink's REST API and flott's messages carry them
+    (msgspec encodes an Enum by value). PyFlink numbers them 0..9; nothing in
+    its public API depends on the numbers.
+    """
+
     INITIALIZING = "INITIALIZING"
     CREATED = "CREATED"
     RUNNING = "RUNNING"
@@ -19,9 +28,12 @@ class JobStatus(Enum):
     RECONCILING = "RECONCILING"
 
     def is_globally_terminal_state(self) -> bool:
-        """The job is done for good: FINISHED, CANCELED or FAILED (never restarted)."""
-        return self in (JobStatus.FINISHED, JobStatus.CANCELED, JobStatus.FAILED)
+        """FINISHED, CANCELED, FAILED: the job is done for good; HA data may be dropped."""
+        return self in _GLOBALLY_TERMINAL
 
     def is_terminal_state(self) -> bool:
-        """Terminal for this JobManager (SUSPENDED jobs may be recovered by another one)."""
-        return self.is_globally_terminal_state() or self is JobStatus.SUSPENDED
+        """Globally terminal, or SUSPENDED (this JobManager stopped; another may recover it)."""
+        return self in _GLOBALLY_TERMINAL or self is JobStatus.SUSPENDED
+
+
+_GLOBALLY_TERMINAL = frozenset((JobStatus.FINISHED, JobStatus.CANCELED, JobStatus.FAILED))

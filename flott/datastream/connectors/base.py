@@ -4,12 +4,31 @@ A Source or Sink object is built on the client, cloudpickled into the JobGraph
 and only unpickled on a TaskExecutor, where the source/sink operator calls
 these methods on the task's thread. Keep them cheap per batch: readers hand out
 lists of records, writers take lists.
+
+Optional methods the runtime may look for (use :func:`get_produced_type` and
+:func:`get_source_max_parallelism` rather than calling them directly):
+
+* ``Source.get_produced_type() -> TypeInformation | None``: the type of the
+  records (``Types.LONG()`` for NumberSequenceSource, ``Types.STRING()`` for
+  text files), used when ``from_source`` gets no ``type_info``;
+* ``Source.get_max_parallelism() -> int | None``: 1 for non-parallel sources
+  (collections, non-parallel SourceFunctions);
+* ``SinkWriter.on_checkpoint(checkpoint_id: int) -> None``: a checkpoint is being
+  taken (file sinks roll part files per their rolling policy).
 """
 
 from __future__ import annotations
 
 from enum import Enum
 from typing import Protocol, runtime_checkable
+
+
+class DeliveryGuarantee(Enum):
+    """What a sink promises about duplicates after failures (PyFlink's ``DeliveryGuarantee``)."""
+
+    EXACTLY_ONCE = 0
+    AT_LEAST_ONCE = 1
+    NONE = 2
 
 
 class Boundedness(Enum):
@@ -48,3 +67,15 @@ class SinkWriter(Protocol):
 class Sink(Protocol):
     def create_writer(self, subtask_index: int, parallelism: int, input_type: object | None) -> SinkWriter:
         """``input_type`` is the declared flott TypeInformation of the records, or None."""
+
+
+def get_produced_type(source: object) -> object | None:
+    """The source's declared record type, or None if it does not declare one."""
+    getter = getattr(source, "get_produced_type", None)
+    return getter() if callable(getter) else None
+
+
+def get_source_max_parallelism(source: object) -> int | None:
+    """1 for sources that must run non-parallel, None when any parallelism works."""
+    getter = getattr(source, "get_max_parallelism", None)
+    return getter() if callable(getter) else None
