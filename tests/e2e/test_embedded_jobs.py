@@ -205,3 +205,28 @@ def test_example_runs_with_flott_run_and_python(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         assert dict(parse_tuple_line(line) for line in read_output_lines(out)) == dict(expected)
+
+
+def test_ctrl_c_of_flott_run_leaves_no_process() -> None:
+    import signal
+
+    proc = subprocess.Popen(["flott", "run", str(REPO / "examples" / "streaming_counts.py")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        workers: list[psutil.Process] = []
+        while len(workers) < 2:
+            assert time.monotonic() < deadline, "the job's TaskExecutors did not start"
+            time.sleep(0.2)
+            workers = [c for c in psutil.Process(proc.pid).children(recursive=True)
+                       if "flott.runtime.taskexecutor" in " ".join(c.cmdline())]
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        assert proc.returncode == 130
+        gone, alive = psutil.wait_procs(workers, timeout=10)
+        assert not alive, f"TaskExecutors left behind: {[p.pid for p in alive]}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
