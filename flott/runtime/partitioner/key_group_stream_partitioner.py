@@ -1,0 +1,77 @@
+"""Hash partitioning by key (Flink's KeyGroupStreamPartitioner).
+
+key selector -> key -> key group (stable hash mod max parallelism) -> consumer
+subtask owning that key group. The consumer's keyed state is organised by the
+same key groups, so a key always lands where its state lives, in every
+process and after every restart.
+
+The stable hash costs more than a dict lookup, and real key streams repeat
+keys, so the channel of each key is memoised in a dict that is bounded
+(cleared when it grows past :data:`CHANNEL_CACHE_LIMIT`): a high-cardinality
+key stream pays the hash, a repetitive one pays a dict hit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flott.runtime.partitioner.stream_partitioner import StreamPartitioner
+from flott.runtime.state.key_groups import key_to_subtask_function
+
+CHANNEL_CACHE_LIMIT = 1 << 16
+
+
+def unhashable_key_error(key: Any, cause: TypeError) -> TypeError:
+    """The error for a key that cannot be a dict key, naming the fix."""
+    return TypeError(
+        f"key selector returned an unhashable key of type {type(key).__name__} ({cause}); "
+        "keys must be hashable, e.g. a tuple instead of a list"
+    )
+
+
+class KeyGroupStreamPartitioner(StreamPartitioner):
+    """Routes each record by the key group of its key."""
+
+    def __init__(self, key_selector: Callable[[Any], Any], max_parallelism: int) -> None:
+        super().__init__()
+        self._key_selector = key_selector
+        self._max_parallelism = max_parallelism
+        self._cache: dict[Any, int] = {}
+        self._subtask_of: Callable[[Any], int] = lambda key: 0
+
+    def setup(self, num_channels: int) -> None:
+        super().setup(num_channels)
+        if num_channels > self._max_parallelism:
+            raise ValueError(
+                f"hash partitioning over {num_channels} channels needs max parallelism >= {num_channels}, "
+                f"got {self._max_parallelism}"
+            )
+        self._subtask_of = key_to_subtask_function(self._max_parallelism, num_channels)
+        self._cache.clear()
+
+    def select_channel(self, record: Any) -> int:
+        """The channel of one record (for tests and single-record callers; batches use distribute)."""
+        return self._subtask_of(self._key_selector(record))
+
+    def distribute(self, records: list[Any], buffers: list[list[Any]]) -> None:
+        key_selector = self._key_selector
+        cache = self._cache
+        if len(cache) > CHANNEL_CACHE_LIMIT:
+            cache.clear()
+        lookup = cache.get
+        subtask_of = self._subtask_of
+        key: Any = None
+        try:
+            for record in records:
+                key = key_selector(record)
+                channel = lookup(key)
+                if channel is None:
+                    channel = cache[key] = subtask_of(key)
+                buffers[channel].append(record)
+        except TypeError as e:
+            try:
+                hash(key)
+            except TypeError:
+                raise unhashable_key_error(key, e) from None
+            raise

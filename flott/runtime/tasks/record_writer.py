@@ -1,0 +1,230 @@
+"""From the chain's output batches to buffers on the wire (Flink's RecordWriter + ChannelSelector).
+
+One :class:`RecordWriter` per output edge: its partitioner spreads a batch
+over per-subpartition lists, and a list is emitted as one buffer when it holds
+``batch_size`` records, or when the buffer timeout has passed since its oldest
+record arrived. The task loop drives the timeout (it polls its input with a
+timeout and calls :meth:`RecordWriterDelegate.flush_if_due`), so there is no
+flusher thread and no lock on the hot path.
+
+Back-pressured time is the time ``emit`` spent blocked waiting for the
+consumer. A writer that measures that itself (a ``back_pressured_time_ns``
+counter, as the network's ResultPartition has) is trusted, so serialising a
+buffer in ``emit`` counts as busy time; otherwise the whole ``emit`` call counts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from time import perf_counter_ns
+from typing import Any
+
+from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
+from flott.runtime.io.network.api import ResultPartitionWriter
+from flott.runtime.operators.stream_operator import user_method
+from flott.runtime.partitioner import StreamPartitioner, create_partitioner
+
+log = logging.getLogger(__name__)
+
+MAX_POLL_TIMEOUT_S = 0.1
+"""Longest an idle task blocks before it looks at the cancel flag again."""
+
+
+class RecordWriter:
+    """Partitions and buffers the records of one output edge."""
+
+    def __init__(
+        self,
+        writer: ResultPartitionWriter,
+        partitioner: StreamPartitioner,
+        batch_size: int,
+        metrics: TaskIOMetrics,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch size must be >= 1, got {batch_size}")
+        self._writer = writer
+        self._partitioner = partitioner
+        self._batch_size = batch_size
+        self._metrics = metrics
+        self.num_channels = writer.num_subpartitions
+        partitioner.setup(self.num_channels)
+        self._single = partitioner.single_channel
+        self._buffers: list[list[Any]] = [[] for _ in range(self.num_channels)]
+        self.pending_since_ns: int | None = None
+        """When the oldest record still buffered arrived (None: nothing buffered)."""
+        self._writer_measures_back_pressure = isinstance(getattr(writer, "back_pressured_time_ns", None), int)
+
+    @property
+    def partitioner(self) -> StreamPartitioner:
+        return self._partitioner
+
+    def write(self, batch: list[Any]) -> None:
+        size = self._batch_size
+        buffers = self._buffers
+        channel = self._single
+        if channel is not None:
+            buffer = buffers[channel]
+            if not buffer and len(batch) >= size:
+                # Pass-through: the chain's output list becomes the buffer, no copy.
+                self._emit_full(channel, batch)
+            else:
+                buffer.extend(batch)
+                if len(buffer) >= size:
+                    self._emit_full(channel, buffer)
+        else:
+            self._partitioner.distribute(batch, buffers)
+            for ch in range(self.num_channels):
+                if len(buffers[ch]) >= size:
+                    self._emit_full(ch, buffers[ch])
+        if any(buffers):
+            if self.pending_since_ns is None:
+                self.pending_since_ns = perf_counter_ns()
+        else:
+            self.pending_since_ns = None
+
+    def _emit_full(self, channel: int, records: list[Any]) -> None:
+        """Emit ``records`` (>= batch_size) as buffers of at most ~2x batch_size; keep the remainder."""
+        size = self._batch_size
+        n = len(records)
+        if n < 2 * size:
+            self._emit(channel, records)
+            self._buffers[channel] = []
+            return
+        full = n - n % size
+        for start in range(0, full, size):
+            self._emit(channel, records[start : start + size])
+        self._buffers[channel] = records[full:]
+
+    def _emit(self, channel: int, records: list[Any]) -> None:
+        metrics = self._metrics
+        writer = self._writer
+        if self._writer_measures_back_pressure:
+            before = writer.back_pressured_time_ns  # type: ignore[attr-defined]
+            writer.emit(channel, records)
+            metrics.back_pressured_time_ns += writer.back_pressured_time_ns - before  # type: ignore[attr-defined]
+        else:
+            start = perf_counter_ns()
+            writer.emit(channel, records)
+            metrics.back_pressured_time_ns += perf_counter_ns() - start
+        metrics.num_buffers_out += 1
+
+    def flush(self) -> None:
+        """Emit every non-empty buffer now."""
+        buffers = self._buffers
+        for ch in range(self.num_channels):
+            if buffers[ch]:
+                records = buffers[ch]
+                buffers[ch] = []
+                self._emit(ch, records)
+        self.pending_since_ns = None
+
+    def finish(self) -> None:
+        """Flush, then send EndOfPartition on every subpartition."""
+        self.flush()
+        self._writer.finish()
+
+    def release(self) -> None:
+        self._buffers = [[] for _ in range(self.num_channels)]
+        self.pending_since_ns = None
+        self._writer.release()
+
+
+class RecordWriterDelegate:
+    """All output edges of a task, written together (Flink's RecordWriterDelegate).
+
+    ``buffer_timeout_ms``: > 0 flush buffers that waited that long; 0 flush after
+    every input batch; < 0 only flush full buffers (and at the end).
+    """
+
+    def __init__(self, writers: list[RecordWriter], metrics: TaskIOMetrics, buffer_timeout_ms: int) -> None:
+        self.writers = writers
+        self._metrics = metrics
+        self._flush_always = buffer_timeout_ms == 0
+        self._timeout_ns: int | None = buffer_timeout_ms * 1_000_000 if buffer_timeout_ms > 0 else None
+
+    @classmethod
+    def create(
+        cls,
+        env: TaskEnvironment,
+        *,
+        batch_size: int,
+        buffer_timeout_ms: int,
+        key_selector_loader: Callable[[str], Any] | None = None,
+    ) -> RecordWriterDelegate:
+        """One RecordWriter per entry of ``env.outputs``, with the edge's partitioner."""
+        load = key_selector_loader or env.load_user_object
+        writers = []
+        for output in env.outputs:
+            descriptor = output.edge.partitioner
+            key_selector = None
+            if descriptor.key_selector is not None:
+                key_selector = user_method(
+                    load(descriptor.key_selector), "get_key", f"key selector of edge {output.edge.id}"
+                )
+            partitioner = create_partitioner(
+                descriptor,
+                subtask_index=env.subtask_index,
+                parallelism=env.parallelism,
+                # Routing must use the *consumer's* key groups. The environment does not carry the
+                # consumer's max parallelism, so this assumes the job uses one max parallelism.
+                max_parallelism=env.max_parallelism,
+                key_selector=key_selector,
+            )
+            writers.append(RecordWriter(output.writer, partitioner, batch_size, env.metrics))
+        return cls(writers, env.metrics, buffer_timeout_ms)
+
+    def write(self, batch: list[Any]) -> None:
+        writers = self.writers
+        if not writers:
+            return
+        self._metrics.num_records_out += len(batch)
+        for writer in writers:
+            writer.write(batch)
+
+    def next_flush_deadline_ns(self) -> int | None:
+        """When the oldest buffered record is due (None: nothing to flush on a timer)."""
+        if self._timeout_ns is None:
+            return None
+        oldest = None
+        for writer in self.writers:
+            since = writer.pending_since_ns
+            if since is not None and (oldest is None or since < oldest):
+                oldest = since
+        return None if oldest is None else oldest + self._timeout_ns
+
+    def poll_timeout(self, now_ns: int) -> float:
+        """How long the task may block waiting for input before a flush is due (seconds)."""
+        deadline = self.next_flush_deadline_ns()
+        if deadline is None:
+            return MAX_POLL_TIMEOUT_S
+        return min(max(deadline - now_ns, 0) / 1e9, MAX_POLL_TIMEOUT_S)
+
+    def flush_if_due(self, now_ns: int) -> None:
+        if self._flush_always:
+            self.flush()
+            return
+        timeout = self._timeout_ns
+        if timeout is None:
+            return
+        for writer in self.writers:
+            since = writer.pending_since_ns
+            if since is not None and now_ns - since >= timeout:
+                writer.flush()
+
+    def flush(self) -> None:
+        for writer in self.writers:
+            if writer.pending_since_ns is not None:
+                writer.flush()
+
+    def finish(self) -> None:
+        for writer in self.writers:
+            writer.finish()
+
+    def release(self) -> None:
+        """Drop buffered data and release every partition; errors here must not mask the failure."""
+        for writer in self.writers:
+            try:
+                writer.release()
+            except Exception as e:
+                log.warning("releasing an output partition failed: %s: %s", type(e).__name__, e)

@@ -1,0 +1,316 @@
+"""A subtask's whole life on its own thread (Flink's StreamTask / SourceStreamTask / OneInputStreamTask).
+
+:meth:`StreamTask.invoke` builds the operator chain, opens it, runs the main
+loop (read a batch from the source or the input gate, push it through the
+chain, hand the result to the record writers), ends the input, flushes,
+finishes the output partitions and closes the operators. Returning normally
+means FINISHED; raising means FAILED (or CANCELED for
+:class:`~flott.errors.TaskCancelledError`).
+
+The loop works a batch at a time and does its bookkeeping (cancel flag,
+metrics, buffer timeout) once per batch, never per record. The buffer timeout
+needs no timer thread: an input poll never blocks past the moment the oldest
+buffered output record is due.
+
+Errors: flott's own errors (TaskCancelledError, DataExchangeError, ...) pass
+through; anything else came from user code (functions, key selectors,
+connectors) and becomes a :class:`~flott.errors.UserCodeError` carrying the
+type, message and the traceback starting at the user's frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+import traceback
+from time import perf_counter_ns
+
+import flott.runtime
+from flott.errors import (
+    ConfigurationError,
+    FlottError,
+    NotYetSupportedError,
+    TaskCancelledError,
+    UserCodeError,
+)
+from flott.runtime.execution.environment import TaskEnvironment
+from flott.runtime.io.network.api import EndOfPartition
+from flott.runtime.tasks.operator_chain import OperatorChain
+from flott.runtime.tasks.record_writer import RecordWriterDelegate
+
+log = logging.getLogger(__name__)
+
+RUNTIME_MODE_KEY = "execution.runtime-mode"
+BUFFER_TIMEOUT_KEY = "execution.buffer-timeout"
+BUFFER_TIMEOUT_INTERVAL_KEY = "execution.buffer-timeout.interval"
+BUFFER_TIMEOUT_ENABLED_KEY = "execution.buffer-timeout.enabled"
+BATCH_SIZE_KEY = "taskmanager.network.batch-size"
+
+DEFAULT_BUFFER_TIMEOUT_MS = 100
+DEFAULT_BATCH_SIZE = 1024
+"""Records per buffer. Per-batch costs (a poll, an emit, serialising one buffer) stop mattering
+around a few hundred records; beyond a few thousand only latency and memory grow (bench/chain_micro.py)."""
+
+_IDLE_SOURCE_BACKOFF_S = 0.001
+"""A source reader that answers ``[]`` at once is not left to spin the CPU."""
+
+_RUNTIME_DIR = os.path.dirname(os.path.abspath(flott.runtime.__file__)) + os.sep
+
+_UNIT_MS = {"ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
+            "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
+            "min": 60_000, "m": 60_000, "minute": 60_000, "minutes": 60_000}  # fmt: skip
+_DURATION = re.compile(r"^\s*(\d+)\s*(" + "|".join(sorted(_UNIT_MS, key=len, reverse=True)) + r")?\s*$")
+
+
+def parse_duration_ms(key: str, value: str) -> int:
+    """Flink's duration syntax (``100``, ``100 ms``, ``5 s``, ``1 min``); ``-1`` stays -1 (disabled)."""
+    if value.strip() == "-1":
+        return -1
+    match = _DURATION.match(value)
+    if match is None:
+        raise ConfigurationError(f"Could not parse value '{value}' for key '{key}' as a duration")
+    return int(match.group(1)) * _UNIT_MS[match.group(2) or "ms"]
+
+
+def buffer_timeout_ms(config: dict[str, str]) -> int:
+    """The configured buffer timeout: > 0 ms, 0 (flush per batch) or -1 (only full buffers)."""
+    if config.get(BUFFER_TIMEOUT_ENABLED_KEY, "true").strip().lower() == "false":
+        return -1
+    for key in (BUFFER_TIMEOUT_INTERVAL_KEY, BUFFER_TIMEOUT_KEY):
+        if key in config:
+            return parse_duration_ms(key, config[key])
+    return DEFAULT_BUFFER_TIMEOUT_MS
+
+
+def batch_size(config: dict[str, str]) -> int:
+    raw = config.get(BATCH_SIZE_KEY)
+    if raw is None:
+        return DEFAULT_BATCH_SIZE
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(
+            f"Could not parse value '{raw}' for key '{BATCH_SIZE_KEY}' as an integer"
+        ) from None
+    if value < 1:
+        raise ConfigurationError(f"'{BATCH_SIZE_KEY}' must be >= 1, got {value}")
+    return value
+
+
+def is_streaming(config: dict[str, str]) -> bool:
+    """STREAMING (default) or BATCH. AUTOMATIC should be resolved by the client; here it means STREAMING."""
+    mode = config.get(RUNTIME_MODE_KEY, "STREAMING").strip().upper()
+    if mode in ("STREAMING", "AUTOMATIC"):
+        return True
+    if mode == "BATCH":
+        return False
+    raise ConfigurationError(
+        f"Could not parse value '{config[RUNTIME_MODE_KEY]}' for key '{RUNTIME_MODE_KEY}' "
+        "(expected STREAMING, BATCH or AUTOMATIC)"
+    )
+
+
+def user_code_error(error: BaseException, task_name: str) -> UserCodeError:
+    """Wrap a user exception; its traceback starts at the first frame outside flott's runtime."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_RUNTIME_DIR):
+        tb = tb.tb_next
+    if tb is not None:
+        error = error.with_traceback(tb)
+    formatted = "".join(traceback.format_exception(error))
+    return UserCodeError(type(error).__name__, str(error), formatted, task_name)
+
+
+class StreamTask:
+    """Runs one subtask: ``invoke()`` on the task's thread, ``cancel()`` from any thread."""
+
+    def __init__(self, env: TaskEnvironment) -> None:
+        self._env = env
+        # Parsed in invoke(), so a bad value fails the task through the one failure path.
+        self.streaming = True
+        self.batch_size = DEFAULT_BATCH_SIZE
+        self.buffer_timeout_ms = DEFAULT_BUFFER_TIMEOUT_MS
+        self._chain: OperatorChain | None = None
+        self._outputs: RecordWriterDelegate | None = None
+
+    @property
+    def name(self) -> str:
+        return self._env.task_name_with_subtasks
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def invoke(self) -> None:
+        env = self._env
+        try:
+            self.streaming = is_streaming(env.job_config)
+            self.batch_size = batch_size(env.job_config)
+            self.buffer_timeout_ms = buffer_timeout_ms(env.job_config)
+            if len(env.inputs) > 1:
+                raise NotYetSupportedError(
+                    f"task '{env.vertex.name}' has {len(env.inputs)} inputs: two-input operators "
+                    "(connect, joins) are not supported yet"
+                )
+            self._check_cancelled()
+            chain = self._chain = OperatorChain.build(
+                env, streaming=self.streaming, batch_size=self.batch_size
+            )
+            outputs = self._outputs = RecordWriterDelegate.create(
+                env, batch_size=self.batch_size, buffer_timeout_ms=self.buffer_timeout_ms
+            )
+            if chain.source is None and not env.inputs:
+                raise ConfigurationError(f"task '{env.vertex.name}' has neither a source nor an input")
+            chain.open()
+            if chain.source is not None:
+                self._run_source_loop(chain, outputs)
+            else:
+                self._run_input_loop(chain, outputs)
+            self._check_cancelled()
+            self._end_input(chain, outputs)
+            outputs.flush()
+            chain.close()
+            outputs.finish()
+        except BaseException as e:
+            self._cleanup_after_failure()
+            translated = self._translate(e)
+            if translated is e:
+                raise
+            raise translated from e
+        finally:
+            self._close_inputs()
+
+    def cancel(self) -> None:
+        """Stop the task from another thread: set the flag and wake a blocked poll or emit."""
+        self._env.cancelled.set()
+        self._close_inputs()
+        for output in self._env.outputs:
+            try:
+                output.writer.release()
+            except Exception as e:
+                log.warning("%s: releasing output on cancel failed: %s", self.name, e)
+
+    # --- main loops -------------------------------------------------------------------------
+
+    def _run_source_loop(self, chain: OperatorChain, outputs: RecordWriterDelegate) -> None:
+        source = chain.source
+        assert source is not None
+        env = self._env
+        metrics = env.metrics
+        cancelled = env.cancelled.is_set
+        poll_batch = source.poll_batch
+        process = chain.process
+        write = outputs.write
+        flush_if_due = outputs.flush_if_due
+        max_records = self.batch_size
+        now = perf_counter_ns
+        while True:
+            if cancelled():
+                raise TaskCancelledError(f"task {self.name} was cancelled")
+            t0 = now()
+            batch = poll_batch(max_records)
+            t1 = now()
+            if batch is None:
+                metrics.busy_time_ns += t1 - t0
+                return
+            if not batch:
+                if t1 - t0 < 500_000:
+                    time.sleep(_IDLE_SOURCE_BACKOFF_S)
+                flush_if_due(now())
+                metrics.idle_time_ns += now() - t0
+                continue
+            back_pressured_before = metrics.back_pressured_time_ns
+            result = process(batch)
+            if result:
+                write(result)
+            t2 = now()
+            flush_if_due(t2)
+            t3 = now()
+            metrics.busy_time_ns += (t3 - t0) - (metrics.back_pressured_time_ns - back_pressured_before)
+
+    def _run_input_loop(self, chain: OperatorChain, outputs: RecordWriterDelegate) -> None:
+        env = self._env
+        gate = env.inputs[0].gate
+        metrics = env.metrics
+        cancelled = env.cancelled.is_set
+        poll = gate.poll
+        process = chain.process
+        write = outputs.write
+        flush_if_due = outputs.flush_if_due
+        poll_timeout = outputs.poll_timeout
+        now = perf_counter_ns
+        finished = [False] * gate.num_channels
+        remaining = gate.num_channels
+        while remaining:
+            if cancelled():
+                raise TaskCancelledError(f"task {self.name} was cancelled")
+            t0 = now()
+            item = poll(poll_timeout(t0))
+            t1 = now()
+            metrics.idle_time_ns += t1 - t0
+            if item is None:
+                flush_if_due(t1)
+                continue
+            channel, payload = item
+            if type(payload) is list or isinstance(payload, list):
+                metrics.num_records_in += len(payload)
+                metrics.num_buffers_in += 1
+                back_pressured_before = metrics.back_pressured_time_ns
+                result = process(payload)
+                if result:
+                    write(result)
+                flush_if_due(now())
+                t2 = now()
+                metrics.busy_time_ns += (t2 - t1) - (metrics.back_pressured_time_ns - back_pressured_before)
+            elif isinstance(payload, EndOfPartition):
+                if not finished[channel]:
+                    finished[channel] = True
+                    remaining -= 1
+            # Other channel events (watermarks, checkpoint barriers) are not produced yet.
+
+    def _end_input(self, chain: OperatorChain, outputs: RecordWriterDelegate) -> None:
+        metrics = self._env.metrics
+        start = perf_counter_ns()
+        back_pressured_before = metrics.back_pressured_time_ns
+        for produced in chain.end_input():
+            outputs.write(produced)
+        metrics.busy_time_ns += (perf_counter_ns() - start) - (
+            metrics.back_pressured_time_ns - back_pressured_before
+        )
+
+    # --- failure handling -------------------------------------------------------------------
+
+    def _check_cancelled(self) -> None:
+        if self._env.cancelled.is_set():
+            raise TaskCancelledError(f"task {self.name} was cancelled")
+
+    def _translate(self, error: BaseException) -> BaseException:
+        if self._env.cancelled.is_set() and isinstance(error, Exception):
+            # Whatever broke while we were being cancelled is a consequence of the cancel.
+            if isinstance(error, TaskCancelledError):
+                return error
+            return TaskCancelledError(f"task {self.name} was cancelled")
+        if isinstance(error, FlottError):
+            return error
+        if isinstance(error, (Exception, SystemExit)):
+            return user_code_error(error, self.name)
+        return error
+
+    def _cleanup_after_failure(self) -> None:
+        if self._outputs is not None:
+            self._outputs.release()
+        else:
+            for output in self._env.outputs:
+                try:
+                    output.writer.release()
+                except Exception as e:
+                    log.warning("%s: releasing output failed: %s", self.name, e)
+        if self._chain is not None:
+            self._chain.close_quietly()
+
+    def _close_inputs(self) -> None:
+        for input_group in self._env.inputs:
+            try:
+                input_group.gate.close()
+            except Exception as e:
+                log.warning("%s: closing input gate failed: %s", self.name, e)
