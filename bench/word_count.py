@@ -26,7 +26,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def generate(path: Path, lines: int, vocabulary: int = 10_000, words_per_line: int = 10, seed: int = 42) -> None:
+def generate(
+    path: Path, lines: int, vocabulary: int = 10_000, words_per_line: int = 10, seed: int = 42
+) -> None:
     rng = random.Random(seed)
     vocab = [f"word{i}" for i in range(vocabulary)]
     cum = []
@@ -84,13 +86,20 @@ def flott_job(path: Path, out: Path, parallelism: int) -> tuple[float, dict[str,
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(parallelism)
     env.set_runtime_mode(RuntimeExecutionMode.BATCH)
-    ds = env.from_source(FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(path))
-                         .process_static_file_set().build(), WatermarkStrategy.no_watermarks(), "lines")
-    (ds.flat_map(split)
-       .map(pair, output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
-       .key_by(key)
-       .reduce(add)
-       .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build()))
+    ds = env.from_source(
+        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(path))
+        .process_static_file_set()
+        .build(),
+        WatermarkStrategy.no_watermarks(),
+        "lines",
+    )
+    (
+        ds.flat_map(split)
+        .map(pair, output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        .key_by(key)
+        .reduce(add)
+        .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
+    )
     start = time.perf_counter()
     env.execute(f"bench_word_count_p{parallelism}")
     elapsed = time.perf_counter() - start
@@ -133,7 +142,9 @@ def main() -> int:
     print("|---|---|---|---|---|---|")
     for name, ts in times.items():
         med = statistics.median(ts)
-        print(f"| {name} | {med:.2f} | {min(ts):.2f} | {max(ts):.2f} | {words / med:,.0f} | {base / med:.2f}× |")
+        print(
+            f"| {name} | {med:.2f} | {min(ts):.2f} | {max(ts):.2f} | {words / med:,.0f} | {base / med:.2f}× |"
+        )
     return 0
 
 

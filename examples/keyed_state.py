@@ -31,10 +31,11 @@ def main() -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
     readings = [(f"sensor-{i % 4}", float((i * 7919) % 1000) / 10.0) for i in range(1000)]
-    env.from_collection(readings, type_info=Types.TUPLE([Types.STRING(), Types.DOUBLE()])) \
-        .key_by(lambda r: r[0], key_type=Types.STRING()) \
-        .process(SensorSummary(), output_type=Types.TUPLE([Types.STRING(), Types.LONG(), Types.DOUBLE()])) \
-        .print()
+    env.from_collection(readings, type_info=Types.TUPLE([Types.STRING(), Types.DOUBLE()])).key_by(
+        lambda r: r[0], key_type=Types.STRING()
+    ).process(
+        SensorSummary(), output_type=Types.TUPLE([Types.STRING(), Types.LONG(), Types.DOUBLE()])
+    ).print()
     env.execute("keyed_state")
 
 

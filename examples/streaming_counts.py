@@ -29,13 +29,21 @@ def main() -> None:
 
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
-    source = DataGeneratorSource(click, args.events, RateLimiterStrategy.per_second(args.rate),
-                                 Types.TUPLE([Types.STRING(), Types.INT()]))
-    (env.from_source(source, WatermarkStrategy.no_watermarks(), "clicks").uid("clicks")
+    source = DataGeneratorSource(
+        click,
+        args.events,
+        RateLimiterStrategy.per_second(args.rate),
+        Types.TUPLE([Types.STRING(), Types.INT()]),
+    )
+    (
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "clicks")
+        .uid("clicks")
         .key_by(lambda c: c[0])
-        .reduce(lambda a, b: (a[0], a[1] + b[1])).uid("count-per-user")
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .uid("count-per-user")
         .filter(lambda c: c[1] % 1000 == 0)
-        .print())
+        .print()
+    )
     env.execute("streaming_counts")
 
 

@@ -1,7 +1,7 @@
 """Word count, written as a PyFlink DataStream program (only the import prefix differs).
 
-    flott run examples/word_count.py --input some.txt --output counts/
-    python examples/word_count.py --input some.txt --output counts/
+flott run examples/word_count.py --input some.txt --output counts/
+python examples/word_count.py --input some.txt --output counts/
 """
 
 import argparse
@@ -27,8 +27,11 @@ def word_count(input_path: str | None, output_path: str | None, parallelism: int
         env.set_parallelism(parallelism)
 
     if input_path is not None:
-        source = FileSource.for_record_stream_format(StreamFormat.text_line_format(), input_path) \
-            .process_static_file_set().build()
+        source = (
+            FileSource.for_record_stream_format(StreamFormat.text_line_format(), input_path)
+            .process_static_file_set()
+            .build()
+        )
         ds = env.from_source(source, WatermarkStrategy.no_watermarks(), "file_source")
     else:
         print("Reading the built-in sample text; use --input to read a file.", file=sys.stderr)
@@ -37,17 +40,21 @@ def word_count(input_path: str | None, output_path: str | None, parallelism: int
     def split(line):
         yield from line.split()
 
-    ds = ds.flat_map(split) \
-        .map(lambda word: (word, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \
-        .key_by(lambda pair: pair[0]) \
+    ds = (
+        ds.flat_map(split)
+        .map(lambda word: (word, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        .key_by(lambda pair: pair[0])
         .reduce(lambda a, b: (a[0], a[1] + b[1]))
+    )
 
     if output_path is not None:
         ds.sink_to(
             sink=FileSink.for_row_format(base_path=output_path, encoder=Encoder.simple_string_encoder())
-            .with_output_file_config(OutputFileConfig.builder().with_part_prefix("prefix")
-                                     .with_part_suffix(".ext").build())
-            .build())
+            .with_output_file_config(
+                OutputFileConfig.builder().with_part_prefix("prefix").with_part_suffix(".ext").build()
+            )
+            .build()
+        )
     else:
         ds.print()
 

@@ -53,10 +53,27 @@ DEFAULTS: dict[str, str] = {o.key: o.default for o in _OPTIONS}
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 _UNITS_S = {
-    "": 0.001, "ms": 0.001, "milli": 0.001, "millis": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
-    "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
-    "min": 60.0, "m": 60.0, "minute": 60.0, "minutes": 60.0,
-    "h": 3600.0, "hour": 3600.0, "hours": 3600.0, "d": 86400.0, "day": 86400.0, "days": 86400.0,
+    "": 0.001,
+    "ms": 0.001,
+    "milli": 0.001,
+    "millis": 0.001,
+    "millisecond": 0.001,
+    "milliseconds": 0.001,
+    "s": 1.0,
+    "sec": 1.0,
+    "secs": 1.0,
+    "second": 1.0,
+    "seconds": 1.0,
+    "min": 60.0,
+    "m": 60.0,
+    "minute": 60.0,
+    "minutes": 60.0,
+    "h": 3600.0,
+    "hour": 3600.0,
+    "hours": 3600.0,
+    "d": 86400.0,
+    "day": 86400.0,
+    "days": 86400.0,
 }
 
 
@@ -84,8 +101,9 @@ class Configuration:
         self._values: dict[str, str] = dict(values or {})
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str] | None = None,
-             dynamic: Mapping[str, str] | None = None) -> Configuration:
+    def load(
+        cls, path: str | os.PathLike[str] | None = None, dynamic: Mapping[str, str] | None = None
+    ) -> Configuration:
         values: dict[str, str] = {}
         if path is not None:
             import yaml

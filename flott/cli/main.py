@@ -33,18 +33,31 @@ def cli(verbose: int) -> None:
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("-p", "--parallelism", type=int, default=None, help="Default parallelism of the job.")
 @click.option("-d", "--detached", is_flag=True, help="Submit and return without waiting (remote clusters).")
-@click.option("-c", "--config", "config_file", type=click.Path(dir_okay=False), default=None,
-              help="A flott/Flink-style YAML config file.")
+@click.option(
+    "-c",
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A flott/Flink-style YAML config file.",
+)
 @click.option("-D", "dynamic", multiple=True, metavar="KEY=VALUE", help="Set a configuration key.")
 @click.argument("script", type=click.Path())
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run(parallelism: int | None, detached: bool, config_file: str | None, dynamic: tuple[str, ...],
-        script: str, args: tuple[str, ...]) -> None:
+def run(
+    parallelism: int | None,
+    detached: bool,
+    config_file: str | None,
+    dynamic: tuple[str, ...],
+    script: str,
+    args: tuple[str, ...],
+) -> None:
     """Run SCRIPT (a PyFlink-style program) on an embedded cluster; ARGS go to the script."""
     from flott.cli.run_command import run_script
 
-    config = _load_config(config_file, dynamic,
-                          **{"parallelism.default": str(parallelism) if parallelism else None})
+    config = _load_config(
+        config_file, dynamic, **{"parallelism.default": str(parallelism) if parallelism else None}
+    )
     sys.exit(run_script(script, args, config, detached))
 
 

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+
 from rich.console import Console
 
 from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
@@ -52,14 +53,15 @@ class ProgressReporter:
         last_print = 0.0
         while not self._stop.wait(0.25):
             try:
-                info = self._client.loop.run(self._client.cluster_client.request_job(self._graph.job_id), timeout=5)
+                info = self._client.loop.run(
+                    self._client.cluster_client.request_job(self._graph.job_id), timeout=5
+                )
             except Exception:
                 continue
             running = sum(v.task_counts.get("RUNNING", 0) for v in info.vertices)
             finished = sum(v.task_counts.get("FINISHED", 0) for v in info.vertices)
             total = sum(v.parallelism for v in info.vertices)
-            sources = [v for v in info.vertices if not any(
-                e.target == v.id for e in self._graph.edges)]
+            sources = [v for v in info.vertices if not any(e.target == v.id for e in self._graph.edges)]
             read = sum(v.records_out for v in sources)
             line = f"{info.status}: {running}/{total} tasks running, {finished} finished"
             now = time.monotonic()
@@ -86,7 +88,12 @@ class ProgressExecutor:
         reporter = ProgressReporter(client, job_graph)
         reporter.start()
         result = client.get_job_execution_result()
-        threading.Thread(target=lambda: (result.exception(), reporter.stop()), daemon=True).start()
+
+        def stop_when_done() -> None:
+            result.exception()
+            reporter.stop()
+
+        threading.Thread(target=stop_when_done, daemon=True).start()
         return client
 
 

@@ -53,7 +53,7 @@ class MiniClusterClient:
         return await self._gateway.request_job(job_id)
 
     async def request_job_result(self, job_id: str, wait_s: float) -> JobResult | None:
-        return await self._gateway.request_job_result(job_id, wait_s, timeout=wait_s + 10.0)
+        return await self._gateway.request_job_result(job_id, wait_s)
 
     async def list_jobs(self) -> list[JobDetails]:
         return await self._gateway.request_multiple_job_details()

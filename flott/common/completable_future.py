@@ -10,7 +10,9 @@ T = TypeVar("T")
 
 
 class CompletableFuture(Generic[T]):
-    def __init__(self, future: concurrent.futures.Future[Any], convert: Callable[[Any], T] | None = None) -> None:
+    def __init__(
+        self, future: concurrent.futures.Future[Any], convert: Callable[[Any], T] | None = None
+    ) -> None:
         self._future = future
         self._convert = convert
 

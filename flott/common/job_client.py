@@ -33,8 +33,14 @@ def describe_failure(job_name: str, job_id: str, result: JobResult) -> JobExecut
 
 
 class JobClient:
-    def __init__(self, job_id: str, job_name: str, client: ClusterClient, loop: LoopThread,
-                 on_terminal: Callable[[], Awaitable[None]] | None = None) -> None:
+    def __init__(
+        self,
+        job_id: str,
+        job_name: str,
+        client: ClusterClient,
+        loop: LoopThread,
+        on_terminal: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self._job_id = job_id
         self._job_name = job_name
         self._client = client
@@ -96,7 +102,9 @@ class JobClient:
 
     def get_job_execution_result(self) -> CompletableFuture[Any]:
         if self._result_future is None:
-            self._result_future = CompletableFuture(self._loop.submit(self._wait_result()), self._to_execution_result)
+            self._result_future = CompletableFuture(
+                self._loop.submit(self._wait_result()), self._to_execution_result
+            )
         return self._result_future
 
     def _to_execution_result(self, result: JobResult) -> Any:
@@ -108,7 +116,9 @@ class JobClient:
             raise JobCancellationError(f"Job '{self._job_name}' ({self._job_id}) was cancelled")
         return JobExecutionResult(JobID(self._job_id), result.net_runtime_ms, {})
 
-    def stop_with_savepoint(self, advance_to_end_of_event_time: bool, savepoint_directory: str | None = None) -> Any:
+    def stop_with_savepoint(
+        self, advance_to_end_of_event_time: bool, savepoint_directory: str | None = None
+    ) -> Any:
         from flott.errors import NotYetSupportedError
 
         raise NotYetSupportedError("stop-with-savepoint comes with the checkpoints issue")

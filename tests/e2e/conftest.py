@@ -14,7 +14,9 @@ from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
 from flott.configuration import Configuration
 
 
-def generate_text(path: Path, lines: int, words_per_line: int = 10, vocabulary: int = 500, seed: int = 7) -> Counter:
+def generate_text(
+    path: Path, lines: int, words_per_line: int = 10, vocabulary: int = 500, seed: int = 7
+) -> Counter:
     rng = random.Random(seed)
     vocab = [f"w{i}" for i in range(vocabulary)]
     weights = [1.0 / (i + 1) for i in range(vocabulary)]
@@ -53,7 +55,7 @@ def embedded() -> Iterator[EmbeddedExecutor]:
     with use_executor(executor):
         yield executor
     leftover = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
-    gone, alive = psutil.wait_procs(leftover, timeout=10)
+    _gone, alive = psutil.wait_procs(leftover, timeout=10)
     for p in alive:
         p.kill()
     assert not alive, f"worker processes left behind: {[p.pid for p in alive]}"

@@ -24,20 +24,28 @@ def word_count_job(src: Path, out: Path, parallelism: int, mode: RuntimeExecutio
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(parallelism)
     env.set_runtime_mode(mode)
-    ds = env.from_source(FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(src))
-                         .process_static_file_set().build(), WatermarkStrategy.no_watermarks(), "file_source")
-    ds = (ds.flat_map(lambda line: line.split())
-            .map(lambda w: (w, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
-            .key_by(lambda t: t[0])
-            .reduce(lambda a, b: (a[0], a[1] + b[1])))
+    ds = env.from_source(
+        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(src))
+        .process_static_file_set()
+        .build(),
+        WatermarkStrategy.no_watermarks(),
+        "file_source",
+    )
+    ds = (
+        ds.flat_map(lambda line: line.split())
+        .map(lambda w: (w, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        .key_by(lambda t: t[0])
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+    )
     ds.sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
     env.execute("word_count")
 
 
 @pytest.mark.parametrize("parallelism", [1, 2, 4])
 @pytest.mark.parametrize("mode", [RuntimeExecutionMode.BATCH, RuntimeExecutionMode.STREAMING])
-def test_word_count_equals_counter(tmp_path: Path, embedded: EmbeddedExecutor, parallelism: int,
-                                   mode: RuntimeExecutionMode) -> None:
+def test_word_count_equals_counter(
+    tmp_path: Path, embedded: EmbeddedExecutor, parallelism: int, mode: RuntimeExecutionMode
+) -> None:
     expected = generate_text(tmp_path / "in.txt", lines=3000)
     word_count_job(tmp_path / "in.txt", tmp_path / "out", parallelism, mode)
     pairs = [parse_tuple_line(line) for line in read_output_lines(tmp_path / "out")]
@@ -79,11 +87,13 @@ def test_keyed_process_function_with_value_state(tmp_path: Path, embedded: Embed
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
     out = tmp_path / "out"
-    (env.from_collection(data)
+    (
+        env.from_collection(data)
         .rebalance()
         .key_by(lambda t: t[0])
         .process(RunningMax(), output_type=Types.TUPLE([Types.STRING(), Types.INT(), Types.INT()]))
-        .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build()))
+        .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
+    )
     env.execute("running_max")
     got = {}
     for line in read_output_lines(out):
@@ -105,7 +115,9 @@ def test_raising_udf_fails_job_with_users_message(embedded: EmbeddedExecutor) ->
         env.execute("explodes")
     msg = str(info.value)
     assert "ValueError: cannot handle record 42" in msg
-    assert "in explode" in msg and "test_embedded_jobs.py" in msg, "the worker's traceback names the user code"
+    assert "in explode" in msg and "test_embedded_jobs.py" in msg, (
+        "the worker's traceback names the user code"
+    )
 
 
 def test_killed_task_executor_fails_job_with_cause(embedded: EmbeddedExecutor) -> None:
@@ -114,8 +126,13 @@ def test_killed_task_executor_fails_job_with_cause(embedded: EmbeddedExecutor) -
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
     source = DataGeneratorSource(lambda i: i, None, RateLimiterStrategy.per_second(1000), Types.LONG())
-    (env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
-        .key_by(lambda x: x % 10).reduce(lambda a, b: a + b).filter(lambda x: False).print())
+    (
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers")
+        .key_by(lambda x: x % 10)
+        .reduce(lambda a, b: a + b)
+        .filter(lambda x: False)
+        .print()
+    )
     client = env.execute_async("killed")
     cluster = embedded.last_cluster
     assert cluster is not None
@@ -144,8 +161,9 @@ def test_execute_async_cancel_unbounded_job(embedded: EmbeddedExecutor) -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
     source = DataGeneratorSource(lambda i: i, None, RateLimiterStrategy.per_second(10_000), Types.LONG())
-    env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers").map(lambda x: x * 2) \
-        .filter(lambda x: x < 0).print()
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "numbers").map(lambda x: x * 2).filter(
+        lambda x: x < 0
+    ).print()
     client = env.execute_async("unbounded")
     cluster = embedded.last_cluster
     assert cluster is not None
@@ -156,7 +174,7 @@ def test_execute_async_cancel_unbounded_job(embedded: EmbeddedExecutor) -> None:
         time.sleep(0.1)
     client.cancel().result(timeout=30)
     assert client.get_job_status().result().name == "CANCELED"
-    gone, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=10)
+    _gone, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=10)
     assert not alive, "worker processes must be gone after the job was cancelled"
 
 
@@ -174,9 +192,15 @@ def test_slow_sink_bounds_producer_memory(embedded: EmbeddedExecutor) -> None:
     env.set_parallelism(1)
     payload = "x" * 1000
     source = DataGeneratorSource(lambda i: (i, payload), None, RateLimiterStrategy.no_op(), None)
-    (env.from_source(source, WatermarkStrategy.no_watermarks(), "fast")
-        .map(lambda t: t).disable_chaining()
-        .rebalance().map(Slow()).filter(lambda t: False).print())
+    (
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "fast")
+        .map(lambda t: t)
+        .disable_chaining()
+        .rebalance()
+        .map(Slow())
+        .filter(lambda t: False)
+        .print()
+    )
     client = env.execute_async("backpressure")
     cluster = embedded.last_cluster
     assert cluster is not None
@@ -200,9 +224,24 @@ def test_slow_sink_bounds_producer_memory(embedded: EmbeddedExecutor) -> None:
 def test_example_runs_with_flott_run_and_python(tmp_path: Path) -> None:
     expected = generate_text(tmp_path / "in.txt", lines=500)
     for cmd, out in ((["flott", "run"], tmp_path / "out1"), ([sys.executable], tmp_path / "out2")):
-        proc = subprocess.run([*cmd, str(REPO / "examples" / "word_count.py"), "--input", str(tmp_path / "in.txt"),
-                               "--output", str(out), "--mode", "batch", "--parallelism", "2"],
-                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        proc = subprocess.run(
+            [
+                *cmd,
+                str(REPO / "examples" / "word_count.py"),
+                "--input",
+                str(tmp_path / "in.txt"),
+                "--output",
+                str(out),
+                "--mode",
+                "batch",
+                "--parallelism",
+                "2",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
         assert proc.returncode == 0, proc.stderr
         assert dict(parse_tuple_line(line) for line in read_output_lines(out)) == dict(expected)
 
@@ -210,21 +249,28 @@ def test_example_runs_with_flott_run_and_python(tmp_path: Path) -> None:
 def test_ctrl_c_of_flott_run_leaves_no_process() -> None:
     import signal
 
-    proc = subprocess.Popen(["flott", "run", str(REPO / "examples" / "streaming_counts.py")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["flott", "run", str(REPO / "examples" / "streaming_counts.py")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 30
         workers: list[psutil.Process] = []
         while len(workers) < 2:
             assert time.monotonic() < deadline, "the job's TaskExecutors did not start"
             time.sleep(0.2)
-            workers = [c for c in psutil.Process(proc.pid).children(recursive=True)
-                       if "flott.runtime.taskexecutor" in " ".join(c.cmdline())]
+            workers = [
+                c
+                for c in psutil.Process(proc.pid).children(recursive=True)
+                if "flott.runtime.taskexecutor" in " ".join(c.cmdline())
+            ]
         time.sleep(1.0)
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
         assert proc.returncode == 130
-        gone, alive = psutil.wait_procs(workers, timeout=10)
+        _gone, alive = psutil.wait_procs(workers, timeout=10)
         assert not alive, f"TaskExecutors left behind: {[p.pid for p in alive]}"
     finally:
         if proc.poll() is None:

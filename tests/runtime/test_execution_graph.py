@@ -6,7 +6,14 @@ import pytest
 
 from flott.common.job_status import JobStatus
 from flott.errors import IllegalStateTransitionError
-from flott.runtime.jobgraph import JobEdge, JobGraph, JobVertex, OperatorDescriptor, PartitionerDescriptor, new_id
+from flott.runtime.jobgraph import (
+    JobEdge,
+    JobGraph,
+    JobVertex,
+    OperatorDescriptor,
+    PartitionerDescriptor,
+    new_id,
+)
 from flott.runtime.jobmaster.deployment import build_deployment
 from flott.runtime.jobmaster.execution_graph import (
     CancelJob,
@@ -25,9 +32,16 @@ from flott.runtime.rpc.service import WireError
 
 
 def two_vertex_graph(p_src: int = 2, p_sink: int = 2) -> JobGraph:
-    src = JobVertex(new_id(), "Source", p_src, 128, [OperatorDescriptor("a" * 32, "Source", "source", function="f")])
-    snk = JobVertex(new_id(), "Reduce", p_sink, 128, [OperatorDescriptor("b" * 32, "Reduce", "reduce",
-                                                                          function="f", key_selector="k")])
+    src = JobVertex(
+        new_id(), "Source", p_src, 128, [OperatorDescriptor("a" * 32, "Source", "source", function="f")]
+    )
+    snk = JobVertex(
+        new_id(),
+        "Reduce",
+        p_sink,
+        128,
+        [OperatorDescriptor("b" * 32, "Reduce", "reduce", function="f", key_selector="k")],
+    )
     edge = JobEdge(new_id(), src.id, snk.id, PartitionerDescriptor("hash", "k"))
     return JobGraph(new_id(), "test", [src, snk], [edge], user_artifacts={"f": b"x", "k": b"y"})
 
@@ -101,7 +115,7 @@ def test_illegal_transition_raises_typed_error() -> None:
 
 
 def test_deployment_wires_all_to_all_hash_edge() -> None:
-    eg, actions = running_graph()
+    eg, _actions = running_graph()
     addresses = {"te-0": "127.0.0.1:1000", "te-1": "127.0.0.1:1001"}
     sink_vertex = eg.job_graph.vertices[1]
     consumer = eg.by_vertex[sink_vertex.id][1]

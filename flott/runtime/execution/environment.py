@@ -35,6 +35,8 @@ class OutputEdge:
 
     edge: JobEdge
     writer: ResultPartitionWriter
+    consumer_max_parallelism: int = 0
+    """Max parallelism of the consuming vertex: hash routing must use the consumer's key groups."""
 
 
 @dataclass

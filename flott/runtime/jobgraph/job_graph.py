@@ -154,7 +154,9 @@ class JobGraph(msgspec.Struct, frozen=True):
         known = set(ids)
         for v in self.vertices:
             if v.parallelism < 1:
-                raise InvalidJobGraphError(f"vertex '{v.name}' has parallelism {v.parallelism} (must be >= 1)")
+                raise InvalidJobGraphError(
+                    f"vertex '{v.name}' has parallelism {v.parallelism} (must be >= 1)"
+                )
             if v.max_parallelism < v.parallelism:
                 raise InvalidJobGraphError(
                     f"vertex '{v.name}': max parallelism {v.max_parallelism} < parallelism {v.parallelism}"

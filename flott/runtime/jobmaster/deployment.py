@@ -27,11 +27,15 @@ def num_subpartitions(graph: JobGraph, edge: JobEdge) -> int:
     return 1 if edge.partitioner.kind == "forward" else graph.vertex(edge.target).parallelism
 
 
-def build_deployment(eg: ExecutionGraph, ex: Execution, data_addresses: dict[str, str]) -> TaskDeploymentDescriptor:
+def build_deployment(
+    eg: ExecutionGraph, ex: Execution, data_addresses: dict[str, str]
+) -> TaskDeploymentDescriptor:
     graph = eg.job_graph
     vertex = graph.vertex(ex.vertex_id)
     outputs = [
-        ResultPartitionDeploymentDescriptor(e.id, partition_id(graph.job_id, e, ex), num_subpartitions(graph, e))
+        ResultPartitionDeploymentDescriptor(
+            e.id, partition_id(graph.job_id, e, ex), num_subpartitions(graph, e)
+        )
         for e in graph.outputs_of(vertex.id)
     ]
     groups: dict[int, list[JobEdge]] = {}
@@ -45,14 +49,26 @@ def build_deployment(eg: ExecutionGraph, ex: Execution, data_addresses: dict[str
             if e.partitioner.kind == "forward":
                 p = producers[ex.subtask_index]
                 assert p.resource_id is not None
-                channels.append(InputChannelDescriptor(data_addresses[p.resource_id], partition_id(graph.job_id, e, p), 0))
+                channels.append(
+                    InputChannelDescriptor(data_addresses[p.resource_id], partition_id(graph.job_id, e, p), 0)
+                )
             else:
                 for p in producers:
                     assert p.resource_id is not None
-                    channels.append(InputChannelDescriptor(
-                        data_addresses[p.resource_id], partition_id(graph.job_id, e, p), ex.subtask_index))
-        gates.append(InputGateDeploymentDescriptor(input_index, [e.id for e in groups[input_index]], channels))
-    refs = {r for op in vertex.operators for r in (op.function, op.key_selector, op.input_type, op.output_type) if r}
+                    channels.append(
+                        InputChannelDescriptor(
+                            data_addresses[p.resource_id], partition_id(graph.job_id, e, p), ex.subtask_index
+                        )
+                    )
+        gates.append(
+            InputGateDeploymentDescriptor(input_index, [e.id for e in groups[input_index]], channels)
+        )
+    refs = {
+        r
+        for op in vertex.operators
+        for r in (op.function, op.key_selector, op.input_type, op.output_type)
+        if r
+    }
     for e in graph.outputs_of(vertex.id):
         if e.partitioner.key_selector:
             refs.add(e.partitioner.key_selector)
@@ -70,4 +86,7 @@ def build_deployment(eg: ExecutionGraph, ex: Execution, data_addresses: dict[str
         output_partitions=outputs,
         artifacts={r: graph.user_artifacts[r] for r in refs},
         edges=graph.inputs_of(vertex.id) + graph.outputs_of(vertex.id),
+        consumer_max_parallelism={
+            e.id: graph.vertex(e.target).max_parallelism for e in graph.outputs_of(vertex.id)
+        },
     )

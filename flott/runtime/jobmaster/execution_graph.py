@@ -186,8 +186,9 @@ class ExecutionGraph:
             return self._on_cancel(event, now_ms)
         return self._fail(event.error, event.stimulus, now_ms)
 
-    def _transition_job(self, new: JobStatus, stimulus: str, now_ms: int,
-                        failure: WireError | None = None) -> list[Action]:
+    def _transition_job(
+        self, new: JobStatus, stimulus: str, now_ms: int, failure: WireError | None = None
+    ) -> list[Action]:
         old = self.status
         if new not in _JOB_TRANSITIONS[old]:
             raise IllegalStateTransitionError(f"job {self.job_graph.job_id}: {old.name} -> {new.name}")
@@ -200,7 +201,8 @@ class ExecutionGraph:
     def _transition_execution(self, ex: Execution, new: ExecutionState, now_ms: int) -> None:
         if new not in _EXECUTION_TRANSITIONS[ex.state]:
             raise IllegalStateTransitionError(
-                f"execution {ex.execution_id} ({ex.vertex_id}#{ex.subtask_index}): {ex.state.name} -> {new.name}"
+                f"execution {ex.execution_id} ({ex.vertex_id}#{ex.subtask_index}): "
+                f"{ex.state.name} -> {new.name}"
             )
         ex.state = new
         ex.timestamps[new.name] = now_ms
@@ -242,8 +244,11 @@ class ExecutionGraph:
         return self._maybe_done(now_ms)
 
     def _on_te_lost(self, event: TaskExecutorLost, now_ms: int) -> list[Action]:
-        lost = [ex for ex in self.executions.values()
-                if ex.resource_id == event.resource_id and not ex.state.is_terminal()]
+        lost = [
+            ex
+            for ex in self.executions.values()
+            if ex.resource_id == event.resource_id and not ex.state.is_terminal()
+        ]
         if not lost:
             return []
         error = error_to_wire(TaskExecutorLostError(event.cause))

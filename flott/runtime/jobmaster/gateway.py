@@ -14,13 +14,16 @@ def job_master_endpoint(job_id: str) -> str:
 
 
 class JobMasterGateway(Protocol):
-    async def offer_slots(self, resource_id: str, task_executor_address: str, data_address: str,
-                          offers: list[SlotOffer]) -> list[SlotOffer]:
+    async def offer_slots(
+        self, resource_id: str, task_executor_address: str, data_address: str, offers: list[SlotOffer]
+    ) -> list[SlotOffer]:
         """Accepts the offers it can use; returns the accepted ones."""
 
     async def update_task_execution_state(self, state: TaskExecutionState) -> bool: ...
 
-    async def heartbeat_from_task_executor(self, heartbeat: TaskExecutorToJobManagerHeartbeat) -> None: ...
+    async def heartbeat_from_task_executor(
+        self, heartbeat: TaskExecutorToJobManagerHeartbeat, *, timeout: float | None = None
+    ) -> None: ...
 
     async def disconnect_task_manager(self, resource_id: str, cause: str) -> None: ...
 

@@ -12,8 +12,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from flott.common.job_status import JobStatus
 from flott.configuration import Configuration
@@ -105,8 +106,8 @@ class JobMaster(RpcEndpoint):
                 await task
         self._rpc.unregister(self.endpoint_id)
 
-    def _spawn(self, coro: object) -> None:
-        task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
@@ -122,8 +123,13 @@ class JobMaster(RpcEndpoint):
         for action in actions:
             if isinstance(action, RequestSlots):
                 try:
-                    await self._rm.request_slots(self.job_graph.job_id, self._rpc.address, self.endpoint_id,
-                                                 self.fencing_token or "", action.count)
+                    await self._rm.request_slots(
+                        self.job_graph.job_id,
+                        self._rpc.address,
+                        self.endpoint_id,
+                        self.fencing_token or "",
+                        action.count,
+                    )
                 except FlottError as e:
                     await self._handle(GlobalFailure(error_to_wire(e), "slot request failed"))
             elif isinstance(action, DeployTasks):
@@ -131,8 +137,13 @@ class JobMaster(RpcEndpoint):
             elif isinstance(action, CancelTask):
                 self._spawn(self._cancel_task(action))
             elif isinstance(action, JobStatusChanged):
-                log.info("job %s: %s -> %s (%s)", self.job_graph.job_id, action.old.name, action.new.name,
-                         action.stimulus)
+                log.info(
+                    "job %s: %s -> %s (%s)",
+                    self.job_graph.job_id,
+                    action.old.name,
+                    action.new.name,
+                    action.stimulus,
+                )
                 if action.new in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED):
                     await self._finish()
 
@@ -147,16 +158,22 @@ class JobMaster(RpcEndpoint):
             try:
                 await tm.gateway.submit_task(tdd, self.fencing_token or "")
             except FlottError as e:
-                await self._handle(TaskStateChanged(execution_id, ExecutionState.FAILED, error_to_wire(e),
-                                                    "deployment failed"))
+                await self._handle(
+                    TaskStateChanged(
+                        execution_id, ExecutionState.FAILED, error_to_wire(e), "deployment failed"
+                    )
+                )
 
         await asyncio.gather(*(deploy_one(eid) for eid in execution_ids))
 
     async def _cancel_task(self, action: CancelTask) -> None:
         tm = self._task_managers.get(action.resource_id)
         if tm is None:
-            await self._handle(TaskStateChanged(action.execution_id, ExecutionState.CANCELED, None,
-                                                "task executor already gone"))
+            await self._handle(
+                TaskStateChanged(
+                    action.execution_id, ExecutionState.CANCELED, None, "task executor already gone"
+                )
+            )
             return
         try:
             await tm.gateway.cancel_task(action.execution_id)
@@ -173,7 +190,9 @@ class JobMaster(RpcEndpoint):
             tm = self._task_managers.get(rid)
             if tm is not None:
                 with contextlib.suppress(FlottError):
-                    await tm.gateway.free_slot(alloc, f"job {self.job_graph.job_id} reached {self.graph.status.name}")
+                    await tm.gateway.free_slot(
+                        alloc, f"job {self.job_graph.job_id} reached {self.graph.status.name}"
+                    )
         info = self.execution_graph_info()
         ts = self.graph.status_timestamps
         start = ts.get("RUNNING", ts.get("CREATED", 0))
@@ -202,19 +221,24 @@ class JobMaster(RpcEndpoint):
             now = self._clock()
             for rid, tm in list(self._task_managers.items()):
                 if now - tm.last_heartbeat > self._heartbeat_timeout:
-                    cause = (f"heartbeat of TaskExecutor {rid} ({tm.address}) timed out after "
-                             f"{self._heartbeat_timeout * 1000:.0f} ms")
+                    cause = (
+                        f"heartbeat of TaskExecutor {rid} ({tm.address}) timed out after "
+                        f"{self._heartbeat_timeout * 1000:.0f} ms"
+                    )
                     self._task_managers.pop(rid, None)
                     self._rpc.close_connection(tm.address)
                     await self._handle(TaskExecutorLost(rid, cause))
 
     # -- RPC methods ---------------------------------------------------------------------------
 
-    async def offer_slots(self, resource_id: str, task_executor_address: str, data_address: str,
-                          offers: list[SlotOffer]) -> list[SlotOffer]:
+    async def offer_slots(
+        self, resource_id: str, task_executor_address: str, data_address: str, offers: list[SlotOffer]
+    ) -> list[SlotOffer]:
         if resource_id not in self._task_managers:
             self._task_managers[resource_id] = _TaskManagerEntry(
-                resource_id, task_executor_address, data_address,
+                resource_id,
+                task_executor_address,
+                data_address,
                 self._rpc.connect(task_executor_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway),
                 self._clock(),
             )
@@ -271,34 +295,62 @@ class JobMaster(RpcEndpoint):
             v_start = min(starts) if starts else -1
             v_done = all(ex.state.is_terminal() for ex in exs)
             v_end = max((max(ex.timestamps.values()) for ex in exs), default=-1) if v_done else -1
-            vertices.append(VertexDetails(
-                id=v.id, name=v.name, parallelism=v.parallelism, max_parallelism=v.max_parallelism,
-                status=_vertex_status(exs_states=[ex.state for ex in exs]),
-                start_time=v_start, end_time=v_end,
-                duration=(v_end if v_end > 0 else now) - v_start if v_start > 0 else -1,
-                task_counts=counts,
-                records_in=sum(self.metrics[ex.execution_id].records_in for ex in exs
-                               if ex.execution_id in self.metrics),
-                records_out=sum(self.metrics[ex.execution_id].records_out for ex in exs
-                                if ex.execution_id in self.metrics),
-                subtask_states=[ex.state.name for ex in exs],
-                subtask_hosts=[ex.resource_id or "" for ex in exs],
-            ))
+            vertices.append(
+                VertexDetails(
+                    id=v.id,
+                    name=v.name,
+                    parallelism=v.parallelism,
+                    max_parallelism=v.max_parallelism,
+                    status=_vertex_status(exs_states=[ex.state for ex in exs]),
+                    start_time=v_start,
+                    end_time=v_end,
+                    duration=(v_end if v_end > 0 else now) - v_start if v_start > 0 else -1,
+                    task_counts=counts,
+                    records_in=sum(
+                        self.metrics[ex.execution_id].records_in
+                        for ex in exs
+                        if ex.execution_id in self.metrics
+                    ),
+                    records_out=sum(
+                        self.metrics[ex.execution_id].records_out
+                        for ex in exs
+                        if ex.execution_id in self.metrics
+                    ),
+                    subtask_states=[ex.state.name for ex in exs],
+                    subtask_hosts=[ex.resource_id or "" for ex in exs],
+                )
+            )
         return ExecutionGraphInfo(
-            job_id=self.job_graph.job_id, job_name=self.job_graph.job_name, status=g.status.name,
-            start_time=start, end_time=end, duration=(end if end > 0 else now) - start, now=now,
-            timestamps=dict(ts), vertices=vertices,
+            job_id=self.job_graph.job_id,
+            job_name=self.job_graph.job_name,
+            status=g.status.name,
+            start_time=start,
+            end_time=end,
+            duration=(end if end > 0 else now) - start,
+            now=now,
+            timestamps=dict(ts),
+            vertices=vertices,
             max_parallelism=max((v.max_parallelism for v in self.job_graph.vertices), default=-1),
-            job_type="BATCH" if self.job_graph.config.get("execution.runtime-mode") == "BATCH" else "STREAMING",
+            job_type="BATCH"
+            if self.job_graph.config.get("execution.runtime-mode") == "BATCH"
+            else "STREAMING",
             failure=g.failure,
         )
 
 
 def _vertex_status(exs_states: list[ExecutionState]) -> str:
     """Flink's aggregate: the 'most active' state across a vertex's subtasks."""
-    order = [ExecutionState.FAILED, ExecutionState.CANCELING, ExecutionState.CANCELED,
-             ExecutionState.RUNNING, ExecutionState.INITIALIZING, ExecutionState.DEPLOYING,
-             ExecutionState.SCHEDULED, ExecutionState.CREATED, ExecutionState.FINISHED]
+    order = [
+        ExecutionState.FAILED,
+        ExecutionState.CANCELING,
+        ExecutionState.CANCELED,
+        ExecutionState.RUNNING,
+        ExecutionState.INITIALIZING,
+        ExecutionState.DEPLOYING,
+        ExecutionState.SCHEDULED,
+        ExecutionState.CREATED,
+        ExecutionState.FINISHED,
+    ]
     for s in order:
         if s in exs_states:
             return s.name

@@ -64,6 +64,8 @@ class TaskDeploymentDescriptor(msgspec.Struct, frozen=True):
     output_partitions: list[ResultPartitionDeploymentDescriptor]
     artifacts: dict[str, bytes]
     edges: list[JobEdge] = []
+    consumer_max_parallelism: dict[str, int] = {}
+    """Per output edge id: the consuming vertex's max parallelism (its key groups)."""
     """The vertex's input and output edges (partitioners, key selectors)."""
 
 

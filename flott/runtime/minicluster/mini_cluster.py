@@ -25,9 +25,12 @@ class MiniCluster:
         self.config = config or Configuration()
         n = num_task_managers or self.config.get_int("local.number-taskmanager")
         self.num_task_managers = n if n > 0 else (os.cpu_count() or 1)
-        self.rpc = RpcService(bind_host=self.config.get("jobmanager.bind-host"), port=0,
-                              advertised_host=self.config.get("jobmanager.rpc.address"),
-                              default_timeout=self.config.get_seconds("pekko.ask.timeout"))
+        self.rpc = RpcService(
+            bind_host=self.config.get("jobmanager.bind-host"),
+            port=0,
+            advertised_host=self.config.get("jobmanager.rpc.address"),
+            default_timeout=self.config.get_seconds("pekko.ask.timeout"),
+        )
         self.resource_manager: ResourceManager | None = None
         self.dispatcher: Dispatcher | None = None
 

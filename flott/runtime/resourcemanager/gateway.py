@@ -15,12 +15,22 @@ RESOURCE_MANAGER_ENDPOINT = "resourcemanager"
 
 
 class ResourceManagerGateway(Protocol):
-    async def register_task_executor(self, registration: TaskExecutorRegistration) -> RegistrationResponse: ...
+    async def register_task_executor(
+        self, registration: TaskExecutorRegistration
+    ) -> RegistrationResponse: ...
 
-    async def heartbeat_from_task_executor(self, resource_id: str, slot_report: SlotReport) -> None: ...
+    async def heartbeat_from_task_executor(
+        self, resource_id: str, slot_report: SlotReport, *, timeout: float | None = None
+    ) -> None: ...
 
-    async def request_slots(self, job_id: str, job_master_address: str, job_master_endpoint: str,
-                            job_master_token: str, count: int) -> None:
+    async def request_slots(
+        self,
+        job_id: str,
+        job_master_address: str,
+        job_master_endpoint: str,
+        job_master_token: str,
+        count: int,
+    ) -> None:
         """Ask for ``count`` slots; TaskExecutors offer them to the JobMaster as they are found."""
 
     async def cancel_slot_request(self, job_id: str) -> None: ...

@@ -36,8 +36,12 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 
 
 class LocalProcessDriver:
-    def __init__(self, config: Configuration, resource_manager_address: str,
-                 on_exit: Callable[[str, int], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        config: Configuration,
+        resource_manager_address: str,
+        on_exit: Callable[[str, int], Awaitable[None]],
+    ) -> None:
         self._config = config
         self._rm_address = resource_manager_address
         self._on_exit = on_exit
@@ -46,8 +50,15 @@ class LocalProcessDriver:
         self._stopping = False
 
     def start_task_executor(self, resource_id: str) -> subprocess.Popen[bytes]:
-        args = [sys.executable, "-m", "flott.runtime.taskexecutor",
-                "--resource-manager", self._rm_address, "--resource-id", resource_id]
+        args = [
+            sys.executable,
+            "-m",
+            "flott.runtime.taskexecutor",
+            "--resource-manager",
+            self._rm_address,
+            "--resource-id",
+            resource_id,
+        ]
         for key, value in self._config.to_dict().items():
             args += ["-D", f"{key}={value}"]
         env = dict(os.environ)

@@ -45,8 +45,9 @@ class _Registered:
 class ResourceManager(RpcEndpoint):
     endpoint_id = RESOURCE_MANAGER_ENDPOINT
 
-    def __init__(self, rpc: RpcService, config: Configuration,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, rpc: RpcService, config: Configuration, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._rpc = rpc
         self._config = config
         self._clock = clock
@@ -93,25 +94,39 @@ class ResourceManager(RpcEndpoint):
         gw = self._rpc.connect(registration.rpc_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway)
         self.task_executors[rid] = _Registered(registration, gw, self._clock(), int(time.time() * 1000))
         self.slots.register(rid, registration.num_slots)
-        log.info("TaskExecutor %s registered from %s with %d slots", rid, registration.rpc_address,
-                 registration.num_slots)
+        log.info(
+            "TaskExecutor %s registered from %s with %d slots",
+            rid,
+            registration.rpc_address,
+            registration.num_slots,
+        )
         async with self._registered:
             self._registered.notify_all()
         asyncio.get_running_loop().call_soon(self._allocate_soon)
-        return RegistrationResponse(self.resource_manager_id, int(self._heartbeat_interval * 1000),
-                                    int(self._heartbeat_timeout * 1000))
+        return RegistrationResponse(
+            self.resource_manager_id,
+            int(self._heartbeat_interval * 1000),
+            int(self._heartbeat_timeout * 1000),
+        )
 
     async def heartbeat_from_task_executor(self, resource_id: str, slot_report: SlotReport) -> None:
         reg = self.task_executors.get(resource_id)
         if reg is None:
             return
         reg.last_heartbeat = self._clock()
-        self.slots.sync_report(resource_id, {
-            s.slot_index: (s.allocation_id, s.job_id or "") for s in slot_report.slots if s.allocation_id
-        })
+        self.slots.sync_report(
+            resource_id,
+            {s.slot_index: (s.allocation_id, s.job_id or "") for s in slot_report.slots if s.allocation_id},
+        )
 
-    async def request_slots(self, job_id: str, job_master_address: str, job_master_endpoint: str,
-                            job_master_token: str, count: int) -> None:
+    async def request_slots(
+        self,
+        job_id: str,
+        job_master_address: str,
+        job_master_endpoint: str,
+        job_master_token: str,
+        count: int,
+    ) -> None:
         req = PendingRequest(job_id, job_master_address, job_master_endpoint, job_master_token, count)
         self._job_masters[job_id] = req
         self.slots.request(req)
@@ -132,13 +147,21 @@ class ResourceManager(RpcEndpoint):
         for rid, reg in self.task_executors.items():
             te = self.slots.task_executors.get(rid)
             r = reg.registration
-            out.append(TaskExecutorInfo(
-                resource_id=rid, rpc_address=r.rpc_address, data_address=r.data_address,
-                num_slots=r.num_slots, free_slots=len(te.free_indices()) if te else 0,
-                last_heartbeat_ms=int((wall - (now - reg.last_heartbeat)) * 1000),
-                registered_ms=reg.registered_ms, pid=r.pid, hostname=r.hostname,
-                memory_bytes=r.memory_bytes, cpu_cores=r.cpu_cores,
-            ))
+            out.append(
+                TaskExecutorInfo(
+                    resource_id=rid,
+                    rpc_address=r.rpc_address,
+                    data_address=r.data_address,
+                    num_slots=r.num_slots,
+                    free_slots=len(te.free_indices()) if te else 0,
+                    last_heartbeat_ms=int((wall - (now - reg.last_heartbeat)) * 1000),
+                    registered_ms=reg.registered_ms,
+                    pid=r.pid,
+                    hostname=r.hostname,
+                    memory_bytes=r.memory_bytes,
+                    cpu_cores=r.cpu_cores,
+                )
+            )
         return out
 
     # -- internals -----------------------------------------------------------------------------
@@ -154,13 +177,22 @@ class ResourceManager(RpcEndpoint):
             return
         req = alloc.request
         try:
-            await reg.gateway.request_slot(alloc.slot_index, req.job_id, alloc.allocation_id,
-                                           req.job_master_address, req.job_master_endpoint, req.job_master_token)
+            await reg.gateway.request_slot(
+                alloc.slot_index,
+                req.job_id,
+                alloc.allocation_id,
+                req.job_master_address,
+                req.job_master_endpoint,
+                req.job_master_token,
+            )
         except FlottError as e:
             log.warning("slot request to %s failed: %s", alloc.resource_id, e)
             self.slots.free(alloc.resource_id, alloc.slot_index, alloc.allocation_id)
-            self.slots.request(PendingRequest(req.job_id, req.job_master_address, req.job_master_endpoint,
-                                              req.job_master_token, 1))
+            self.slots.request(
+                PendingRequest(
+                    req.job_id, req.job_master_address, req.job_master_endpoint, req.job_master_token, 1
+                )
+            )
             await self._lose(alloc.resource_id, f"unreachable: {e}", notify=True)
 
     async def _on_process_exit(self, resource_id: str, code: int) -> None:
@@ -180,8 +212,12 @@ class ResourceManager(RpcEndpoint):
             req = self._job_masters.get(job_id)
             if req is None:
                 continue
-            jm = self._rpc.connect(req.job_master_address, req.job_master_endpoint, JobMasterGateway,
-                                   fencing_token=req.job_master_token)
+            jm = self._rpc.connect(
+                req.job_master_address,
+                req.job_master_endpoint,
+                JobMasterGateway,
+                fencing_token=req.job_master_token,
+            )
             with contextlib.suppress(FlottError):
                 await jm.disconnect_task_manager(resource_id, cause)
 
@@ -192,5 +228,9 @@ class ResourceManager(RpcEndpoint):
             now = self._clock()
             for rid, reg in list(self.task_executors.items()):
                 if now - reg.last_heartbeat > self._heartbeat_timeout:
-                    await self._lose(rid, f"heartbeat of TaskExecutor {rid} timed out after "
-                                          f"{self._heartbeat_timeout * 1000:.0f} ms", notify=True)
+                    await self._lose(
+                        rid,
+                        f"heartbeat of TaskExecutor {rid} timed out after "
+                        f"{self._heartbeat_timeout * 1000:.0f} ms",
+                        notify=True,
+                    )

@@ -53,7 +53,9 @@ class SlotManager:
         self.pending: OrderedDict[str, PendingRequest] = OrderedDict()
 
     def register(self, resource_id: str, num_slots: int) -> None:
-        self.task_executors[resource_id] = TaskExecutorSlots(resource_id, [SlotState() for _ in range(num_slots)])
+        self.task_executors[resource_id] = TaskExecutorSlots(
+            resource_id, [SlotState() for _ in range(num_slots)]
+        )
 
     def unregister(self, resource_id: str) -> set[str]:
         """Forget a TaskExecutor; returns the jobs that had slots on it."""

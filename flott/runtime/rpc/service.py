@@ -255,8 +255,13 @@ class _Connection:
 class RpcService:
     """The process's RPC server and client (Flink: RpcService)."""
 
-    def __init__(self, bind_host: str = "127.0.0.1", port: int = 0, advertised_host: str | None = None,
-                 default_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        bind_host: str = "127.0.0.1",
+        port: int = 0,
+        advertised_host: str | None = None,
+        default_timeout: float = 10.0,
+    ) -> None:
         self.bind_host = bind_host
         self.port = port
         self.advertised_host = advertised_host or bind_host
@@ -319,8 +324,9 @@ class RpcService:
             spec = self._specs[key] = _MethodSpec(fn)
         return spec
 
-    async def dispatch(self, endpoint_id: str, method: str, args: list[Any], token: str | None,
-                       convert: bool) -> Any:
+    async def dispatch(
+        self, endpoint_id: str, method: str, args: list[Any], token: str | None, convert: bool
+    ) -> Any:
         endpoint = self._endpoints.get(endpoint_id)
         if endpoint is None:
             raise RpcConnectionError(f"no endpoint {endpoint_id!r} at {self.address}")
@@ -367,14 +373,32 @@ class RpcService:
 
     # -- client side -------------------------------------------------------------------------
 
-    def connect(self, address: str, endpoint_id: str, gateway: type[G],
-                fencing_token: str | None = None, timeout: float | None = None) -> G:
+    def connect(
+        self,
+        address: str,
+        endpoint_id: str,
+        gateway: type[G],
+        fencing_token: str | None = None,
+        timeout: float | None = None,
+    ) -> G:
         """A gateway proxy for ``endpoint_id`` at ``address`` (no I/O until the first call)."""
-        return typing.cast(G, _GatewayProxy(self, address, endpoint_id, gateway, fencing_token,
-                                            timeout or self.default_timeout))
+        return typing.cast(
+            G,
+            _GatewayProxy(
+                self, address, endpoint_id, gateway, fencing_token, timeout or self.default_timeout
+            ),
+        )
 
-    async def invoke(self, address: str, endpoint_id: str, method: str, args: list[Any],
-                     token: str | None, timeout: float, return_type: Any) -> Any:
+    async def invoke(
+        self,
+        address: str,
+        endpoint_id: str,
+        method: str,
+        args: list[Any],
+        token: str | None,
+        timeout: float,
+        return_type: Any,
+    ) -> Any:
         if address == self.address and self._server is not None:
             # Same process: no socket, but the same fencing, errors and deadline.
             try:
@@ -401,8 +425,15 @@ class RpcService:
 
 
 class _GatewayProxy:
-    def __init__(self, service: RpcService, address: str, endpoint_id: str, gateway: type,
-                 token: str | None, timeout: float) -> None:
+    def __init__(
+        self,
+        service: RpcService,
+        address: str,
+        endpoint_id: str,
+        gateway: type,
+        token: str | None,
+        timeout: float,
+    ) -> None:
         self._service = service
         self.address = address
         self.endpoint_id = endpoint_id
@@ -418,8 +449,13 @@ class _GatewayProxy:
 
         async def call(*args: Any, timeout: float | None = None) -> Any:
             return await self._service.invoke(
-                self.address, self.endpoint_id, name, list(args), self.fencing_token,
-                timeout or self._timeout, return_type,
+                self.address,
+                self.endpoint_id,
+                name,
+                list(args),
+                self.fencing_token,
+                timeout or self._timeout,
+                return_type,
             )
 
         call.__name__ = name

@@ -10,8 +10,15 @@ TASK_EXECUTOR_ENDPOINT = "taskexecutor"
 
 
 class TaskExecutorGateway(Protocol):
-    async def request_slot(self, slot_index: int, job_id: str, allocation_id: str, job_master_address: str,
-                           job_master_endpoint: str, job_master_token: str) -> None: ...
+    async def request_slot(
+        self,
+        slot_index: int,
+        job_id: str,
+        allocation_id: str,
+        job_master_address: str,
+        job_master_endpoint: str,
+        job_master_token: str,
+    ) -> None: ...
 
     async def submit_task(self, tdd: TaskDeploymentDescriptor, job_master_token: str) -> None: ...
 
@@ -21,4 +28,4 @@ class TaskExecutorGateway(Protocol):
 
     async def disconnect_job_manager(self, job_id: str, cause: str) -> None: ...
 
-    async def shutdown(self) -> None: ...
+    async def shutdown(self, *, timeout: float | None = None) -> None: ...

@@ -23,14 +23,19 @@ async def run_task_executor(config: Configuration, resource_manager_address: str
     from flott.runtime.io.network.shuffle_environment import ShuffleEnvironment
 
     loop = asyncio.get_running_loop()
-    rpc = RpcService(bind_host=config.get("taskmanager.bind-host"), port=0,
-                     advertised_host=config.get("taskmanager.host"),
-                     default_timeout=config.get_seconds("pekko.ask.timeout"))
+    rpc = RpcService(
+        bind_host=config.get("taskmanager.bind-host"),
+        port=0,
+        advertised_host=config.get("taskmanager.host"),
+        default_timeout=config.get_seconds("pekko.ask.timeout"),
+    )
     await rpc.start()
     shuffle = ShuffleEnvironment(
-        NetworkConfig(bind_host=config.get("taskmanager.bind-host"),
-                      advertised_host=config.get("taskmanager.host"),
-                      port=config.get_int("taskmanager.data.port")),
+        NetworkConfig(
+            bind_host=config.get("taskmanager.bind-host"),
+            advertised_host=config.get("taskmanager.host"),
+            port=config.get_int("taskmanager.data.port"),
+        ),
         loop=loop,
     )
     await shuffle.start()
@@ -58,8 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-D", dest="dynamic", action="append", default=[])
     args = parser.parse_args(argv)
     config = Configuration(Configuration.parse_dynamic(args.dynamic))
-    logging.basicConfig(level=config.get("taskmanager.log.level", "WARNING").upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s [taskexecutor] %(name)s: %(message)s")
+    logging.basicConfig(
+        level=config.get("taskmanager.log.level", "WARNING").upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s [taskexecutor] %(name)s: %(message)s",
+    )
     try:
         asyncio.run(run_task_executor(config, args.resource_manager, args.resource_id or new_id()))
     except KeyboardInterrupt:

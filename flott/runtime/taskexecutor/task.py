@@ -65,9 +65,14 @@ class Task:
             subtask_index=tdd.subtask_index,
             attempt_number=tdd.attempt_number,
             job_config=tdd.job_config,
-            inputs=[InputEdgeGroup(g.input_index, [edges[e] for e in g.edge_ids], gate)
-                    for g, gate in zip(tdd.input_gates, gates, strict=True)],
-            outputs=[OutputEdge(edges[p.edge_id], w) for p, w in zip(tdd.output_partitions, partitions, strict=True)],
+            inputs=[
+                InputEdgeGroup(g.input_index, [edges[e] for e in g.edge_ids], gate)
+                for g, gate in zip(tdd.input_gates, gates, strict=True)
+            ],
+            outputs=[
+                OutputEdge(edges[p.edge_id], w, tdd.consumer_max_parallelism.get(p.edge_id, 0))
+                for p, w in zip(tdd.output_partitions, partitions, strict=True)
+            ],
             load_user_object=UserCodeLoader(tdd.artifacts),
         )
         self.state = ExecutionState.DEPLOYING
@@ -79,8 +84,16 @@ class Task:
 
     def metrics(self) -> TaskMetrics:
         m = self.env.metrics
-        return TaskMetrics(self.execution_id, m.num_records_in, m.num_records_out, m.num_buffers_in,
-                           m.num_buffers_out, m.busy_time_ns, m.back_pressured_time_ns, m.idle_time_ns)
+        return TaskMetrics(
+            self.execution_id,
+            m.num_records_in,
+            m.num_records_out,
+            m.num_buffers_in,
+            m.num_buffers_out,
+            m.busy_time_ns,
+            m.back_pressured_time_ns,
+            m.idle_time_ns,
+        )
 
     def _set_state(self, state: ExecutionState, error: WireError | None = None) -> None:
         self.state = state
@@ -108,9 +121,14 @@ class Task:
                 if isinstance(e, FlottError):
                     error = error_to_wire(e)
                 else:
-                    error = error_to_wire(UserCodeError(
-                        type(e).__name__, str(e), "".join(traceback.format_exception(e)),
-                        self.env.task_name_with_subtasks))
+                    error = error_to_wire(
+                        UserCodeError(
+                            type(e).__name__,
+                            str(e),
+                            "".join(traceback.format_exception(e)),
+                            self.env.task_name_with_subtasks,
+                        )
+                    )
         finally:
             self._release(final is not ExecutionState.FINISHED)
         self._set_state(final, error)

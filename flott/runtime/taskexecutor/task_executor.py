@@ -67,16 +67,23 @@ def _default_invokable(env: TaskEnvironment) -> Any:
 class TaskExecutor(RpcEndpoint):
     endpoint_id = TASK_EXECUTOR_ENDPOINT
 
-    def __init__(self, rpc: RpcService, shuffle: Any, config: Configuration, resource_id: str,
-                 resource_manager_address: str,
-                 invokable: Callable[[TaskEnvironment], Any] = _default_invokable) -> None:
+    def __init__(
+        self,
+        rpc: RpcService,
+        shuffle: Any,
+        config: Configuration,
+        resource_id: str,
+        resource_manager_address: str,
+        invokable: Callable[[TaskEnvironment], Any] = _default_invokable,
+    ) -> None:
         self._rpc = rpc
         self._shuffle = shuffle
         self._config = config
         self.resource_id = resource_id
         self._rm_address = resource_manager_address
-        self._rm: ResourceManagerGateway = rpc.connect(resource_manager_address, RESOURCE_MANAGER_ENDPOINT,
-                                                        ResourceManagerGateway)
+        self._rm: ResourceManagerGateway = rpc.connect(
+            resource_manager_address, RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
+        )
         self._invokable = invokable
         self.slots = [_Slot() for _ in range(config.get_int("taskmanager.numberOfTaskSlots"))]
         self.tasks: dict[str, Task] = {}
@@ -90,9 +97,14 @@ class TaskExecutor(RpcEndpoint):
     async def start(self, data_address: str) -> None:
         self._rpc.register(self)
         registration = TaskExecutorRegistration(
-            resource_id=self.resource_id, rpc_address=self._rpc.address, data_address=data_address,
-            num_slots=len(self.slots), pid=os.getpid(), hostname=socket.gethostname(),
-            memory_bytes=psutil.virtual_memory().total, cpu_cores=os.cpu_count() or 1,
+            resource_id=self.resource_id,
+            rpc_address=self._rpc.address,
+            data_address=data_address,
+            num_slots=len(self.slots),
+            pid=os.getpid(),
+            hostname=socket.gethostname(),
+            memory_bytes=psutil.virtual_memory().total,
+            cpu_cores=os.cpu_count() or 1,
         )
         deadline = time.monotonic() + self._heartbeat_timeout
         while True:
@@ -117,13 +129,18 @@ class TaskExecutor(RpcEndpoint):
         while True:
             report = SlotReport([SlotStatus(i, s.allocation_id, s.job_id) for i, s in enumerate(self.slots)])
             try:
-                await self._rm.heartbeat_from_task_executor(self.resource_id, report,
-                                                            timeout=self._heartbeat_timeout)
+                await self._rm.heartbeat_from_task_executor(
+                    self.resource_id, report, timeout=self._heartbeat_timeout
+                )
                 self._last_rm_contact = time.monotonic()
             except RpcError as e:
                 if time.monotonic() - self._last_rm_contact > self._heartbeat_timeout:
-                    log.warning("ResourceManager at %s unreachable for %.0fs (%s): shutting down",
-                                self._rm_address, self._heartbeat_timeout, e)
+                    log.warning(
+                        "ResourceManager at %s unreachable for %.0fs (%s): shutting down",
+                        self._rm_address,
+                        self._heartbeat_timeout,
+                        e,
+                    )
                     self.terminated.set()
                     return
             await asyncio.sleep(self._heartbeat_interval)
@@ -133,13 +150,22 @@ class TaskExecutor(RpcEndpoint):
             metrics = [self.tasks[eid].metrics() for eid in list(conn.tasks) if eid in self.tasks]
             with contextlib.suppress(FlottError):
                 await conn.gateway.heartbeat_from_task_executor(
-                    TaskExecutorToJobManagerHeartbeat(self.resource_id, metrics), timeout=self._heartbeat_timeout)
+                    TaskExecutorToJobManagerHeartbeat(self.resource_id, metrics),
+                    timeout=self._heartbeat_timeout,
+                )
             await asyncio.sleep(self._heartbeat_interval)
 
     # -- RPC -----------------------------------------------------------------------------------
 
-    async def request_slot(self, slot_index: int, job_id: str, allocation_id: str, job_master_address: str,
-                           job_master_endpoint: str, job_master_token: str) -> None:
+    async def request_slot(
+        self,
+        slot_index: int,
+        job_id: str,
+        allocation_id: str,
+        job_master_address: str,
+        job_master_endpoint: str,
+        job_master_token: str,
+    ) -> None:
         slot = self.slots[slot_index]
         if slot.allocation_id is not None and slot.allocation_id != allocation_id:
             raise FlottError(f"slot {slot_index} of {self.resource_id} is already allocated")
@@ -148,17 +174,21 @@ class TaskExecutor(RpcEndpoint):
         if conn is None or conn.token != job_master_token:
             if conn is not None and conn.heartbeat is not None:
                 conn.heartbeat.cancel()
-            gw = self._rpc.connect(job_master_address, job_master_endpoint, JobMasterGateway,
-                                   fencing_token=job_master_token)
-            conn = _JobManagerConnection(job_id, job_master_address, job_master_endpoint, job_master_token, gw)
+            gw = self._rpc.connect(
+                job_master_address, job_master_endpoint, JobMasterGateway, fencing_token=job_master_token
+            )
+            conn = _JobManagerConnection(
+                job_id, job_master_address, job_master_endpoint, job_master_token, gw
+            )
             self.job_managers[job_id] = conn
             conn.heartbeat = self._spawn(self._heartbeat_job_manager(conn))
         self._spawn(self._offer(conn, SlotOffer(allocation_id, slot_index)))
 
     async def _offer(self, conn: _JobManagerConnection, offer: SlotOffer) -> None:
         try:
-            accepted = await conn.gateway.offer_slots(self.resource_id, self._rpc.address,
-                                                      self._shuffle.address, [offer])
+            accepted = await conn.gateway.offer_slots(
+                self.resource_id, self._rpc.address, self._shuffle.address, [offer]
+            )
         except FlottError as e:
             log.warning("offering slot to job %s failed: %s", conn.job_id, e)
             accepted = []
@@ -168,17 +198,27 @@ class TaskExecutor(RpcEndpoint):
     async def submit_task(self, tdd: TaskDeploymentDescriptor, job_master_token: str) -> None:
         conn = self.job_managers.get(tdd.job_id)
         if conn is None or conn.token != job_master_token:
-            raise FencingTokenError(f"task for job {tdd.job_id} comes from a JobMaster this TaskExecutor "
-                                    "does not serve (stale leader?)")
+            raise FencingTokenError(
+                f"task for job {tdd.job_id} comes from a JobMaster this TaskExecutor "
+                "does not serve (stale leader?)"
+            )
         if not any(s.allocation_id == tdd.allocation_id for s in self.slots):
             raise FlottError(f"no slot with allocation {tdd.allocation_id} on {self.resource_id}")
         from flott.runtime.io.network.config import InputChannelSpec
 
-        gates = [self._shuffle.create_input_gate([
-            InputChannelSpec(c.producer_address, c.partition_id, c.subpartition_index) for c in g.channels])
-            for g in tdd.input_gates]
-        partitions = [self._shuffle.create_result_partition(p.partition_id, p.num_subpartitions)
-                      for p in tdd.output_partitions]
+        gates = [
+            self._shuffle.create_input_gate(
+                [
+                    InputChannelSpec(c.producer_address, c.partition_id, c.subpartition_index)
+                    for c in g.channels
+                ]
+            )
+            for g in tdd.input_gates
+        ]
+        partitions = [
+            self._shuffle.create_result_partition(p.partition_id, p.num_subpartitions)
+            for p in tdd.output_partitions
+        ]
         loop = asyncio.get_running_loop()
 
         def report(state: ExecutionState, error: WireError | None) -> None:
@@ -189,15 +229,18 @@ class TaskExecutor(RpcEndpoint):
         conn.tasks.add(tdd.execution_id)
         task.start()
 
-    async def _report(self, conn: _JobManagerConnection, execution_id: str, state: ExecutionState,
-                      error: WireError | None) -> None:
+    async def _report(
+        self, conn: _JobManagerConnection, execution_id: str, state: ExecutionState, error: WireError | None
+    ) -> None:
         if state.is_terminal():
             task = self.tasks.pop(execution_id, None)
             conn.tasks.discard(execution_id)
             if task is not None and state is ExecutionState.FINISHED:
                 pass
         try:
-            await conn.gateway.update_task_execution_state(TaskExecutionState(conn.job_id, execution_id, state, error))
+            await conn.gateway.update_task_execution_state(
+                TaskExecutionState(conn.job_id, execution_id, state, error)
+            )
         except FlottError as e:
             log.warning("reporting %s of %s failed: %s", state.name, execution_id, e)
 

@@ -166,9 +166,8 @@ class RecordWriterDelegate:
                 descriptor,
                 subtask_index=env.subtask_index,
                 parallelism=env.parallelism,
-                # Routing must use the *consumer's* key groups. The environment does not carry the
-                # consumer's max parallelism, so this assumes the job uses one max parallelism.
-                max_parallelism=env.max_parallelism,
+                # Routing uses the *consumer's* key groups.
+                max_parallelism=output.consumer_max_parallelism or env.max_parallelism,
                 key_selector=key_selector,
             )
             writers.append(RecordWriter(output.writer, partitioner, batch_size, env.metrics))

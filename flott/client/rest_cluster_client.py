@@ -1,0 +1,483 @@
+"""RestClusterClient: a ClusterClient that speaks Flink's REST API v1 to a remote cluster.
+
+What it does the way Flink's RestClusterClient does, and why:
+
+* **Submission** writes the JobGraph (flott's msgpack encoding) to a
+  temporary ``flott-jobgraph-<jobid>*.bin`` file and uploads it as Flink's
+  multipart ``POST /v1/jobs`` together with the job's *local* Python files
+  (``python.files`` of the job's configuration plus any given explicitly).
+  Remote files (``s3://``, ``hdfs://``, ``http://`` ...) are referenced, not
+  uploaded: the cluster fetches them itself. The temporary file is deleted
+  whatever happens; every failure becomes :class:`JobSubmissionError` with the
+  cause attached.
+* **Retries**: every request is retried while the connection fails or the
+  server answers 503 (a leader election), up to ``rest.retry.max-attempts``
+  retries after the first attempt, ``rest.retry.delay`` apart. Other answers
+  (404 above all) are final at once.
+* A submission retried after the server may already have received it (the
+  connection broke mid-request) can come back as a duplicate; if the job
+  then exists on the cluster, the first attempt took effect and the
+  submission counts as done.
+* **Results** are polled from ``/jobs/:id/execution-result`` with a growing
+  pause (10 ms doubling to 2 s); a result with application status UNKNOWN
+  (job suspended by a leader change) is not final, so polling goes on.
+
+Errors come back as flott's error classes: the server writes
+``"<ClassName>: <message>"``, which is mapped back through the error tree; a
+job failure's cause is rebuilt exactly from ``failure-cause``.
+
+All methods are async and bind to the event loop of their first call (the
+aiohttp session). Synchronous callers (the CLI) run them on
+:func:`flott.client.loop_thread.shared_loop_thread`; :class:`RestExecutor` is
+the PipelineExecutor that does so for ``env.execute()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlparse
+
+import aiohttp
+import msgspec
+
+from flott.client.loop_thread import LoopThread, shared_loop_thread
+from flott.common.job_client import JobClient
+from flott.configuration import Configuration
+from flott.errors import (
+    ClusterError,
+    FlottError,
+    JobError,
+    JobSubmissionError,
+    LeadershipLostError,
+    NotYetSupportedError,
+    PayloadTooLargeError,
+    RestRequestError,
+    RpcConnectionError,
+    RpcTimeoutError,
+    UserCodeError,
+    error_class_by_name,
+)
+from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError
+from flott.rest.messages.cluster import ClusterOverviewWithVersion, DashboardConfiguration
+from flott.rest.messages.job import JobDetailsInfo, JobExecutionResultResponseBody, MultipleJobsDetails
+from flott.rest.messages.taskmanager import TaskManagerInfo, TaskManagersInfo
+from flott.rest.serialized_throwable import from_serialized_throwable
+from flott.rest.version import REST_API_VERSION
+from flott.runtime.jobgraph import JobGraph, encode_job_graph
+from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, VertexDetails
+
+T = TypeVar("T")
+
+PYTHON_FILES = "python.files"
+_STATUS_ERRORS: dict[int, type[FlottError]] = {
+    400: RestRequestError,
+    404: RestNotFoundError,
+    405: RestMethodNotAllowedError,
+    409: JobError,
+    413: PayloadTooLargeError,
+    501: NotYetSupportedError,
+    503: LeadershipLostError,
+    504: RpcTimeoutError,
+}
+_APPLICATION_TO_JOB_STATUS = {"SUCCEEDED": "FINISHED", "FAILED": "FAILED", "CANCELED": "CANCELED"}
+
+
+class _HttpError(Exception):
+    """A non-2xx answer, before it becomes a flott error (the submission path looks at it first)."""
+
+    def __init__(self, status: int, errors: list[str], maybe_delivered: bool) -> None:
+        super().__init__(f"HTTP {status}: {'; '.join(errors)}")
+        self.status = status
+        self.errors = errors
+        self.maybe_delivered = maybe_delivered
+
+    def to_flott_error(self) -> FlottError:
+        first = self.errors[0] if self.errors else ""
+        name, sep, message = first.partition(": ")
+        cls = error_class_by_name(name) if sep else None
+        if cls is not None and cls is not UserCodeError:
+            with contextlib.suppress(TypeError):  # every class of the tree but UserCodeError takes a message
+                return cls(message)
+        text = "; ".join(self.errors) or f"HTTP {self.status}"
+        fallback = _STATUS_ERRORS.get(self.status, ClusterError)
+        return fallback(f"{text} (HTTP {self.status})")
+
+
+@dataclass(frozen=True)
+class _Upload:
+    entry_name: str
+    file_name: str
+    path: Path
+
+
+def _base_url(address: str) -> str:
+    address = address.strip().rstrip("/")
+    if "://" not in address:
+        address = f"http://{address}"
+    parsed = urlparse(address)
+    if not parsed.hostname:
+        raise RestRequestError(f"not a REST address (host:port or http://host:port): {address!r}")
+    return address
+
+
+def _is_remote(reference: str) -> bool:
+    """A URL with a scheme other than ``file`` (a one-letter scheme is a Windows drive)."""
+    scheme = urlparse(reference).scheme
+    return len(scheme) > 1 and scheme != "file"
+
+
+def _local_path(reference: str) -> Path:
+    parsed = urlparse(reference)
+    return Path(parsed.path) if parsed.scheme == "file" else Path(reference).expanduser()
+
+
+class RestClusterClient:
+    """A ClusterClient for a cluster reached over REST (Flink: RestClusterClient).
+
+    ``address`` is ``host:port`` or ``http://host:port[/prefix]``; without it,
+    ``rest.address`` and ``rest.port`` of ``config`` are used.
+    """
+
+    def __init__(self, config: Configuration | None = None, address: str | None = None) -> None:
+        self.config = config or Configuration()
+        if address is None:
+            address = f"{self.config.get('rest.address')}:{self.config.get('rest.port')}"
+        self.base_url = _base_url(address)
+        self.max_retries = max(0, self.config.get_int("rest.retry.max-attempts"))
+        self.retry_delay_s = self.config.get_seconds("rest.retry.delay")
+        self._timeout = aiohttp.ClientTimeout(
+            total=None,
+            connect=self.config.get_seconds("rest.connection-timeout", "15 s"),
+            sock_read=self.config.get_seconds("rest.idleness-timeout", "5 min"),
+        )
+        self._session: aiohttp.ClientSession | None = None
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _url(self, path: str) -> str:
+        return f"{self.base_url}/{REST_API_VERSION}{path}"
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(timeout=self._timeout)
+        return self._session
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = None,
+        form: Callable[[list[io.BufferedReader]], aiohttp.FormData] | None = None,
+        params: dict[str, str] | None = None,
+    ) -> bytes:
+        """One REST call with Flink's retry policy; the 2xx body, or _HttpError / a connection error."""
+        url = self._url(path)
+        attempts = self.max_retries + 1
+        maybe_delivered = False
+        last: BaseException | None = None
+        for attempt in range(attempts):
+            opened: list[io.BufferedReader] = []
+            try:
+                data: Any = None
+                headers: dict[str, str] = {}
+                if form is not None:
+                    data = form(opened)
+                elif json_body is not None:
+                    data = msgspec.json.encode(json_body)
+                    headers["Content-Type"] = "application/json"
+                async with self._get_session().request(
+                    method, url, data=data, params=params, headers=headers
+                ) as resp:
+                    payload = await resp.read()
+                    if 200 <= resp.status < 300:
+                        return payload
+                    error = _HttpError(resp.status, _error_strings(payload), maybe_delivered)
+                    if resp.status != 503:
+                        raise error
+                    last = error
+            except aiohttp.ClientConnectorError as e:
+                last = RpcConnectionError(f"cannot connect to the REST endpoint at {self.base_url}: {e}")
+            except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as e:
+                maybe_delivered = True  # the request may have reached the server before this broke
+                last = RpcConnectionError(
+                    f"connection to the REST endpoint at {self.base_url} failed during {method} {path}: "
+                    f"{e or type(e).__name__}"
+                )
+            finally:
+                for f in opened:
+                    f.close()
+            if attempt + 1 < attempts:
+                await asyncio.sleep(self.retry_delay_s)
+        assert last is not None
+        raise last
+
+    async def _call(self, method: str, path: str, tp: type[T], **kwargs: Any) -> T:
+        """``_send`` decoding the answer as ``tp``; HTTP errors as flott errors."""
+        try:
+            payload = await self._send(method, path, **kwargs)
+        except _HttpError as e:
+            raise e.to_flott_error() from None
+        try:
+            return msgspec.json.decode(payload or b"{}", type=tp)
+        except (msgspec.DecodeError, msgspec.ValidationError) as e:
+            raise ClusterError(f"unexpected answer to {method} {path} from {self.base_url}: {e}") from None
+
+    # -- ClusterClient -------------------------------------------------------------------------
+
+    async def submit_job(self, job_graph: JobGraph, artifacts: Sequence[str | os.PathLike[str]] = ()) -> str:
+        """Upload and submit ``job_graph``; its local Python files go with it. Returns the job id."""
+        job_id = job_graph.job_id
+        fd, graph_name = tempfile.mkstemp(prefix=f"flott-jobgraph-{job_id}", suffix=".bin")
+        graph_path = Path(graph_name)
+        scratch = Path(tempfile.mkdtemp(prefix="flott-submit-"))
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(encode_job_graph(job_graph))
+            uploads = self._collect_uploads(job_graph, [os.fspath(a) for a in artifacts], scratch)
+            request = {
+                "jobGraphFileName": graph_path.name,
+                "jobJarFileNames": [],
+                "jobArtifactFileNames": [
+                    {"entryName": u.entry_name, "fileName": u.file_name} for u in uploads
+                ],
+            }
+
+            def form(opened: list[io.BufferedReader]) -> aiohttp.FormData:
+                data = aiohttp.FormData()
+                data.add_field("request", json.dumps(request), content_type="application/json")
+                for i, (name, path) in enumerate(
+                    [(graph_path.name, graph_path), *((u.file_name, u.path) for u in uploads)]
+                ):
+                    handle = path.open("rb")
+                    opened.append(handle)
+                    data.add_field(
+                        f"file_{i}", handle, filename=name, content_type="application/octet-stream"
+                    )
+                return data
+
+            try:
+                await self._send("POST", "/jobs", form=form)
+            except _HttpError as e:
+                if e.status == 409 and e.maybe_delivered and await self._exists(job_id):
+                    return job_id  # an earlier attempt went through before the connection broke
+                raise e.to_flott_error() from None
+        except JobSubmissionError:
+            raise
+        except FlottError as e:
+            raise JobSubmissionError(
+                f"Failed to submit job '{job_graph.job_name}' ({job_id}) to {self.base_url}: {e}", e
+            ) from e
+        finally:
+            _remove(graph_path, scratch)
+        return job_id
+
+    def _collect_uploads(self, job_graph: JobGraph, extra: list[str], scratch: Path) -> list[_Upload]:
+        """Local files to upload: ``python.files`` of the job plus ``extra``; directories are zipped."""
+        references = [r.strip() for r in job_graph.config.get(PYTHON_FILES, "").split(",") if r.strip()]
+        uploads: list[_Upload] = []
+        seen: set[Path] = set()
+        for ref in [*references, *extra]:
+            if _is_remote(ref):
+                continue  # referenced by URL; the cluster fetches it
+            path = _local_path(ref).resolve()
+            if path in seen:
+                continue
+            seen.add(path)
+            if path.is_dir():
+                zipped = Path(shutil.make_archive(str(scratch / f"{len(uploads)}-{path.name}"), "zip", path))
+                uploads.append(
+                    _Upload(f"{path.name}.zip", f"artifact_{len(uploads)}_{path.name}.zip", zipped)
+                )
+            elif path.is_file():
+                uploads.append(_Upload(path.name, f"artifact_{len(uploads)}_{path.name}", path))
+            else:
+                raise JobSubmissionError(f"the job's Python file {ref!r} does not exist")
+        return uploads
+
+    async def _exists(self, job_id: str) -> bool:
+        try:
+            await self.get_job_status(job_id)
+        except FlottError:
+            return False
+        return True
+
+    async def cancel_job(self, job_id: str) -> None:
+        await self._call("PATCH", f"/jobs/{job_id}", dict, params={"mode": "cancel"})
+
+    async def get_job_status(self, job_id: str) -> str:
+        body = await self._call("GET", f"/jobs/{job_id}/status", dict)
+        return str(body["status"])
+
+    async def request_job(self, job_id: str) -> ExecutionGraphInfo:
+        d = await self.get_job_details(job_id)
+        return ExecutionGraphInfo(
+            job_id=d.jid,
+            job_name=d.name,
+            status=d.state,
+            start_time=d.start_time,
+            end_time=d.end_time,
+            duration=d.duration,
+            now=d.now,
+            timestamps={k: v for k, v in d.timestamps.items() if v > 0},
+            vertices=[
+                VertexDetails(
+                    id=v.id,
+                    name=v.name,
+                    parallelism=v.parallelism,
+                    max_parallelism=v.max_parallelism,
+                    status=v.status,
+                    start_time=v.start_time,
+                    end_time=v.end_time,
+                    duration=v.duration,
+                    task_counts=dict(v.tasks),
+                    records_in=v.metrics.read_records,
+                    records_out=v.metrics.write_records,
+                )
+                for v in d.vertices
+            ],
+            max_parallelism=d.max_parallelism,
+            job_type=d.job_type,
+        )
+
+    async def request_job_result(self, job_id: str, wait_s: float) -> JobResult | None:
+        """The job's result once it is globally terminal; None if it is not after ``wait_s`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        pause = 0.01
+        while True:
+            body = await self._call("GET", f"/jobs/{job_id}/execution-result", JobExecutionResultResponseBody)
+            r = body.job_execution_result
+            if body.status.id == "COMPLETED" and r is not None and r.application_status != "UNKNOWN":
+                return JobResult(
+                    job_id=r.id,
+                    status=_APPLICATION_TO_JOB_STATUS[r.application_status],
+                    net_runtime_ms=r.net_runtime,
+                    failure=from_serialized_throwable(r.failure_cause)
+                    if r.failure_cause is not None
+                    else None,
+                )
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return None
+            await asyncio.sleep(min(pause, remaining))
+            pause = min(pause * 2, 2.0)
+
+    async def wait_for_job_result(self, job_id: str, timeout_s: float | None = None) -> JobResult:
+        """Poll until the job is globally terminal (Flink: requestJobResult).
+
+        Raises RpcTimeoutError if it is not after ``timeout_s`` seconds.
+        """
+        result = await self.request_job_result(job_id, float("inf") if timeout_s is None else timeout_s)
+        if result is None:
+            raise RpcTimeoutError(f"job {job_id} did not finish within {timeout_s:.1f}s")
+        return result
+
+    async def list_jobs(self) -> list[JobDetails]:
+        body = await self._call("GET", "/jobs/overview", MultipleJobsDetails)
+        return [
+            JobDetails(
+                job_id=j.jid,
+                job_name=j.name,
+                status=j.state,
+                start_time=j.start_time,
+                end_time=j.end_time,
+                duration=j.duration,
+                last_modification=j.last_modification,
+                task_counts={k.upper(): v for k, v in j.tasks.items() if k != "total"},
+                num_tasks=j.tasks.get("total", 0),
+            )
+            for j in body.jobs
+        ]
+
+    async def close(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None
+
+    # -- beyond the ClusterClient protocol -----------------------------------------------------
+
+    async def get_job_details(self, job_id: str) -> JobDetailsInfo:
+        return await self._call("GET", f"/jobs/{job_id}", JobDetailsInfo)
+
+    async def get_cluster_overview(self) -> ClusterOverviewWithVersion:
+        return await self._call("GET", "/overview", ClusterOverviewWithVersion)
+
+    async def list_task_managers(self) -> list[TaskManagerInfo]:
+        return (await self._call("GET", "/taskmanagers", TaskManagersInfo)).taskmanagers
+
+    async def shutdown_cluster(self) -> None:
+        await self._call("DELETE", "/cluster", dict)
+
+    async def check_rest_api_version(self) -> DashboardConfiguration:
+        """Ask ``GET /v1/config``: a REST API v1 endpoint answers with its version (flott's start ``flott-``).
+
+        A 404 means the server does not serve REST API v1 (or is no Flink/flott endpoint at all).
+        """
+        try:
+            return await self._call("GET", "/config", DashboardConfiguration)
+        except RestNotFoundError as e:
+            raise ClusterError(
+                f"{self.base_url} does not serve the Flink REST API {REST_API_VERSION}: {e}"
+            ) from e
+
+    async def __aenter__(self) -> RestClusterClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def _remove(graph_file: Path, scratch: Path) -> None:
+    """Delete the temporary JobGraph file and zipped directories, whatever the submission's outcome."""
+    graph_file.unlink(missing_ok=True)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _error_strings(payload: bytes) -> list[str]:
+    try:
+        body = json.loads(payload)
+    except ValueError:
+        return [payload.decode("utf-8", "replace")[:500]] if payload else []
+    errors = body.get("errors") if isinstance(body, dict) else None
+    return [str(e) for e in errors] if isinstance(errors, list) else [str(body)[:500]]
+
+
+class RestExecutor:
+    """The PipelineExecutor for a remote cluster (``flott run -m host:port``): submit over REST.
+
+    The returned JobClient polls the cluster through the same RestClusterClient;
+    the client is closed once the job's result has been fetched.
+    """
+
+    def __init__(
+        self,
+        configuration: Configuration | None = None,
+        address: str | None = None,
+        loop: LoopThread | None = None,
+    ) -> None:
+        self.config = configuration or Configuration()
+        self.address = address
+        self.loop = loop or shared_loop_thread()
+
+    def execute(self, job_graph: JobGraph) -> JobClient:
+        client = RestClusterClient(self.config, self.address)
+        try:
+            self.loop.run(client.submit_job(job_graph))
+        except BaseException:
+            self.loop.run(client.close())
+            raise
+        return JobClient(job_graph.job_id, job_graph.job_name, client, self.loop, on_terminal=client.close)
+
+
+__all__ = ["RestClusterClient", "RestExecutor"]
