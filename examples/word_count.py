@@ -32,10 +32,10 @@ def word_count(input_path: str | None, output_path: str | None, parallelism: int
             .process_static_file_set()
             .build()
         )
-        ds = env.from_source(source, WatermarkStrategy.no_watermarks(), "file_source")
+        ds = env.from_source(source, WatermarkStrategy.no_watermarks(), "file_source").uid("lines")
     else:
         print("Reading the built-in sample text; use --input to read a file.", file=sys.stderr)
-        ds = env.from_collection(SAMPLE)
+        ds = env.from_collection(SAMPLE).uid("lines")
 
     def split(line):
         yield from line.split()
@@ -44,7 +44,7 @@ def word_count(input_path: str | None, output_path: str | None, parallelism: int
         ds.flat_map(split)
         .map(lambda word: (word, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
         .key_by(lambda pair: pair[0])
-        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .reduce(lambda a, b: (a[0], a[1] + b[1])).uid("count-per-word")
     )
 
     if output_path is not None:

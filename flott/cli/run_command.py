@@ -7,15 +7,19 @@ stderr, so the job's own stdout (``print()`` sinks) stays clean.
 
 from __future__ import annotations
 
+import concurrent.futures
 import runpy
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
+import click
 from rich.console import Console
 
 from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
+from flott.common.completable_future import CompletableFuture
 from flott.common.job_client import JobClient
 from flott.configuration import Configuration
 from flott.errors import FlottError
@@ -97,12 +101,50 @@ class ProgressExecutor:
         return client
 
 
-def run_script(script: str, args: tuple[str, ...], config: Configuration, detached: bool) -> int:
+class DetachedExecutor:
+    """Submits and returns at once: ``env.execute()`` gives back without waiting (``flott run -d``)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.clients: list[JobClient] = []
+
+    def execute(self, job_graph: JobGraph) -> Any:
+        client = self._inner.execute(job_graph)
+        self.clients.append(client)
+        click.echo(f"Job has been submitted with JobID {job_graph.job_id}")
+        return _DetachedJobClient(client)
+
+
+class _DetachedJobClient:
+    def __init__(self, inner: JobClient) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def get_job_execution_result(self) -> CompletableFuture[Any]:
+        from flott.common import JobExecutionResult
+
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        done.set_result(JobExecutionResult(self._inner.get_job_id(), 0, {}))
+        return CompletableFuture(done)
+
+
+def run_script(
+    script: str, args: tuple[str, ...], config: Configuration, detached: bool, jobmanager: str | None = None
+) -> int:
     path = Path(script)
     if not path.is_file():
         console.print(f"[red]error:[/red] no such script: {script}")
         return 2
-    executor = ProgressExecutor(EmbeddedExecutor(config), detached)
+    executor: Any
+    if jobmanager is not None:
+        from flott.client.rest_cluster_client import RestExecutor
+
+        remote = RestExecutor(config, jobmanager)
+        executor = DetachedExecutor(remote) if detached else _AttachedRemoteExecutor(remote)
+    else:
+        executor = ProgressExecutor(EmbeddedExecutor(config), detached)
     old_argv = sys.argv
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
@@ -113,12 +155,12 @@ def run_script(script: str, args: tuple[str, ...], config: Configuration, detach
         with use_executor(executor):
             runpy.run_path(str(path), run_name="__main__")
     except KeyboardInterrupt:
-        console.print("[yellow]Interrupted: cancelling the job and stopping the cluster[/yellow]")
+        console.print("[yellow]Interrupted: cancelling the job[/yellow]")
         for c in executor.clients:
             _cancel_quietly(c)
         return 130
     except FlottError as e:
-        console.print(f"[red]The job failed.[/red]\n{e}")
+        console.print("The job failed.\n" + str(e), markup=False, style="red")
         return 1
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
@@ -126,9 +168,24 @@ def run_script(script: str, args: tuple[str, ...], config: Configuration, detach
         sys.argv = old_argv
         pipeline_executor.set_context_configuration(None)
     for c in executor.clients:
-        status = c.get_job_status().result(timeout=10).name if not detached else "submitted"
-        console.print(f"Job {c.get_job_id()} {status}")
+        if detached:
+            c.loop.run(c.cluster_client.close())
+        else:
+            status = c.get_job_status().result(timeout=10).name
+            console.print(f"Job {c.get_job_id()} {status}")
     return 0
+
+
+class _AttachedRemoteExecutor:
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.clients: list[JobClient] = []
+
+    def execute(self, job_graph: JobGraph) -> JobClient:
+        client: JobClient = self._inner.execute(job_graph)
+        self.clients.append(client)
+        console.print(f"Job has been submitted with JobID {job_graph.job_id}")
+        return client
 
 
 def _cancel_quietly(client: JobClient) -> None:

@@ -100,7 +100,14 @@ def _warn_missing_uids(graph: StreamGraph) -> None:
     stateful = any(n.kind in STATEFUL_KINDS or n.key_selector is not None for n in graph.nodes.values())
     if not stateful:
         return
-    missing = [n.name for n in graph.topological_order() if n.uid is None and n.uid_hash is None]
+    # Sources (read positions) and sinks (pending files) keep state too once checkpoints exist.
+    missing = [
+        n.name
+        for n in graph.topological_order()
+        if n.uid is None
+        and n.uid_hash is None
+        and (n.kind in STATEFUL_KINDS or n.key_selector is not None or n.kind in ("source", "sink"))
+    ]
     if missing:
         warnings.warn(
             f"Job '{graph.job_name}' keeps state, but these operators have no uid: {', '.join(missing)}. "

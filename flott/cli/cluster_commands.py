@@ -1,0 +1,162 @@
+"""``flott jobmanager|taskmanager|cluster ...``: start and stop cluster processes.
+
+``jobmanager start`` and ``taskmanager start`` run in the foreground (a
+process supervisor or a container entrypoint owns them). ``cluster start``
+starts a JobManager in the background with local TaskExecutors, waits until
+its REST endpoint answers with every TaskExecutor registered, and records the
+process id so ``cluster stop`` can end it and everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import click
+import psutil
+
+from flott.configuration import Configuration
+
+
+def run_dir() -> Path:
+    base = os.environ.get("FLOTT_RUN_DIR") or os.path.join(tempfile.gettempdir(), f"flott-{os.getuid()}")
+    path = Path(base)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def pid_file(rest_port: int) -> Path:
+    return run_dir() / f"cluster-{rest_port}.pid"
+
+
+def run_jobmanager(config: Configuration, local_task_managers: int) -> int:
+    from flott.runtime.entrypoint.session_cluster import run_session_cluster
+
+    try:
+        asyncio.run(run_session_cluster(config, local_task_managers))
+    except KeyboardInterrupt:
+        return 0
+    except Exception as e:  # startup errors (port in use, bad config) end with a message, not a traceback
+        click.echo(f"JobManager failed: {e}", err=True)
+        return 1
+    return 0
+
+
+def run_taskmanager(config: Configuration, jobmanager: str | None) -> int:
+    from flott.runtime.jobgraph import new_id
+    from flott.runtime.taskexecutor.runner import run_task_executor
+
+    address = jobmanager or f"{config.get('jobmanager.rpc.address')}:{config.get('jobmanager.rpc.port')}"
+    try:
+        asyncio.run(run_task_executor(config, address, new_id()))
+    except KeyboardInterrupt:
+        return 0
+    except Exception as e:
+        click.echo(f"TaskManager failed: {e}", err=True)
+        return 1
+    return 0
+
+
+def _rest_address(config: Configuration) -> str:
+    return f"{config.get('rest.address')}:{config.get('rest.port')}"
+
+
+async def _wait_ready(
+    address: str, task_managers: int, deadline: float, proc: subprocess.Popen[bytes]
+) -> bool:
+    from flott.client.rest_cluster_client import RestClusterClient
+
+    cfg = Configuration({"rest.retry.max-attempts": "0"})
+    async with RestClusterClient(cfg, address) as client:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                return False
+            with contextlib.suppress(Exception):
+                overview = await client.get_cluster_overview()
+                if overview.taskmanagers >= task_managers:
+                    return True
+            await asyncio.sleep(0.1)
+    return False
+
+
+def start_cluster(config: Configuration, task_managers: int, config_args: list[str]) -> int:
+    port = config.get_int("rest.port")
+    pf = pid_file(port)
+    if pf.exists():
+        try:
+            old = int(pf.read_text().strip())
+            if psutil.pid_exists(old):
+                click.echo(f"A flott cluster is already running with REST port {port} (pid {old}).", err=True)
+                return 1
+        except ValueError:
+            pass
+    log_path = run_dir() / f"jobmanager-{port}.log"
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "flott.cli.main",
+                "jobmanager",
+                "start",
+                "--taskmanagers",
+                str(task_managers),
+                *config_args,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+    pf.write_text(str(proc.pid))
+    address = _rest_address(config)
+    ok = asyncio.run(_wait_ready(address, task_managers, time.monotonic() + 60, proc))
+    if not ok:
+        click.echo(f"The cluster did not come up; see {log_path}", err=True)
+        _terminate(proc.pid)
+        pf.unlink(missing_ok=True)
+        return 1
+    click.echo(
+        f"Started a session cluster: JobManager pid {proc.pid}, {task_managers} TaskManager(s), "
+        f"REST at http://{address}"
+    )
+    return 0
+
+
+def _terminate(pid: int, grace_s: float = 10.0) -> None:
+    try:
+        proc = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    family = [proc, *proc.children(recursive=True)]
+    with contextlib.suppress(psutil.NoSuchProcess):
+        proc.send_signal(signal.SIGTERM)
+    _, alive = psutil.wait_procs(family, timeout=grace_s)
+    for p in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.kill()
+    psutil.wait_procs(alive, timeout=5)
+
+
+def stop_cluster(config: Configuration) -> int:
+    port = config.get_int("rest.port")
+    pf = pid_file(port)
+    if not pf.exists():
+        click.echo(f"No flott cluster with REST port {port} was started from this machine.", err=True)
+        return 1
+    try:
+        pid = int(pf.read_text().strip())
+    except ValueError:
+        pf.unlink(missing_ok=True)
+        return 1
+    _terminate(pid)
+    pf.unlink(missing_ok=True)
+    click.echo(f"Stopped the session cluster (pid {pid}).")
+    return 0

@@ -1,0 +1,82 @@
+"""``flott info``: run the script in plan mode and print its JobGraph as Flink's JSON plan."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+from pathlib import Path
+from typing import Any
+
+from flott.client import pipeline_executor
+from flott.configuration import Configuration
+from flott.runtime.jobgraph import JobGraph
+
+_SHIP = {
+    "forward": "FORWARD",
+    "hash": "HASH",
+    "rebalance": "REBALANCE",
+    "rescale": "RESCALE",
+    "shuffle": "SHUFFLE",
+    "broadcast": "BROADCAST",
+    "global": "GLOBAL",
+}
+
+
+class _PlanCaptured(Exception):
+    """Ends the script at its ``env.execute()``: the plan is all ``flott info`` wants."""
+
+
+class PlanCaptureExecutor:
+    def __init__(self) -> None:
+        self.graphs: list[JobGraph] = []
+
+    def execute(self, job_graph: JobGraph) -> Any:
+        self.graphs.append(job_graph)
+        raise _PlanCaptured()
+
+
+def json_plan(graph: JobGraph) -> dict[str, Any]:
+    nodes = []
+    for v in graph.topological_order():
+        inputs = [
+            {"num": i, "id": e.source, "ship_strategy": _SHIP[e.partitioner.kind], "exchange": "pipelined"}
+            for i, e in enumerate(sorted(graph.inputs_of(v.id), key=lambda e: e.target_input))
+        ]
+        node: dict[str, Any] = {
+            "id": v.id,
+            "parallelism": v.parallelism,
+            "operator": "",
+            "operator_strategy": "",
+            "description": v.name,
+        }
+        if inputs:
+            node["inputs"] = inputs
+        nodes.append(node)
+    return {
+        "jid": graph.job_id,
+        "name": graph.job_name,
+        "type": graph.config.get("execution.runtime-mode", "STREAMING"),
+        "nodes": nodes,
+    }
+
+
+def print_plan(script: str, args: tuple[str, ...], config: Configuration) -> int:
+    executor = PlanCaptureExecutor()
+    old_argv = sys.argv
+    sys.argv = [script, *args]
+    sys.path.insert(0, str(Path(script).resolve().parent))
+    pipeline_executor.set_context_configuration(config)
+    try:
+        with pipeline_executor.use_executor(executor):
+            runpy.run_path(script, run_name="__main__")
+    except _PlanCaptured:
+        pass
+    finally:
+        sys.argv = old_argv
+        pipeline_executor.set_context_configuration(None)
+    if not executor.graphs:
+        print("The script did not call env.execute(): there is no plan to show.", file=sys.stderr)
+        return 1
+    print(json.dumps(json_plan(executor.graphs[0]), indent=2))
+    return 0

@@ -1,0 +1,92 @@
+"""The JobManager process of a session cluster (Flink: StandaloneSessionClusterEntrypoint).
+
+One RPC service hosts the ResourceManager and the Dispatcher (and the JobMasters
+the Dispatcher starts); the REST endpoint serves Flink's API in front of the
+Dispatcher. TaskExecutors either register on their own (standalone: ``flott
+taskmanager start``) or, with ``local_task_managers > 0``, are started as child
+processes by the ResourceManager's local driver (``flott cluster start``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+from flott.configuration import Configuration
+from flott.runtime.dispatcher.dispatcher import Dispatcher
+from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.jobgraph import new_id
+from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
+from flott.runtime.resourcemanager.resource_manager import ResourceManager
+from flott.runtime.rpc.service import RpcService
+
+log = logging.getLogger(__name__)
+
+
+class SessionClusterEntrypoint:
+    def __init__(self, config: Configuration, local_task_managers: int = 0) -> None:
+        self.config = config
+        self.local_task_managers = local_task_managers
+        self.rpc = RpcService(
+            bind_host=config.get("jobmanager.bind-host"),
+            port=config.get_int("jobmanager.rpc.port"),
+            advertised_host=config.get("jobmanager.rpc.address"),
+            default_timeout=config.get_seconds("pekko.ask.timeout"),
+        )
+        self.resource_manager: ResourceManager | None = None
+        self.dispatcher: Dispatcher | None = None
+        self.rest: object | None = None
+        self._shutdown = asyncio.Event()
+
+    async def start(self) -> None:
+        from flott.rest.rest_server_endpoint import RestServerEndpoint
+
+        await self.rpc.start()
+        rm = self.resource_manager = ResourceManager(self.rpc, self.config)
+        await rm.start()
+        if self.local_task_managers > 0:
+            driver = rm.enable_local_processes()
+            for _ in range(self.local_task_managers):
+                driver.start_task_executor(new_id())
+        rm_gateway = self.rpc.connect(self.rpc.address, RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway)
+        self.dispatcher = Dispatcher(self.rpc, self.config, rm_gateway, on_shutdown=self._request_shutdown)
+        await self.dispatcher.start()
+        gateway = self.rpc.connect(self.rpc.address, DISPATCHER_ENDPOINT, DispatcherGateway)
+        rest = RestServerEndpoint(self.config, gateway)
+        self.rest = rest
+        host, port = await rest.start()
+        log.info("JobManager RPC at %s, REST at http://%s:%d", self.rpc.address, host, port)
+
+    async def _request_shutdown(self) -> None:
+        self._shutdown.set()
+
+    async def run_until_shutdown(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self._shutdown.set)
+        await self._shutdown.wait()
+
+    async def stop(self) -> None:
+        rest = self.rest
+        if rest is not None:
+            with contextlib.suppress(Exception):
+                await rest.stop()  # type: ignore[attr-defined]
+        if self.dispatcher is not None:
+            with contextlib.suppress(Exception):
+                await self.dispatcher.stop()
+        if self.resource_manager is not None:
+            with contextlib.suppress(Exception):
+                await self.resource_manager.stop()
+        await self.rpc.stop()
+
+
+async def run_session_cluster(config: Configuration, local_task_managers: int = 0) -> None:
+    entrypoint = SessionClusterEntrypoint(config, local_task_managers)
+    try:
+        await entrypoint.start()
+        await entrypoint.run_until_shutdown()
+    finally:
+        await entrypoint.stop()

@@ -1,0 +1,183 @@
+"""The session cluster through the CLI a user types: start, submit, list, cancel, stop — real processes."""
+
+from __future__ import annotations
+
+import collections
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def flott(
+    *args: str, timeout: float = 60, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "flott.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FLOTT_RUN_DIR", str(tmp_path / "run"))
+    return tmp_path / "run"
+
+
+@pytest.fixture
+def cluster(run_dir: Path) -> Iterator[tuple[str, list[str]]]:
+    port = free_port()
+    conf = ["-D", f"rest.port={port}", "-D", "jobmanager.rpc.port=0"]
+    started = flott("cluster", "start", "--taskmanagers", "2", *conf)
+    assert started.returncode == 0, started.stderr
+    pid = int((run_dir / f"cluster-{port}.pid").read_text())
+    family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    assert len(family) == 3, "a JobManager and two TaskManagers"
+    try:
+        yield f"127.0.0.1:{port}", conf
+    finally:
+        stopped = flott("cluster", "stop", *conf)
+        _, alive = psutil.wait_procs(family, timeout=15)
+        for p in alive:
+            p.kill()
+        assert stopped.returncode == 0, stopped.stderr
+        assert not alive, f"processes left after 'flott cluster stop': {[p.pid for p in alive]}"
+
+
+def test_submit_list_cancel_on_session_cluster(cluster: tuple[str, list[str]]) -> None:
+    address, _ = cluster
+    overview = get_json(f"http://{address}/overview")
+    assert overview["taskmanagers"] == 2 and overview["slots-total"] == 2
+
+    run = flott("run", "-m", address, "-d", str(REPO / "examples" / "streaming_counts.py"))
+    assert run.returncode == 0, run.stderr
+    job_id = run.stdout.strip().split()[-1]
+    assert len(job_id) == 32, run.stdout
+
+    deadline = time.monotonic() + 30
+    while get_json(f"http://{address}/jobs/{job_id}")["state"] != "RUNNING":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    listed = flott("list", "-m", address)
+    assert listed.returncode == 0 and job_id in listed.stdout and "RUNNING" in listed.stdout
+
+    cancelled = flott("cancel", "-m", address, job_id)
+    assert cancelled.returncode == 0, cancelled.stderr
+    deadline = time.monotonic() + 30
+    while get_json(f"http://{address}/jobs/{job_id}")["state"] != "CANCELED":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert job_id not in flott("list", "-m", address).stdout
+    assert "CANCELED" in flott("list", "-m", address, "-a").stdout
+
+    unknown = flott("cancel", "-m", address, "0" * 32)
+    assert unknown.returncode != 0 and "not found" in unknown.stderr
+
+
+def test_attached_run_on_session_cluster_waits_for_result(
+    cluster: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    address, _ = cluster
+    run = flott(
+        "run",
+        "-m",
+        address,
+        str(REPO / "examples" / "word_count.py"),
+        "--output",
+        str(tmp_path / "out"),
+        "--mode",
+        "batch",
+    )
+    assert run.returncode == 0, run.stderr
+    assert "FINISHED" in run.stderr
+    lines = [
+        line
+        for p in (tmp_path / "out").rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+        for line in p.read_text().splitlines()
+    ]
+    sys.path.insert(0, str(REPO / "examples"))
+    from word_count import SAMPLE
+
+    expected = collections.Counter(w for line in SAMPLE for w in line.split())
+    assert sorted(lines) == sorted(f"({w},{n})" for w, n in expected.items())
+
+
+def test_standalone_taskmanager_registers_and_runs_tasks(run_dir: Path, tmp_path: Path) -> None:
+    rest_port, rpc_port = free_port(), free_port()
+    conf = ["-D", f"rest.port={rest_port}", "-D", f"jobmanager.rpc.port={rpc_port}"]
+    jm = subprocess.Popen(
+        [sys.executable, "-m", "flott.cli.main", "jobmanager", "start", *conf],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    tm = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flott.cli.main",
+            "taskmanager",
+            "start",
+            "-m",
+            f"127.0.0.1:{rpc_port}",
+            *conf,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if get_json(f"http://127.0.0.1:{rest_port}/overview")["taskmanagers"] == 1:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the standalone TaskManager did not register"
+            time.sleep(0.2)
+        run = flott(
+            "run",
+            "-m",
+            f"127.0.0.1:{rest_port}",
+            "-p",
+            "1",
+            str(REPO / "examples" / "word_count.py"),
+            "--output",
+            str(tmp_path / "out"),
+            "--mode",
+            "batch",
+        )
+        assert run.returncode == 0, run.stderr
+        assert any(p.is_file() and not p.name.startswith(".") for p in (tmp_path / "out").rglob("*"))
+    finally:
+        for proc in (tm, jm):
+            proc.terminate()
+        for proc in (tm, jm):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
