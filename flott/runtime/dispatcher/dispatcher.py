@@ -12,16 +12,25 @@ import contextlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
+import msgspec
+
 from flott.configuration import Configuration
-from flott.errors import DuplicateJobSubmissionError, JobAlreadyTerminalError, JobNotFoundError
+from flott.errors import DuplicateJobSubmissionError, FlottError, JobAlreadyTerminalError, JobNotFoundError
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.job_master import JobMaster, now_ms
+from flott.runtime.messages.archived_execution_graph import (
+    ArchivedExecution,
+    ArchivedExecutionGraph,
+    ArchivedJobEdge,
+    ArchivedJobVertex,
+)
 from flott.runtime.messages.cluster import TaskExecutorInfo
 from flott.runtime.messages.job import ClusterOverview, ExecutionGraphInfo, JobDetails, JobResult
+from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService
 
@@ -35,6 +44,7 @@ class _ArchivedJob:
     info: ExecutionGraphInfo
     result: JobResult
     archived_at: float
+    graph: ArchivedExecutionGraph | None = None
 
 
 @dataclass
@@ -43,7 +53,63 @@ class JobManagerRunner:
 
     job_graph: JobGraph
     job_master: JobMaster
-    result: asyncio.Future[JobResult] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    result: asyncio.Future[JobResult] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+def archive_execution_graph(job_master: JobMaster, endpoints: Mapping[str, str]) -> ArchivedExecutionGraph:
+    """Snapshot a JobMaster's graph down to each subtask attempt (what REST's job views read).
+
+    ``endpoints`` maps TaskExecutor resource ids to their data addresses; the
+    JobMaster knows only resource ids, the ResourceManager knows addresses.
+    """
+    g = job_master.graph
+    jg = job_master.job_graph
+    vertices = []
+    for v in jg.vertices:
+        subtasks = []
+        for ex in g.by_vertex.get(v.id, []):
+            m = job_master.metrics.get(ex.execution_id)
+            subtasks.append(ArchivedExecution(
+                subtask_index=ex.subtask_index, attempt_number=ex.attempt_number, state=ex.state.name,
+                resource_id=ex.resource_id or "", endpoint=endpoints.get(ex.resource_id or "", ""),
+                state_timestamps=dict(ex.timestamps), failure=ex.failure, metrics_reported=m is not None,
+                records_in=m.records_in if m else 0, records_out=m.records_out if m else 0,
+                buffers_in=m.buffers_in if m else 0, buffers_out=m.buffers_out if m else 0,
+                busy_time_ns=m.busy_time_ns if m else 0,
+                back_pressured_time_ns=m.back_pressured_time_ns if m else 0,
+                idle_time_ns=m.idle_time_ns if m else 0,
+            ))
+        vertices.append(ArchivedJobVertex(
+            id=v.id, name=v.name, parallelism=v.parallelism, max_parallelism=v.max_parallelism,
+            operator_names=[op.name for op in v.operators], subtasks=subtasks,
+        ))
+    ts = dict(g.status_timestamps)
+    return ArchivedExecutionGraph(
+        job_id=jg.job_id, job_name=jg.job_name, status=g.status.name,
+        job_type="BATCH" if jg.config.get("execution.runtime-mode") == "BATCH" else "STREAMING",
+        state_timestamps=ts, now=now_ms(),
+        max_parallelism=max((v.max_parallelism for v in jg.vertices), default=-1),
+        vertices=vertices,
+        edges=[ArchivedJobEdge(source=e.source, target=e.target, partitioner=e.partitioner.kind,
+                               target_input=e.target_input) for e in jg.edges],
+        failure=g.failure,
+        failure_timestamp=ts.get("FAILING", ts.get("FAILED", 0)) if g.failure is not None else 0,
+        job_config=dict(jg.config),
+    )
+
+
+def _with_endpoints(graph: ArchivedExecutionGraph, endpoints: Mapping[str, str]) -> ArchivedExecutionGraph:
+    """Fill endpoints learnt after the snapshot was taken (archived jobs)."""
+    if all(s.endpoint or not s.resource_id for v in graph.vertices for s in v.subtasks):
+        return graph
+    def fill(s: ArchivedExecution) -> ArchivedExecution:
+        if s.endpoint or not s.resource_id:
+            return s
+        return msgspec.structs.replace(s, endpoint=endpoints.get(s.resource_id, ""))
+
+    vertices = [msgspec.structs.replace(v, subtasks=[fill(s) for s in v.subtasks]) for v in graph.vertices]
+    return msgspec.structs.replace(graph, vertices=vertices)
 
 
 def job_details(info: ExecutionGraphInfo) -> JobDetails:
@@ -70,6 +136,10 @@ class Dispatcher(RpcEndpoint):
         self._on_shutdown = on_shutdown
         self.runners: dict[str, JobManagerRunner] = {}
         self.archive: OrderedDict[str, _ArchivedJob] = OrderedDict()
+        self.job_artifacts: dict[str, list[JobArtifact]] = {}
+        self.client_heartbeats: dict[str, int] = {}
+        self._te_endpoints: dict[str, str] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self._max_archived = config.get_int("jobstore.max-capacity")
         self._archive_ttl = float(config.get_int("jobstore.expiration-time"))
 
@@ -97,12 +167,14 @@ class Dispatcher(RpcEndpoint):
         result: asyncio.Future[JobResult] = loop.create_future()
 
         def on_terminal(res: JobResult, info: ExecutionGraphInfo) -> None:
-            self._archive(info, res)
+            self._archive(info, res, graph=archive_execution_graph(jm, self._te_endpoints))
             if not result.done():
                 result.set_result(res)
             runner = self.runners.pop(job_id, None)
             if runner is not None:
-                loop.create_task(runner.job_master.stop())
+                stopping = loop.create_task(runner.job_master.stop())
+                self._background.add(stopping)
+                stopping.add_done_callback(self._background.discard)
 
         jm = JobMaster(job_graph, self._rpc, self._rm, self._config, on_terminal)
         self.runners[job_id] = JobManagerRunner(job_graph, jm, result)
@@ -112,9 +184,11 @@ class Dispatcher(RpcEndpoint):
     async def cancel_job(self, job_id: str) -> None:
         runner = self.runners.get(job_id)
         if runner is None:
+            if job_id in self.archive and self.archive[job_id].result.status == "CANCELED":
+                return  # cancelling a cancelled job succeeds (Flink: idempotent, REST 202)
             if job_id in self.archive:
-                raise JobAlreadyTerminalError(
-                    f"job {job_id} already reached {self.archive[job_id].result.status} and cannot be cancelled")
+                status = self.archive[job_id].result.status
+                raise JobAlreadyTerminalError(f"job {job_id} already reached {status}, cannot be cancelled")
             raise JobNotFoundError(f"job {job_id} not found")
         await runner.job_master.cancel()
 
@@ -154,23 +228,78 @@ class Dispatcher(RpcEndpoint):
         )
 
     async def request_task_executor_infos(self) -> list[TaskExecutorInfo]:
-        return await self._rm.request_task_executor_infos()
+        infos = await self._rm.request_task_executor_infos()
+        self._te_endpoints.update({i.resource_id: i.data_address for i in infos})
+        return infos
 
     async def shutdown_cluster(self) -> None:
-        if self._on_shutdown is not None:
-            asyncio.get_running_loop().create_task(self._on_shutdown())
+        on_shutdown = self._on_shutdown
+        if on_shutdown is not None:
+            async def shut_down() -> None:
+                await on_shutdown()
+
+            # Answer the caller first (REST DELETE /cluster gets its 200), then go down.
+            task = asyncio.get_running_loop().create_task(shut_down())
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def submit_job_with_artifacts(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> None:
+        # Checked here as well as in submit_job, with no await in between, so a
+        # duplicate never touches the running job's artifact records (Flink A6).
+        job_graph.validate()
+        job_id = job_graph.job_id
+        if job_id in self.runners or job_id in self.archive:
+            raise DuplicateJobSubmissionError(f"job {job_id} has already been submitted")
+        self.job_artifacts[job_id] = list(artifacts)
+        try:
+            await self.submit_job(job_graph)
+        except BaseException:
+            if job_id not in self.runners and job_id not in self.archive:
+                self.job_artifacts.pop(job_id, None)
+            raise
+
+    async def request_job_artifacts(self, job_id: str) -> list[JobArtifact]:
+        if job_id not in self.runners:
+            self._archived(job_id)
+        return list(self.job_artifacts.get(job_id, []))
+
+    async def request_execution_graph(self, job_id: str) -> ArchivedExecutionGraph:
+        if job_id in self.runners:
+            with contextlib.suppress(FlottError):
+                await self.request_task_executor_infos()
+        runner = self.runners.get(job_id)
+        if runner is not None:
+            return archive_execution_graph(runner.job_master, self._te_endpoints)
+        archived = self._archived(job_id)
+        if archived.graph is None:
+            raise JobNotFoundError(f"job {job_id} has no archived execution graph")
+        return _with_endpoints(archived.graph, self._te_endpoints)
+
+    async def report_job_client_heartbeat(self, job_id: str, expired_timestamp: int) -> None:
+        if job_id not in self.runners:
+            self._archived(job_id)
+        self.client_heartbeats[job_id] = expired_timestamp
 
     # -- archive -------------------------------------------------------------------------------
 
-    def _archive(self, info: ExecutionGraphInfo, result: JobResult) -> None:
-        self.archive[info.job_id] = _ArchivedJob(info, result, time.monotonic())
+    def _archive(self, info: ExecutionGraphInfo, result: JobResult,
+                 graph: ArchivedExecutionGraph | None = None) -> None:
+        self.archive[info.job_id] = _ArchivedJob(info, result, time.monotonic(), graph)
         while len(self.archive) > self._max_archived:
-            self.archive.popitem(last=False)
+            job_id, _ = self.archive.popitem(last=False)
+            self._forget(job_id)
 
     def _expire(self) -> None:
         cutoff = time.monotonic() - self._archive_ttl
         for job_id in [j for j, a in self.archive.items() if a.archived_at < cutoff]:
             del self.archive[job_id]
+            self._forget(job_id)
+
+    def _forget(self, job_id: str) -> None:
+        """Drop per-job records once the job leaves the archive (the files stay with their owner)."""
+        if job_id not in self.runners:
+            self.job_artifacts.pop(job_id, None)
+            self.client_heartbeats.pop(job_id, None)
 
     def _archived(self, job_id: str) -> _ArchivedJob:
         self._expire()

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Protocol
 
 from flott.runtime.jobgraph import JobGraph
+from flott.runtime.messages.archived_execution_graph import ArchivedExecutionGraph
 from flott.runtime.messages.cluster import TaskExecutorInfo
 from flott.runtime.messages.job import ClusterOverview, ExecutionGraphInfo, JobDetails, JobResult
+from flott.runtime.messages.job_artifacts import JobArtifact
 
 DISPATCHER_ENDPOINT = "dispatcher"
 
@@ -30,3 +32,19 @@ class DispatcherGateway(Protocol):
     async def request_task_executor_infos(self) -> list[TaskExecutorInfo]: ...
 
     async def shutdown_cluster(self) -> None: ...
+
+    async def submit_job_with_artifacts(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> None:
+        """Submit a job together with the files uploaded for it (REST ``POST /jobs``).
+
+        The artifacts are only recorded when the submission is accepted, so a
+        rejected duplicate never replaces the running job's files.
+        """
+
+    async def request_job_artifacts(self, job_id: str) -> list[JobArtifact]:
+        """The files recorded for a job (empty if none were uploaded); JobNotFoundError if unknown."""
+
+    async def request_execution_graph(self, job_id: str) -> ArchivedExecutionGraph:
+        """The job down to each subtask attempt (Flink: requestExecutionGraphInfo), live or archived."""
+
+    async def report_job_client_heartbeat(self, job_id: str, expired_timestamp: int) -> None:
+        """An attached client is alive until ``expired_timestamp`` (ms); recorded, not yet enforced."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from flott.common.job_status import JobStatus
 from flott.configuration import Configuration
-from flott.errors import FlottError, NoResourceAvailableError, RpcError
+from flott.errors import FlottError, JobNotFoundError, NoResourceAvailableError, RpcError
 from flott.runtime.jobgraph import JobGraph, new_id
 from flott.runtime.jobmaster.deployment import build_deployment
 from flott.runtime.jobmaster.execution_graph import (
@@ -177,6 +177,8 @@ class JobMaster(RpcEndpoint):
             return
         try:
             await tm.gateway.cancel_task(action.execution_id)
+        except JobNotFoundError:
+            pass  # the task ended on its own; its final state report is on the way
         except RpcError as e:
             await self._handle(TaskExecutorLost(action.resource_id, f"cancel failed: {e}"))
 

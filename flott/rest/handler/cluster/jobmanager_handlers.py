@@ -1,0 +1,217 @@
+"""The JobManager's own views: configuration, metrics, environment, thread dump, log list.
+
+The JobManager is a Python process: ``/jobmanager/environment`` describes the
+interpreter where Flink describes the JVM, the thread dump lists Python
+threads, and the process metrics come from the process table (psutil), named
+``Status.Process.*`` because they are not Flink's JVM metrics.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import threading
+import traceback
+from pathlib import Path
+
+import psutil
+
+from flott.configuration import DEFAULTS
+from flott.rest.handler.handler import HandlerRequest, RestRoute
+from flott.rest.handler.metrics import GET_PARAM, metric_collection
+from flott.rest.messages.cluster import (
+    ConfigurationInfoEntry,
+    EnvironmentInfo,
+    JVMInfo,
+    LogInfo,
+    LogListInfo,
+    ThreadDumpInfo,
+    ThreadInfo,
+)
+from flott.rest.messages.common import Metric
+
+_SENSITIVE = (
+    "password",
+    "secret",
+    "token",
+    "apikey",
+    "api-key",
+    "auth-params",
+    "service-key",
+    "basic-auth",
+    "jaas.config",
+    "http-headers",
+    "fs.azure.account.key",
+    "credentials",
+)
+HIDDEN = "******"
+
+
+def is_sensitive(key: str) -> bool:
+    k = key.lower()
+    return any(s in k for s in _SENSITIVE)
+
+
+def configuration_entries(req: HandlerRequest) -> list[ConfigurationInfoEntry]:
+    """The effective configuration (defaults overlaid with what was set), secrets masked."""
+    values = dict(DEFAULTS)
+    values.update(req.config.to_dict())
+    return [
+        ConfigurationInfoEntry(key=k, value=HIDDEN if is_sensitive(k) else v)
+        for k, v in sorted(values.items())
+    ]
+
+
+def process_metrics(pid: int | None = None) -> dict[str, float]:
+    """``Status.Process.*`` of a process on this host (this one by default); empty if it is gone."""
+    try:
+        proc = psutil.Process(pid) if pid is not None else psutil.Process()
+        with proc.oneshot():
+            cpu = proc.cpu_times()
+            mem = proc.memory_info()
+            return {
+                "Status.Process.CPU.Time": (cpu.user + cpu.system) * 1e9,
+                "Status.Process.Memory.RSS": float(mem.rss),
+                "Status.Process.Memory.VMS": float(mem.vms),
+                "Status.Process.Threads.Count": float(proc.num_threads()),
+            }
+    except (psutil.Error, OSError):
+        return {}
+
+
+async def jobmanager_config(req: HandlerRequest) -> list[ConfigurationInfoEntry]:
+    return configuration_entries(req)
+
+
+async def job_jobmanager_config(req: HandlerRequest) -> list[ConfigurationInfoEntry]:
+    await (await req.gateway()).request_job_status(req.job_id())
+    return configuration_entries(req)
+
+
+async def jobmanager_metrics(req: HandlerRequest) -> list[Metric]:
+    o = await (await req.gateway()).request_cluster_overview()
+    available: dict[str, float] = {
+        "numRegisteredTaskManagers": o.taskmanagers,
+        "numRunningJobs": o.jobs_running,
+        "taskSlotsAvailable": o.slots_available,
+        "taskSlotsTotal": o.slots_total,
+    }
+    available.update(process_metrics())
+    return metric_collection(req, available)
+
+
+def environment() -> EnvironmentInfo:
+    return EnvironmentInfo(
+        jvm=JVMInfo(
+            version=f"{platform.python_implementation()} {platform.python_version()}",
+            arch=platform.machine(),
+            options=[f"executable={sys.executable}", f"pid={os.getpid()}"],
+        ),
+        classpath=list(sys.path),
+    )
+
+
+async def jobmanager_environment(req: HandlerRequest) -> EnvironmentInfo:
+    return environment()
+
+
+async def job_jobmanager_environment(req: HandlerRequest) -> EnvironmentInfo:
+    await (await req.gateway()).request_job_status(req.job_id())
+    return environment()
+
+
+async def thread_dump(req: HandlerRequest) -> ThreadDumpInfo:
+    frames = sys._current_frames()
+    infos = []
+    for t in threading.enumerate():
+        frame = frames.get(t.ident or -1)
+        stack = "".join(traceback.format_stack(frame)) if frame is not None else ""
+        state = "RUNNABLE" if t.is_alive() else "TERMINATED"
+        infos.append(
+            ThreadInfo(
+                thread_name=t.name,
+                stringified_thread_info=(
+                    f'"{t.name}" Id={t.ident} {state}{" daemon" if t.daemon else ""}\n{stack}'
+                ),
+            )
+        )
+    return ThreadDumpInfo(thread_infos=infos)
+
+
+def _log_files(directory: Path) -> list[LogInfo]:
+    logs: list[LogInfo] = []
+    if directory.is_dir():
+        for p in sorted(directory.iterdir()):
+            if p.is_file():
+                st = p.stat()
+                logs.append(LogInfo(name=p.name, size=st.st_size, mtime=int(st.st_mtime * 1000)))
+    return logs
+
+
+async def jobmanager_logs(req: HandlerRequest) -> LogListInfo:
+    """Files in ``env.log.dir`` if configured; flott logs to stderr by default, so usually none."""
+    if not req.config.contains("env.log.dir"):
+        return LogListInfo(logs=[])
+    return LogListInfo(logs=_log_files(Path(req.config.get("env.log.dir"))))
+
+
+ROUTES = [
+    RestRoute(
+        "GET",
+        "/jobmanager/config",
+        jobmanager_config,
+        summary="The cluster configuration (secrets masked).",
+        response_type=list[ConfigurationInfoEntry],
+        operation_id="getClusterConfigurationInfo",
+    ),
+    RestRoute(
+        "GET",
+        "/jobmanager/metrics",
+        jobmanager_metrics,
+        summary="JobManager metrics (cluster counts; Status.Process.* from the process table).",
+        response_type=list[Metric],
+        operation_id="getJobManagerMetrics",
+        query=(GET_PARAM,),
+    ),
+    RestRoute(
+        "GET",
+        "/jobmanager/environment",
+        jobmanager_environment,
+        summary="The JobManager's Python runtime and sys.path.",
+        response_type=EnvironmentInfo,
+        operation_id="getJobManagerEnvironment",
+    ),
+    RestRoute(
+        "GET",
+        "/jobmanager/thread-dump",
+        thread_dump,
+        summary="Stacks of the JobManager's Python threads.",
+        response_type=ThreadDumpInfo,
+        operation_id="getJobManagerThreadDump",
+    ),
+    RestRoute(
+        "GET",
+        "/jobmanager/logs",
+        jobmanager_logs,
+        summary="Log files in env.log.dir (usually none).",
+        response_type=LogListInfo,
+        operation_id="getJobManagerLogList",
+    ),
+    RestRoute(
+        "GET",
+        "/jobs/{jobid}/jobmanager/config",
+        job_jobmanager_config,
+        summary="The configuration of the JobManager running the job.",
+        response_type=list[ConfigurationInfoEntry],
+        operation_id="getJobManagerJobConfiguration",
+    ),
+    RestRoute(
+        "GET",
+        "/jobs/{jobid}/jobmanager/environment",
+        job_jobmanager_environment,
+        summary="The environment of the JobManager running the job.",
+        response_type=EnvironmentInfo,
+        operation_id="getJobManagerJobEnvironment",
+    ),
+]

@@ -1,0 +1,190 @@
+"""What every REST handler gets: the route description, the request with typed accessors, the context.
+
+A handler is ``async def handle(req: HandlerRequest) -> body``; the endpoint
+encodes the body with msgspec and answers with the route's status. Handlers
+raise errors of flott's tree; :mod:`flott.rest.errors` turns them into
+Flink's error body. Path and query parameters are validated here, so a bad
+job id is a 400 naming the parameter, never a 500 or a Dispatcher call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+from aiohttp import web
+
+from flott.configuration import Configuration
+from flott.errors import RestRequestError
+from flott.rest.errors import NoLeaderError
+from flott.runtime.dispatcher.gateway import DispatcherGateway
+
+T = TypeVar("T")
+
+GatewayProvider = Callable[[], "DispatcherGateway | Awaitable[DispatcherGateway | None] | None"]
+"""Returns the leading Dispatcher's gateway, or None while no leader is known (→ 503)."""
+
+_HEX32 = re.compile(r"^[0-9a-f]{32}$")
+HEX_ID_PARAMS = frozenset({"jobid", "vertexid", "triggerid", "taskmanagerid", "datasetid"})
+INT_PARAMS = frozenset({"subtaskindex", "attempt", "checkpointid"})
+
+
+@dataclass(frozen=True)
+class QueryParam:
+    """A query parameter as the OpenAPI document describes it."""
+
+    name: str
+    description: str
+    schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class RestRoute:
+    """One operation: method + path (``{param}`` segments, as in Flink's spec) → handler.
+
+    ``response_type``/``request_type`` are msgspec types, used for the
+    OpenAPI document; ``supported=False`` marks routes that exist so Flink
+    clients get a clear 501 instead of a 404.
+    """
+
+    method: str
+    path: str
+    handler: Handler
+    status: int = 200
+    summary: str = ""
+    response_type: Any = None
+    request_type: Any = None
+    query: tuple[QueryParam, ...] = ()
+    supported: bool = True
+    operation_id: str = ""
+    file_upload: bool = False
+
+
+@dataclass
+class EndpointContext:
+    """State the handlers share: configuration, the Dispatcher's gateway, upload dir, caches."""
+
+    config: Configuration
+    gateway_provider: GatewayProvider
+    upload_dir: Path
+    max_content_length: int
+    started_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+    extras: dict[str, Any] = field(default_factory=dict)
+    """Per-endpoint objects handlers keep between requests (e.g. operation caches), by name."""
+
+
+class HandlerRequest:
+    """The request as a handler sees it."""
+
+    def __init__(self, request: web.Request, context: EndpointContext, route: RestRoute) -> None:
+        self.request = request
+        self.context = context
+        self.route = route
+
+    @property
+    def config(self) -> Configuration:
+        return self.context.config
+
+    async def gateway(self) -> DispatcherGateway:
+        gw = self.context.gateway_provider()
+        if inspect.isawaitable(gw):
+            gw = await gw
+        if gw is None:
+            raise NoLeaderError()
+        return gw  # type: ignore[return-value]
+
+    # -- path parameters -----------------------------------------------------------------------
+
+    def check_path_params(self) -> None:
+        """Validate every path parameter before the handler runs (a bad one is a 400, as in Flink)."""
+        for name in self.request.match_info:
+            if name in HEX_ID_PARAMS:
+                self.hex_id(name)
+            elif name in INT_PARAMS:
+                self.int_param(name)
+
+    def path_param(self, name: str) -> str:
+        return self.request.match_info[name]
+
+    def hex_id(self, name: str) -> str:
+        value = self.path_param(name)
+        if not _HEX32.match(value):
+            raise RestRequestError(
+                f"Bad request, could not parse parameters: {name} must be a 32-character hexadecimal "
+                f"string, got {value!r}."
+            )
+        return value
+
+    def job_id(self) -> str:
+        return self.hex_id("jobid")
+
+    def vertex_id(self) -> str:
+        return self.hex_id("vertexid")
+
+    def trigger_id(self) -> str:
+        return self.hex_id("triggerid")
+
+    def int_param(self, name: str) -> int:
+        value = self.path_param(name)
+        if not value.isdigit():
+            raise RestRequestError(
+                f"Bad request, could not parse parameters: {name} must be a non-negative integer, "
+                f"got {value!r}."
+            )
+        return int(value)
+
+    # -- query parameters ----------------------------------------------------------------------
+
+    def query(self, name: str) -> str | None:
+        values = self.request.query.getall(name, [])
+        return ",".join(values) if values else None
+
+    def query_list(self, name: str) -> list[str]:
+        """A list parameter: comma-separated and/or repeated (``?get=a,b&get=c``)."""
+        out: list[str] = []
+        for value in self.request.query.getall(name, []):
+            out.extend(v.strip() for v in value.split(",") if v.strip())
+        return out
+
+    def query_int(self, name: str) -> int | None:
+        value = self.query(name)
+        if value is None:
+            return None
+        try:
+            return int(value)
+        except ValueError:
+            raise RestRequestError(
+                f"Bad request, could not parse parameters: query parameter {name} must be an integer, "
+                f"got {value!r}."
+            ) from None
+
+    # -- body ----------------------------------------------------------------------------------
+
+    async def body(self, tp: type[T], name: str | None = None) -> T:
+        """The JSON body as ``tp``, strictly (unknown fields, wrong types, null primitives → 400).
+
+        An empty body counts as ``{}``, as in Flink.
+        """
+        raw = await self.request.read()
+        if not raw.strip():
+            raw = b"{}"
+        try:
+            return msgspec.json.decode(raw, type=tp)
+        except (msgspec.ValidationError, msgspec.DecodeError) as e:
+            raise RestRequestError(
+                f"Request did not match expected format {name or getattr(tp, '__name__', 'body')}. ({e})"
+            ) from None
+
+
+Handler = Callable[[HandlerRequest], Awaitable[Any]]
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)

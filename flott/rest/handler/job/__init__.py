@@ -1,0 +1,1 @@
+"""Handlers of ``/jobs/...``: submission, overviews, details, vertices, metrics, savepoint family."""

@@ -1,0 +1,363 @@
+"""``/jobs``, ``/jobs/overview`` and the per-job views and actions (Flink: JobDetailsHandler,
+JobCancellationHandler, JobExecutionResultHandler, JobExceptionsHandler, JobConfigHandler ...)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from flott.errors import FlottError, JobNotFoundError, NotYetSupportedError, RestRequestError
+from flott.rest.errors import TerminationModeRemovedError
+from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
+from flott.rest.handler.job import views
+from flott.rest.messages.base import EmptyResponseBody
+from flott.rest.messages.common import QueueStatus
+from flott.rest.messages.job import (
+    ExceptionInfo,
+    ExecutionConfigInfo,
+    JobAccumulatorsInfo,
+    JobClientHeartbeatRequestBody,
+    JobConfigInfo,
+    JobDetails,
+    JobDetailsInfo,
+    JobExceptionHistory,
+    JobExceptionsInfoWithHistory,
+    JobExecutionResultResponseBody,
+    JobIdsWithStatusOverview,
+    JobIdWithStatus,
+    JobPlanInfo,
+    JobResultInfo,
+    JobStatusInfo,
+    JobVertexResourceRequirements,
+    MultipleJobsDetails,
+    Parallelism,
+    RootExceptionInfo,
+)
+from flott.rest.serialized_throwable import to_serialized_throwable
+from flott.runtime.rpc.service import WireError
+
+_APPLICATION_STATUS: dict[str, Any] = {"FINISHED": "SUCCEEDED", "CANCELED": "CANCELED", "FAILED": "FAILED"}
+
+
+async def list_jobs(req: HandlerRequest) -> JobIdsWithStatusOverview:
+    details = await (await req.gateway()).request_multiple_job_details()
+    return JobIdsWithStatusOverview(jobs=[JobIdWithStatus(id=d.job_id, status=d.status) for d in details])
+
+
+async def jobs_overview(req: HandlerRequest) -> MultipleJobsDetails:
+    gateway = await req.gateway()
+    details = await gateway.request_multiple_job_details()
+
+    async def job_type(job_id: str) -> str:
+        try:
+            return (await gateway.request_job(job_id)).job_type
+        except JobNotFoundError:  # left the archive meanwhile
+            return "STREAMING"
+
+    types = await asyncio.gather(*(job_type(d.job_id) for d in details))
+    jobs = []
+    for d, jt in zip(details, types, strict=True):
+        tasks = {"total": d.num_tasks}
+        tasks.update({s.lower(): d.task_counts.get(s, 0) for s in views.EXECUTION_STATES})
+        jobs.append(
+            JobDetails(
+                jid=d.job_id,
+                name=d.job_name,
+                start_time=d.start_time,
+                end_time=d.end_time,
+                duration=d.duration,
+                state=d.status,
+                last_modification=d.last_modification,
+                tasks=tasks,
+                job_type="BATCH" if jt == "BATCH" else "STREAMING",
+            )
+        )
+    return MultipleJobsDetails(jobs=jobs)
+
+
+async def job_details(req: HandlerRequest) -> JobDetailsInfo:
+    graph = await (await req.gateway()).request_execution_graph(req.job_id())
+    return views.job_details_info(graph)
+
+
+async def job_status(req: HandlerRequest) -> JobStatusInfo:
+    return JobStatusInfo(status=await (await req.gateway()).request_job_status(req.job_id()))
+
+
+async def cancel_job(req: HandlerRequest) -> EmptyResponseBody:
+    job_id = req.job_id()
+    mode = (req.query("mode") or "cancel").lower()
+    if mode == "stop":
+        raise TerminationModeRemovedError(
+            'The termination mode "stop" has been removed. For an ungraceful shutdown, please use "cancel" '
+            'instead. For a graceful shutdown, please use "jobs/:jobId/stop" instead.'
+        )
+    if mode != "cancel":
+        raise RestRequestError(
+            f"Bad request, could not parse parameters: mode must be 'cancel', got {req.query('mode')!r}."
+        )
+    await (await req.gateway()).cancel_job(job_id)
+    return EmptyResponseBody()
+
+
+async def job_execution_result(req: HandlerRequest) -> JobExecutionResultResponseBody:
+    job_id = req.job_id()
+    gateway = await req.gateway()
+    result = await gateway.request_job_result(job_id, 0.0)
+    if result is None:
+        return JobExecutionResultResponseBody(status=QueueStatus(id="IN_PROGRESS"))
+    name: str | None = None
+    start: int | None = None
+    end: int | None = None
+    try:
+        info = await gateway.request_job(job_id)
+        name, start, end = info.job_name, info.start_time, info.end_time
+    except FlottError:
+        pass  # the result is what matters; name and times are extras
+    return JobExecutionResultResponseBody(
+        status=QueueStatus(id="COMPLETED"),
+        job_execution_result=JobResultInfo(
+            id=result.job_id,
+            application_status=_APPLICATION_STATUS.get(result.status, "UNKNOWN"),
+            accumulator_results={},
+            net_runtime=result.net_runtime_ms,
+            failure_cause=to_serialized_throwable(result.failure) if result.failure is not None else None,
+            name=name,
+            application_id=result.job_id,
+            start_time=start,
+            end_time=end,
+        ),
+    )
+
+
+def _exception_name(w: WireError) -> str:
+    return w.exception_type or f"flott.errors.{w.type}"
+
+
+def _stacktrace(w: WireError) -> str:
+    text = f"{_exception_name(w)}: {w.exception_message or w.message}"
+    return text + ("\n" + w.traceback.rstrip() if w.traceback else "")
+
+
+async def job_exceptions(req: HandlerRequest) -> JobExceptionsInfoWithHistory:
+    """The failure history: flott has no restarts yet, so at most one root failure (the job's)."""
+    max_exceptions = req.query_int("maxExceptions")
+    graph = await (await req.gateway()).request_execution_graph(req.job_id())
+    entries: list[RootExceptionInfo] = []
+    if graph.failure is not None:
+        failed = [
+            (f"{v.name} ({ex.subtask_index + 1}/{v.parallelism})", ex, ex.failure)
+            for v in graph.vertices
+            for ex in v.subtasks
+            if ex.failure is not None
+        ]
+        root = next((f for f in failed if f[2] == graph.failure), None)
+        concurrent = [
+            ExceptionInfo(
+                exception_name=_exception_name(w),
+                stacktrace=_stacktrace(w),
+                timestamp=ex.state_timestamps.get("FAILED", graph.failure_timestamp),
+                task_name=task,
+                endpoint=ex.endpoint or None,
+                task_manager_id=ex.resource_id or None,
+            )
+            for task, ex, w in failed
+            if root is None or ex is not root[1]
+        ]
+        entries.append(
+            RootExceptionInfo(
+                exception_name=_exception_name(graph.failure),
+                stacktrace=_stacktrace(graph.failure),
+                timestamp=graph.failure_timestamp,
+                task_name=root[0] if root else (graph.failure.task_name or None),
+                endpoint=(root[1].endpoint or None) if root else None,
+                task_manager_id=(root[1].resource_id or None) if root else None,
+                concurrent_exceptions=concurrent,
+            )
+        )
+    truncated = max_exceptions is not None and len(entries) > max_exceptions
+    if max_exceptions is not None:
+        entries = entries[: max(0, max_exceptions)]
+    return JobExceptionsInfoWithHistory(
+        exception_history=JobExceptionHistory(entries=entries, truncated=truncated)
+    )
+
+
+async def job_config(req: HandlerRequest) -> JobConfigInfo:
+    graph = await (await req.gateway()).request_execution_graph(req.job_id())
+    cfg = graph.job_config
+    try:
+        parallelism = int(cfg.get("parallelism.default", ""))
+    except ValueError:
+        parallelism = max((v.parallelism for v in graph.vertices), default=1)
+    return JobConfigInfo(
+        jid=graph.job_id,
+        name=graph.job_name,
+        execution_config=ExecutionConfigInfo(
+            restart_strategy="Restart deactivated.",  # flott does not restart jobs yet
+            job_parallelism=parallelism,
+            object_reuse_mode=cfg.get("pipeline.object-reuse", "false").lower() == "true",
+            user_config=dict(cfg),
+        ),
+    )
+
+
+async def job_plan(req: HandlerRequest) -> JobPlanInfo:
+    graph = await (await req.gateway()).request_execution_graph(req.job_id())
+    return JobPlanInfo(plan=views.plan(graph))
+
+
+async def job_accumulators(req: HandlerRequest) -> JobAccumulatorsInfo:
+    await (await req.gateway()).request_job_status(req.job_id())  # 404 for an unknown job
+    return JobAccumulatorsInfo()
+
+
+async def client_heartbeat(req: HandlerRequest) -> EmptyResponseBody:
+    job_id = req.job_id()
+    body = await req.body(JobClientHeartbeatRequestBody)
+    await (await req.gateway()).report_job_client_heartbeat(job_id, body.expired_timestamp)
+    return EmptyResponseBody()
+
+
+async def get_resource_requirements(req: HandlerRequest) -> dict[str, JobVertexResourceRequirements]:
+    """Per vertex: at least 1, at most its parallelism (the default scheduler's fixed requirements)."""
+    graph = await (await req.gateway()).request_execution_graph(req.job_id())
+    return {
+        v.id: JobVertexResourceRequirements(parallelism=Parallelism(lower_bound=1, upper_bound=v.parallelism))
+        for v in graph.vertices
+    }
+
+
+async def put_resource_requirements(req: HandlerRequest) -> EmptyResponseBody:
+    job_id = req.job_id()
+    await req.body(dict[str, JobVertexResourceRequirements], "JobResourceRequirementsBody")
+    await (await req.gateway()).request_job_status(job_id)
+    raise NotYetSupportedError(
+        "Changing a running job's resource requirements needs the adaptive scheduler, which flott does not "
+        "have yet (it comes after the checkpoints issue)."
+    )
+
+
+_JOB = "/jobs/{jobid}"
+
+ROUTES = [
+    RestRoute(
+        "GET",
+        "/jobs",
+        list_jobs,
+        summary="Returns an overview over all jobs and their current state.",
+        response_type=JobIdsWithStatusOverview,
+        operation_id="getJobIdsWithStatusesOverview",
+    ),
+    RestRoute(
+        "GET",
+        "/jobs/overview",
+        jobs_overview,
+        summary="Returns an overview over all jobs.",
+        response_type=MultipleJobsDetails,
+        operation_id="getJobsOverview",
+    ),
+    RestRoute(
+        "GET",
+        _JOB,
+        job_details,
+        summary="Returns details of a job.",
+        response_type=JobDetailsInfo,
+        operation_id="getJobDetails",
+    ),
+    RestRoute(
+        "PATCH",
+        _JOB,
+        cancel_job,
+        status=202,
+        summary="Terminates a job (mode=cancel).",
+        response_type=EmptyResponseBody,
+        operation_id="cancelJob",
+        query=(
+            QueryParam(
+                "mode",
+                'Termination mode; the only supported value is "cancel".',
+                {"type": "string", "enum": ["cancel", "stop"]},
+            ),
+        ),
+    ),
+    RestRoute(
+        "GET",
+        f"{_JOB}/status",
+        job_status,
+        summary="Returns the current status of a job execution.",
+        response_type=JobStatusInfo,
+        operation_id="getJobStatusInfo",
+    ),
+    RestRoute(
+        "GET",
+        f"{_JOB}/execution-result",
+        job_execution_result,
+        summary="Returns the result of a job execution; IN_PROGRESS until the job is globally terminal.",
+        response_type=JobExecutionResultResponseBody,
+        operation_id="getJobExecutionResult",
+    ),
+    RestRoute(
+        "GET",
+        f"{_JOB}/exceptions",
+        job_exceptions,
+        summary="Returns the failure history of a job (flott: at most the root failure, no restarts yet).",
+        response_type=JobExceptionsInfoWithHistory,
+        operation_id="getJobExceptions",
+        query=(
+            QueryParam("maxExceptions", "Maximum number of entries.", {"type": "integer", "format": "int32"}),
+        ),
+    ),
+    RestRoute(
+        "GET",
+        f"{_JOB}/config",
+        job_config,
+        summary="Returns the configuration of a job.",
+        response_type=JobConfigInfo,
+        operation_id="getJobConfig",
+    ),
+    RestRoute(
+        "GET",
+        f"{_JOB}/plan",
+        job_plan,
+        summary="Returns the dataflow plan of a job.",
+        response_type=JobPlanInfo,
+        operation_id="getJobPlan",
+    ),
+    RestRoute(
+        "GET",
+        f"{_JOB}/accumulators",
+        job_accumulators,
+        summary="Returns the accumulators of a job (flott has none yet: empty lists).",
+        response_type=JobAccumulatorsInfo,
+        operation_id="getJobAccumulators",
+        query=(QueryParam("includeSerializedValue", "Ignored (no accumulators).", {"type": "boolean"}),),
+    ),
+    RestRoute(
+        "PATCH",
+        f"{_JOB}/clientHeartbeat",
+        client_heartbeat,
+        status=202,
+        summary="Reports that an attached client is alive (recorded, not yet enforced).",
+        request_type=JobClientHeartbeatRequestBody,
+        response_type=EmptyResponseBody,
+        operation_id="triggerHeartbeat",
+    ),
+    RestRoute(
+        "GET",
+        f"{_JOB}/resource-requirements",
+        get_resource_requirements,
+        summary="Returns the per-vertex parallelism bounds of a job.",
+        response_type=dict[str, JobVertexResourceRequirements],
+        operation_id="getJobResourceRequirements",
+    ),
+    RestRoute(
+        "PUT",
+        f"{_JOB}/resource-requirements",
+        put_resource_requirements,
+        summary="Changes parallelism bounds (needs the adaptive scheduler: 501 in flott for now).",
+        request_type=dict[str, JobVertexResourceRequirements],
+        response_type=EmptyResponseBody,
+        operation_id="updateJobResourceRequirements",
+    ),
+]

@@ -1,0 +1,190 @@
+"""Job, vertex and subtask metrics (Flink: JobMetricsHandler, JobVertexMetricsHandler,
+SubtaskMetricsHandler, AggregatingJobsMetricsHandler, AggregatingSubtasksMetricsHandler).
+
+Where the values come from (flott has no metric registry on the TaskExecutors
+yet): each subtask's IO counters arrive with the TaskExecutor's heartbeat to
+the JobMaster (records in/out, buffers in/out, busy / back-pressured / idle
+nanoseconds). The ``*PerSecond`` metrics are **averages over the subtask's
+running time**, not Flink's one-minute rates. Job metrics are derived from
+the job's state timestamps; ``numRestarts`` is truly 0 (no restarts yet).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from flott.errors import JobNotFoundError
+from flott.rest.errors import RestNotFoundError
+from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
+from flott.rest.handler.job import views
+from flott.rest.handler.metrics import (
+    AGG_PARAM,
+    GET_PARAM,
+    aggregated_metrics,
+    metric_collection,
+    parse_ranges,
+)
+from flott.rest.messages.common import AggregatedMetric, Metric
+from flott.runtime.messages.archived_execution_graph import (
+    ArchivedExecution,
+    ArchivedExecutionGraph,
+    ArchivedJobVertex,
+)
+
+_TERMINAL = {"FINISHED", "CANCELED", "FAILED"}
+
+
+def subtask_metrics(ex: ArchivedExecution, now: int) -> dict[str, float]:
+    if not ex.metrics_reported:
+        return {}
+    m: dict[str, float] = {
+        "numRecordsIn": ex.records_in,
+        "numRecordsOut": ex.records_out,
+        "numBuffersIn": ex.buffers_in,
+        "numBuffersOut": ex.buffers_out,
+        "accumulatedBusyTime": ex.busy_time_ns / 1e6,
+        "accumulatedBackPressuredTime": ex.back_pressured_time_ns / 1e6,
+        "accumulatedIdleTime": ex.idle_time_ns / 1e6,
+    }
+    since = ex.state_timestamps.get("RUNNING") or ex.state_timestamps.get("DEPLOYING")
+    if since:
+        until = ex.state_timestamps.get(ex.state, now) if ex.state in _TERMINAL else now
+        seconds = max(0.001, (until - since) / 1000.0)
+        m.update(
+            {
+                "numRecordsInPerSecond": ex.records_in / seconds,
+                "numRecordsOutPerSecond": ex.records_out / seconds,
+                "busyTimeMsPerSecond": min(1000.0, ex.busy_time_ns / 1e6 / seconds),
+                "backPressuredTimeMsPerSecond": min(1000.0, ex.back_pressured_time_ns / 1e6 / seconds),
+                "idleTimeMsPerSecond": min(1000.0, ex.idle_time_ns / 1e6 / seconds),
+            }
+        )
+    return m
+
+
+def job_metrics(graph: ArchivedExecutionGraph) -> dict[str, float]:
+    ts = graph.state_timestamps
+    if graph.status in _TERMINAL:
+        uptime = downtime = -1.0
+    else:
+        uptime = float(graph.now - ts["RUNNING"]) if graph.status == "RUNNING" and "RUNNING" in ts else 0.0
+        downtime = float(graph.now - ts["FAILING"]) if graph.status == "FAILING" and "FAILING" in ts else 0.0
+    return {"uptime": uptime, "downtime": downtime, "numRestarts": 0, "fullRestarts": 0, "restartingTime": 0}
+
+
+async def vertex_of(req: HandlerRequest) -> tuple[ArchivedExecutionGraph, ArchivedJobVertex]:
+    """The job's graph and the vertex named in the path; 404 if either is unknown."""
+    job_id, vertex_id = req.job_id(), req.vertex_id()
+    graph = await (await req.gateway()).request_execution_graph(job_id)
+    vertex = views.find_vertex(graph, vertex_id)
+    if vertex is None:
+        raise RestNotFoundError(f"Job vertex {vertex_id} not found in job {job_id}.")
+    return graph, vertex
+
+
+def subtask_of(req: HandlerRequest, vertex: ArchivedJobVertex) -> ArchivedExecution:
+    index = req.int_param("subtaskindex")
+    found = next((ex for ex in vertex.subtasks if ex.subtask_index == index), None)
+    if found is None:
+        raise RestNotFoundError(
+            f"Subtask {index} not found in job vertex {vertex.id} (parallelism {vertex.parallelism})."
+        )
+    return found
+
+
+async def get_job_metrics(req: HandlerRequest) -> list[Metric]:
+    graph = await (await req.gateway()).request_execution_graph(req.job_id())
+    return metric_collection(req, job_metrics(graph))
+
+
+async def get_vertex_metrics(req: HandlerRequest) -> list[Metric]:
+    graph, vertex = await vertex_of(req)
+    available = {
+        f"{ex.subtask_index}.{name}": value
+        for ex in vertex.subtasks
+        for name, value in subtask_metrics(ex, graph.now).items()
+    }
+    return metric_collection(req, available)
+
+
+async def get_subtask_metrics(req: HandlerRequest) -> list[Metric]:
+    graph, vertex = await vertex_of(req)
+    return metric_collection(req, subtask_metrics(subtask_of(req, vertex), graph.now))
+
+
+async def get_aggregated_subtask_metrics(req: HandlerRequest) -> list[AggregatedMetric]:
+    graph, vertex = await vertex_of(req)
+    chosen = parse_ranges(req.query("subtasks"), vertex.parallelism)
+    return aggregated_metrics(
+        req,
+        [
+            subtask_metrics(ex, graph.now)
+            for ex in vertex.subtasks
+            if chosen is None or ex.subtask_index in chosen
+        ],
+    )
+
+
+async def get_aggregated_job_metrics(req: HandlerRequest) -> list[AggregatedMetric]:
+    gateway = await req.gateway()
+    wanted = req.query_list("jobs") or [d.job_id for d in await gateway.request_multiple_job_details()]
+
+    async def one(job_id: str) -> dict[str, float] | None:
+        try:
+            return job_metrics(await gateway.request_execution_graph(job_id))
+        except JobNotFoundError:
+            return None
+
+    graphs = await asyncio.gather(*(one(j) for j in wanted))
+    return aggregated_metrics(req, [g for g in graphs if g is not None])
+
+
+_V = "/jobs/{jobid}/vertices/{vertexid}"
+
+ROUTES = [
+    RestRoute(
+        "GET",
+        "/jobs/metrics",
+        get_aggregated_job_metrics,
+        summary="Job metrics aggregated over jobs (uptime, downtime, numRestarts ...).",
+        response_type=list[AggregatedMetric],
+        operation_id="getAggregatedJobMetrics",
+        query=(GET_PARAM, AGG_PARAM, QueryParam("jobs", "Comma-separated job ids (default: all).")),
+    ),
+    RestRoute(
+        "GET",
+        "/jobs/{jobid}/metrics",
+        get_job_metrics,
+        summary="Metrics of a job.",
+        response_type=list[Metric],
+        operation_id="getJobMetrics",
+        query=(GET_PARAM,),
+    ),
+    RestRoute(
+        "GET",
+        f"{_V}/metrics",
+        get_vertex_metrics,
+        summary="Task metrics of a vertex, per subtask ('<subtask>.<metric>').",
+        response_type=list[Metric],
+        operation_id="getJobVertexMetrics",
+        query=(GET_PARAM,),
+    ),
+    RestRoute(
+        "GET",
+        f"{_V}/subtasks/metrics",
+        get_aggregated_subtask_metrics,
+        summary="Task metrics aggregated over a vertex's subtasks.",
+        response_type=list[AggregatedMetric],
+        operation_id="getAggregatedSubtaskMetrics",
+        query=(GET_PARAM, AGG_PARAM, QueryParam("subtasks", "Subtask indices, e.g. '1,3,5-9'.")),
+    ),
+    RestRoute(
+        "GET",
+        f"{_V}/subtasks/{{subtaskindex}}/metrics",
+        get_subtask_metrics,
+        summary="Task metrics of one subtask.",
+        response_type=list[Metric],
+        operation_id="getSubtaskMetrics",
+        query=(GET_PARAM,),
+    ),
+]

@@ -1,0 +1,1 @@
+"""Handlers of ``/taskmanagers`` (Flink: TaskManagersHandler, TaskManagerDetailsHandler, metrics)."""

@@ -1,0 +1,78 @@
+"""Routes of Flink's REST API that flott does not serve yet: each answers 501 saying why.
+
+They are registered (not left to the 404 fallback) so a Flink client or the
+web UI gets a clear "not in flott yet, because ..." rather than "Not found".
+"""
+
+from __future__ import annotations
+
+from flott.errors import NotYetSupportedError
+from flott.rest.handler.handler import Handler, HandlerRequest, RestRoute
+
+_JARS = (
+    "flott runs Python programs, not Java jars: submit a job with `flott run -m <host>:<port> script.py` "
+    "(POST /jobs)."
+)
+_APPLICATIONS = "Application management (Flink 2.3+ /applications) is not available in flott yet."
+_RESCALES = "Rescale history belongs to the adaptive scheduler, which flott does not have yet."
+_LOG_URL = "Log URLs (historyserver.log.*.url-pattern) are not supported by flott yet."
+_TM_FILES = "TaskManager logs and thread dumps need a TaskExecutor call flott does not have yet."
+
+
+def unsupported(reason: str) -> Handler:
+    async def handle(req: HandlerRequest) -> None:
+        raise NotYetSupportedError(reason)
+
+    return handle
+
+
+def _route(method: str, path: str, reason: str, operation_id: str) -> RestRoute:
+    return RestRoute(
+        method,
+        path,
+        unsupported(reason),
+        summary=f"Not served by flott yet: {reason}",
+        supported=False,
+        operation_id=operation_id,
+    )
+
+
+ROUTES = [
+    _route("GET", "/jars", _JARS, "getJarList"),
+    _route("POST", "/jars/upload", _JARS, "uploadJar"),
+    _route("DELETE", "/jars/{jarid}", _JARS, "deleteJar"),
+    _route("POST", "/jars/{jarid}/plan", _JARS, "generatePlanFromJar"),
+    _route("POST", "/jars/{jarid}/run", _JARS, "submitJobFromJar"),
+    _route("POST", "/jars/{jarid}/run-application", _JARS, "submitApplicationFromJar"),
+    _route("GET", "/applications/overview", _APPLICATIONS, "getApplicationsOverview"),
+    _route("GET", "/applications/{applicationid}", _APPLICATIONS, "getApplicationDetails"),
+    _route("POST", "/applications/{applicationid}/cancel", _APPLICATIONS, "cancelApplication"),
+    _route("GET", "/applications/{applicationid}/exceptions", _APPLICATIONS, "getApplicationExceptions"),
+    _route(
+        "GET",
+        "/applications/{applicationid}/jobmanager/config",
+        _APPLICATIONS,
+        "getApplicationJobManagerConfiguration",
+    ),
+    _route("GET", "/jobs/{jobid}/rescales/config", _RESCALES, "getJobRescaleConfig"),
+    _route("GET", "/jobs/{jobid}/rescales/overview", _RESCALES, "getJobRescalesOverview"),
+    _route("GET", "/jobs/{jobid}/rescales/summary", _RESCALES, "getJobRescalesSummary"),
+    _route("GET", "/jobs/{jobid}/rescales/history", _RESCALES, "getJobRescalesHistory"),
+    _route("GET", "/jobs/{jobid}/rescales/details/{rescaleuuid}", _RESCALES, "getJobRescaleDetails"),
+    _route("GET", "/jobs/{jobid}/jobmanager/log-url", _LOG_URL, "getJobManagerLogUrl"),
+    _route("GET", "/jobs/{jobid}/taskmanagers/{taskmanagerid}/log-url", _LOG_URL, "getTaskManagerLogUrl"),
+    _route(
+        "GET",
+        "/jobs/{jobid}/vertices/{vertexid}/flamegraph",
+        "Flame graphs (sampling task threads) are not in flott yet.",
+        "getJobVertexFlameGraph",
+    ),
+    _route(
+        "GET",
+        "/jobs/{jobid}/vertices/{vertexid}/watermarks",
+        "TaskExecutors do not report watermarks to the JobManager yet.",
+        "getJobVertexWatermarks",
+    ),
+    _route("GET", "/taskmanagers/{taskmanagerid}/logs", _TM_FILES, "getTaskManagerLogList"),
+    _route("GET", "/taskmanagers/{taskmanagerid}/thread-dump", _TM_FILES, "getTaskManagerThreadDump"),
+]

@@ -1,0 +1,130 @@
+"""flott's own OpenAPI document, generated from the route table and the msgspec wire types.
+
+Generated rather than copied: every route, parameter and body schema comes
+from the code that serves it, so the document cannot drift from the server.
+It is OpenAPI 3.1 (whose schemas are JSON Schema 2020-12, what msgspec
+emits). Served at ``GET /openapi.json`` (and ``/v1/openapi.json``); not part of
+Flink's API.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from flott.rest.handler.handler import RestRoute
+from flott.rest.messages.common import ErrorResponseBody
+from flott.rest.messages.job import JobSubmitRequestBody
+from flott.rest.version import FLOTT_VERSION, REST_API_VERSION
+
+_HEX_ID = {"type": "string", "pattern": "^[0-9a-f]{32}$"}
+_PATH_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
+    "jobid": ("32-character hexadecimal string value that identifies a job.", _HEX_ID),
+    "vertexid": ("32-character hexadecimal string value that identifies a job vertex.", _HEX_ID),
+    "triggerid": (
+        "32-character hexadecimal string that identifies an asynchronous operation trigger.",
+        _HEX_ID,
+    ),
+    "taskmanagerid": ("32-character hexadecimal string that identifies a TaskManager.", _HEX_ID),
+    "datasetid": ("32-character hexadecimal string value that identifies a cluster data set.", _HEX_ID),
+    "subtaskindex": ("Positive integer value that identifies a subtask.", {"type": "integer", "minimum": 0}),
+    "attempt": (
+        "Positive integer value that identifies an execution attempt.",
+        {"type": "integer", "minimum": 0},
+    ),
+    "checkpointid": ("Long value that identifies a checkpoint.", {"type": "integer"}),
+}
+_REF = "#/components/schemas/{name}"
+
+
+def openapi_document(routes: list[RestRoute], server_url: str | None = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 document describing ``routes``."""
+    types: list[Any] = [ErrorResponseBody, JobSubmitRequestBody]
+    for r in routes:
+        types += [t for t in (r.response_type, r.request_type) if t is not None]
+    schemas, components = msgspec.json.schema_components(types, ref_template=_REF)
+    schema_of = dict(zip((id(t) for t in types), schemas, strict=True))
+    error = {
+        "description": "Flink's error body.",
+        "content": {"application/json": {"schema": schema_of[id(ErrorResponseBody)]}},
+    }
+    paths: dict[str, dict[str, Any]] = {}
+    for r in routes:
+        op: dict[str, Any] = {
+            "operationId": r.operation_id or f"{r.method.lower()}{r.path}",
+            "summary": r.summary,
+        }
+        params = [
+            {
+                "name": n,
+                "in": "path",
+                "required": True,
+                "description": _PATH_PARAMS.get(n, ("", {}))[0],
+                "schema": _PATH_PARAMS.get(n, ("", {"type": "string"}))[1],
+            }
+            for n in re.findall(r"{(\w+)}", r.path)
+        ]
+        params += [
+            {
+                "name": q.name,
+                "in": "query",
+                "required": q.required,
+                "description": q.description,
+                "schema": q.schema,
+            }
+            for q in r.query
+        ]
+        if params:
+            op["parameters"] = params
+        if r.file_upload:
+            op["requestBody"] = {
+                "required": True,
+                "content": {
+                    "multipart/form-data": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "request": schema_of[id(JobSubmitRequestBody)],
+                                "file": {"type": "array", "items": {"type": "string", "format": "binary"}},
+                            },
+                            "required": ["request"],
+                        }
+                    }
+                },
+            }
+        elif r.request_type is not None:
+            op["requestBody"] = {"content": {"application/json": {"schema": schema_of[id(r.request_type)]}}}
+        if r.supported:
+            ok: dict[str, Any] = {"description": "The request was successful."}
+            if r.response_type is not None:
+                ok["content"] = {"application/json": {"schema": schema_of[id(r.response_type)]}}
+            op["responses"] = {str(r.status): ok, "default": error}
+        else:
+            op["responses"] = {
+                "501": {**error, "description": "Not served by flott yet (the message says why)."}
+            }
+        paths.setdefault(r.path, {})[r.method.lower()] = op
+    paths["/openapi.json"] = {
+        "get": {
+            "operationId": "getOpenApiDocument",
+            "summary": "This document.",
+            "responses": {
+                "200": {"description": "The request was successful.", "content": {"application/json": {}}}
+            },
+        }
+    }
+    doc: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "flott JobManager REST API (Flink REST API v1 compatible)",
+            "version": f"{REST_API_VERSION}/flott-{FLOTT_VERSION}",
+            "license": {"name": "Apache 2.0", "identifier": "Apache-2.0"},
+        },
+        "paths": dict(sorted(paths.items())),
+        "components": {"schemas": components},
+    }
+    if server_url:
+        doc["servers"] = [{"url": server_url}, {"url": f"{server_url}/{REST_API_VERSION}"}]
+    return doc
