@@ -61,7 +61,7 @@ class EmbeddedExecutor:
     def execute(self, job_graph: JobGraph) -> JobClient:
         job_graph.validate()
         wanted = self.config.get_int("local.number-taskmanager")
-        n = max(wanted if wanted > 0 else (os.cpu_count() or 1), job_graph.max_parallelism_needed())
+        n = max(wanted if wanted > 0 else (os.cpu_count() or 1), job_graph.slots_needed())
         cluster = MiniCluster(self.config, num_task_managers=n)
         self.last_cluster = cluster
         with _live_lock:

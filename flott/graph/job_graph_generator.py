@@ -237,6 +237,7 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
                 parallelism=head.parallelism,
                 max_parallelism=head.max_parallelism,
                 operators=[_operator(n, ids[n.id], artifacts) for n in chain],
+                slot_sharing_group=head.slot_sharing_group,
             )
         )
     edges: list[JobEdge] = []

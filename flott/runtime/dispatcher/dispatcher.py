@@ -121,7 +121,7 @@ def job_details(info: ExecutionGraphInfo) -> JobDetails:
         job_id=info.job_id, job_name=info.job_name, status=info.status, start_time=info.start_time,
         end_time=info.end_time, duration=info.duration,
         last_modification=max(info.timestamps.values(), default=info.start_time),
-        task_counts=counts, num_tasks=sum(v.parallelism for v in info.vertices),
+        task_counts=counts, num_tasks=sum(v.parallelism for v in info.vertices), job_type=info.job_type,
     )
 
 

@@ -74,6 +74,8 @@ class JobVertex(msgspec.Struct, frozen=True):
     parallelism: int
     max_parallelism: int
     operators: list[OperatorDescriptor]
+    slot_sharing_group: str = "default"
+    """Subtask i of every vertex in one group shares the group's i-th slot (one process)."""
 
     @property
     def is_source(self) -> bool:
@@ -133,9 +135,16 @@ class JobGraph(msgspec.Struct, frozen=True):
             raise InvalidJobGraphError("JobGraph has a cycle")
         return [self.vertex(v) for v in order]
 
-    def max_parallelism_needed(self) -> int:
-        """Slots needed with one slot-sharing group: the largest vertex parallelism."""
-        return max((v.parallelism for v in self.vertices), default=0)
+    def slot_sharing_groups(self) -> dict[str, int]:
+        """Each slot-sharing group (in first-seen order) with the slots it needs: its largest parallelism."""
+        groups: dict[str, int] = {}
+        for v in self.vertices:
+            groups[v.slot_sharing_group] = max(groups.get(v.slot_sharing_group, 0), v.parallelism)
+        return groups
+
+    def slots_needed(self) -> int:
+        """Slots the job occupies: per slot-sharing group, its largest vertex parallelism."""
+        return sum(self.slot_sharing_groups().values())
 
     def validate(self) -> None:
         """Check the graph is runnable; raise InvalidJobGraphError naming what is wrong."""

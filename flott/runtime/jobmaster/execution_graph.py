@@ -157,7 +157,14 @@ class ExecutionGraph:
                 self.executions[ex.execution_id] = ex
                 row.append(ex)
             self.by_vertex[vertex.id] = row
-        self.slots_needed = job_graph.max_parallelism_needed()
+        self.slots_needed = job_graph.slots_needed()
+        # Slot numbers: group g's i-th slot is offset[g] + i (slot sharing within a group).
+        self._slot_offset: dict[str, int] = {}
+        offset = 0
+        for group, size in job_graph.slot_sharing_groups().items():
+            self._slot_offset[group] = offset
+            offset += size
+        self._group_of = {v.id: v.slot_sharing_group for v in job_graph.vertices}
         self.slots: dict[int, tuple[str, str]] = {}
         self.history: list[str] = []
 
@@ -166,9 +173,12 @@ class ExecutionGraph:
     def all_terminal(self) -> bool:
         return all(ex.state.is_terminal() for ex in self.executions.values())
 
+    def slot_number(self, execution: Execution) -> int:
+        """Slot sharing: subtask i of every vertex of a group runs in that group's i-th slot."""
+        return self._slot_offset[self._group_of[execution.vertex_id]] + execution.subtask_index
+
     def slot_of(self, execution: Execution) -> tuple[str, str]:
-        """Slot sharing: subtask i of every vertex runs in the job's i-th slot."""
-        return self.slots[execution.subtask_index]
+        return self.slots[self.slot_number(execution)]
 
     # -- the state machine ----------------------------------------------------------------
 

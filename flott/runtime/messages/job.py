@@ -19,6 +19,7 @@ class JobDetails(msgspec.Struct, frozen=True):
     last_modification: int
     task_counts: dict[str, int]
     num_tasks: int
+    job_type: str = "STREAMING"
 
 
 class VertexDetails(msgspec.Struct, frozen=True):

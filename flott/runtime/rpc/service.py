@@ -424,6 +424,20 @@ class RpcService:
         return msgspec.convert(resp.value, return_type, strict=False)
 
 
+_RETURN_TYPES: dict[tuple[type, str], Any] = {}
+
+
+def _return_type(gateway: type, name: str) -> Any:
+    """The annotated return type of a gateway method (resolved once per gateway and method)."""
+    key = (gateway, name)
+    if key not in _RETURN_TYPES:
+        proto_fn = getattr(gateway, name, None)
+        if proto_fn is None or name.startswith("_"):
+            raise AttributeError(f"{gateway.__name__} has no method {name!r}")
+        _RETURN_TYPES[key] = _hints(proto_fn).get("return", Any)
+    return _RETURN_TYPES[key]
+
+
 class _GatewayProxy:
     def __init__(
         self,
@@ -442,23 +456,24 @@ class _GatewayProxy:
         self._timeout = timeout
 
     def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
-        proto_fn = getattr(self._gateway, name, None)
-        if proto_fn is None or name.startswith("_"):
-            raise AttributeError(f"{self._gateway.__name__} has no method {name!r}")
-        return_type = _hints(proto_fn).get("return", Any)
+        return_type = _return_type(self._gateway, name)
+        service, address, endpoint_id = self._service, self.address, self.endpoint_id
+        default_timeout = self._timeout
 
         async def call(*args: Any, timeout: float | None = None) -> Any:
-            return await self._service.invoke(
-                self.address,
-                self.endpoint_id,
+            return await service.invoke(
+                address,
+                endpoint_id,
                 name,
                 list(args),
                 self.fencing_token,
-                timeout or self._timeout,
+                timeout or default_timeout,
                 return_type,
             )
 
         call.__name__ = name
+        # Cache on the instance: __getattr__ runs once per method, not once per call.
+        setattr(self, name, call)
         return call
 
     def __repr__(self) -> str:

@@ -3,10 +3,9 @@ JobCancellationHandler, JobExecutionResultHandler, JobExceptionsHandler, JobConf
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from flott.errors import FlottError, JobNotFoundError, NotYetSupportedError, RestRequestError
+from flott.errors import FlottError, NotYetSupportedError, RestRequestError
 from flott.rest.errors import TerminationModeRemovedError
 from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
 from flott.rest.handler.job import views
@@ -45,18 +44,9 @@ async def list_jobs(req: HandlerRequest) -> JobIdsWithStatusOverview:
 
 
 async def jobs_overview(req: HandlerRequest) -> MultipleJobsDetails:
-    gateway = await req.gateway()
-    details = await gateway.request_multiple_job_details()
-
-    async def job_type(job_id: str) -> str:
-        try:
-            return (await gateway.request_job(job_id)).job_type
-        except JobNotFoundError:  # left the archive meanwhile
-            return "STREAMING"
-
-    types = await asyncio.gather(*(job_type(d.job_id) for d in details))
+    details = await (await req.gateway()).request_multiple_job_details()
     jobs = []
-    for d, jt in zip(details, types, strict=True):
+    for d in details:
         tasks = {"total": d.num_tasks}
         tasks.update({s.lower(): d.task_counts.get(s, 0) for s in views.EXECUTION_STATES})
         jobs.append(
@@ -69,7 +59,7 @@ async def jobs_overview(req: HandlerRequest) -> MultipleJobsDetails:
                 state=d.status,
                 last_modification=d.last_modification,
                 tasks=tasks,
-                job_type="BATCH" if jt == "BATCH" else "STREAMING",
+                job_type="BATCH" if d.job_type == "BATCH" else "STREAMING",
             )
         )
     return MultipleJobsDetails(jobs=jobs)
