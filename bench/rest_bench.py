@@ -63,7 +63,9 @@ def run_wrk(url: str, duration: float, connections: int = 16) -> tuple[float, fl
     """(requests/s, p50 ms, p99 ms) as wrk reports them."""
     out = subprocess.run(
         ["wrk", "-t2", f"-c{connections}", f"-d{max(1, round(duration))}s", "--latency", url],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
 
@@ -118,7 +120,9 @@ async def submission_latency(address: str, count: int) -> list[float]:
             while True:
                 details = await client.get_job_details(graph.job_id)
                 tasks = details.vertices
-                if details.state == "RUNNING" and all(v.tasks.get("RUNNING", 0) == v.parallelism for v in tasks):
+                if details.state == "RUNNING" and all(
+                    v.tasks.get("RUNNING", 0) == v.parallelism for v in tasks
+                ):
                     break
                 await asyncio.sleep(0.005)
             samples.append((time.perf_counter() - start) * 1000)
@@ -143,9 +147,21 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="flott-rest-bench-"))
     rest_port, bare_port = free_port(), free_port()
     jm = subprocess.Popen(
-        [sys.executable, "-m", "flott.cli.main", "jobmanager", "start", "--taskmanagers", "2",
-         "-D", f"rest.port={rest_port}", "-D", "jobmanager.rpc.port=0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "flott.cli.main",
+            "jobmanager",
+            "start",
+            "--taskmanagers",
+            "2",
+            "-D",
+            f"rest.port={rest_port}",
+            "-D",
+            "jobmanager.rpc.port=0",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     bare = None
     try:
@@ -166,15 +182,19 @@ def main() -> int:
             f = tmp / (p.strip("/").replace("/", "_") + ".json")
             f.write_bytes(get(base + p))
             files += [p, str(f)]
-        bare = subprocess.Popen([sys.executable, "-c", BARE_SERVER, str(bare_port), *files],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        bare = subprocess.Popen(
+            [sys.executable, "-c", BARE_SERVER, str(bare_port), *files],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_until(lambda: bool(get(f"http://127.0.0.1:{bare_port}/overview")), 30, "the bare server")
         results: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         for _ in range(args.rounds):
             for p in paths:
                 for name, port in (("flott", rest_port), ("bare aiohttp", bare_port)):
                     results.setdefault((p, name), []).append(
-                        run_wrk(f"http://127.0.0.1:{port}{p}", args.duration))
+                        run_wrk(f"http://127.0.0.1:{port}{p}", args.duration)
+                    )
         latencies = asyncio.run(submission_latency(f"127.0.0.1:{rest_port}", args.submissions))
     finally:
         for proc in (bare, jm):
@@ -187,7 +207,9 @@ def main() -> int:
                     proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
 
-    print(f"\nREST endpoint, wrk -t2 -c16 -d{args.duration:g}s, {args.rounds} interleaved round(s), medians\n")
+    print(
+        f"\nREST endpoint, wrk -t2 -c16 -d{args.duration:g}s, {args.rounds} interleaved round(s), medians\n"
+    )
     print("| request | server | requests/s | p50 ms | p99 ms | flott / bare |")
     print("|---|---|---|---|---|---|")
     for p in paths:
@@ -195,10 +217,15 @@ def main() -> int:
         for name in ("flott", "bare aiohttp"):
             rs = results[(p, name)]
             rps = statistics.median(r[0] for r in rs)
-            print(f"| GET {p} | {name} | {rps:,.0f} | {statistics.median(r[1] for r in rs):.2f} | "
-                  f"{statistics.median(r[2] for r in rs):.2f} | {rps / bare_rps:.2f} |")
-    print(f"\nJob submission, submit -> all tasks RUNNING, {len(latencies)} jobs: "
-          f"median {statistics.median(latencies):.0f} ms, min {min(latencies):.0f} ms, max {max(latencies):.0f} ms")
+            print(
+                f"| GET {p} | {name} | {rps:,.0f} | {statistics.median(r[1] for r in rs):.2f} | "
+                f"{statistics.median(r[2] for r in rs):.2f} | {rps / bare_rps:.2f} |"
+            )
+    print(
+        f"\nJob submission, submit -> all tasks RUNNING, {len(latencies)} jobs: "
+        f"median {statistics.median(latencies):.0f} ms, "
+        f"min {min(latencies):.0f} ms, max {max(latencies):.0f} ms"
+    )
     return 0
 
 
