@@ -25,10 +25,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=None, help="stop after this many events")
     parser.add_argument("--rate", type=int, default=2000, help="events per second")
+    parser.add_argument("--parallelism", type=int, default=2)
     args, _ = parser.parse_known_args(sys.argv[1:])
 
     env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_parallelism(2)
+    env.set_parallelism(args.parallelism)
     source = DataGeneratorSource(
         click,
         args.events,

@@ -181,3 +181,83 @@ def test_standalone_taskmanager_registers_and_runs_tasks(run_dir: Path, tmp_path
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def test_killed_standalone_taskmanager_fails_job_by_heartbeat_timeout(run_dir: Path) -> None:
+    """No driver watches a standalone TaskManager: only its missing heartbeats can tell."""
+    rest_port, rpc_port = free_port(), free_port()
+    conf = [
+        "-D",
+        f"rest.port={rest_port}",
+        "-D",
+        f"jobmanager.rpc.port={rpc_port}",
+        "-D",
+        "heartbeat.interval=300",
+        "-D",
+        "heartbeat.timeout=2000",
+    ]
+    jm = subprocess.Popen(
+        [sys.executable, "-m", "flott.cli.main", "jobmanager", "start", *conf],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    tm = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flott.cli.main",
+            "taskmanager",
+            "start",
+            "-m",
+            f"127.0.0.1:{rpc_port}",
+            *conf,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{rest_port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if get_json(f"{base}/overview")["taskmanagers"] == 1:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        run = flott(
+            "run",
+            "-m",
+            f"127.0.0.1:{rest_port}",
+            "-d",
+            str(REPO / "examples" / "streaming_counts.py"),
+            "--parallelism",
+            "1",
+        )
+        assert run.returncode == 0, run.stderr
+        job_id = run.stdout.strip().split()[-1]
+        deadline = time.monotonic() + 30
+        while get_json(f"{base}/jobs/{job_id}")["status-counts"].get("RUNNING", 0) != 2:
+            assert time.monotonic() < deadline, "the job's tasks did not all start"
+            time.sleep(0.1)
+        tm.kill()
+        tm.wait()
+        killed = time.monotonic()
+        while get_json(f"{base}/jobs/{job_id}")["state"] not in ("FAILED", "FAILING"):
+            assert time.monotonic() - killed < 10, "the job did not fail after its TaskManager was killed"
+            time.sleep(0.1)
+        took = time.monotonic() - killed
+        assert took < 2.0 + 2.0, f"failure noticed after {took:.1f}s with a 2 s heartbeat timeout"
+        result = get_json(f"{base}/jobs/{job_id}/exceptions")
+        assert "heartbeat" in json.dumps(result).lower()
+    finally:
+        for proc in (tm, jm):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in (tm, jm):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
