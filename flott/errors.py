@@ -30,6 +30,8 @@ answers with, so the mapping lives here and nowhere else::
     │   ├── JobExecutionError               500  the job ended FAILED (cause attached)
     │   ├── JobCancellationError            500  the job ended CANCELED while waiting for it
     │   ├── JobSubmissionError              500  client side: submission did not go through
+    │   ├── JobArtifactError                500  a job's Python files/requirements cannot be stored,
+    │   │                                        fetched, verified or installed
     │   └── NotYetSupportedError            501  a Flink capability flott has not built yet
     ├── IllegalStateTransitionError         500  a state machine was asked for an illegal move
     ├── TaskCancelledError                  500  raised inside a task thread to unwind it
@@ -150,6 +152,15 @@ class JobSubmissionError(JobError):
         self.cause = cause
         if cause is not None:
             self.__cause__ = cause
+
+
+class JobArtifactError(JobError):
+    """A job's shipped Python files or requirements could not be stored, fetched, verified or installed.
+
+    Raised by the BlobServer/BlobCache and by a TaskExecutor preparing a job's
+    Python environment; it fails the task (and so the job) with the cause
+    instead of leaving it waiting for files that will never arrive.
+    """
 
 
 class NotYetSupportedError(JobError, NotImplementedError):

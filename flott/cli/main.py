@@ -55,7 +55,24 @@ _jm_option = click.option(
 @click.option("-d", "--detached", is_flag=True, help="Submit and return without waiting for the job.")
 @_jm_option
 @click.option("-s", "--fromSavepoint", "savepoint", default=None, help="Savepoint to restore from.")
-@click.option("--pyFiles", "py_files", default=None, help="Extra Python files for the job (comma-separated).")
+@click.option(
+    "-pyfs",
+    "--pyFiles",
+    "py_files",
+    default=None,
+    help="Extra Python files for the job, comma-separated: .py files, .zip/.whl/.egg archives and "
+    "directories. They are importable by the script and, shipped through the cluster's BlobServer, "
+    "by the job's functions on the TaskExecutors.",
+)
+@click.option(
+    "-pyreq",
+    "--pyRequirements",
+    "py_requirements",
+    default=None,
+    metavar="FILE[#DIR]",
+    help="A requirements.txt the TaskExecutors pip-install for the job; after '#', a directory of "
+    "distributions to install from without an index (PyFlink's requirements cache).",
+)
 @_config_option
 @_dynamic_option
 @click.argument("script", type=click.Path())
@@ -66,6 +83,7 @@ def run(
     jobmanager: str | None,
     savepoint: str | None,
     py_files: str | None,
+    py_requirements: str | None,
     config_file: str | None,
     dynamic: tuple[str, ...],
     script: str,
@@ -81,6 +99,7 @@ def run(
             "parallelism.default": str(parallelism) if parallelism else None,
             "execution.savepoint.path": savepoint,
             "python.files": py_files,
+            "python.requirements": py_requirements,
         },
     )
     sys.exit(run_script(script, args, config, detached, jobmanager))

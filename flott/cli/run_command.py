@@ -8,10 +8,14 @@ stderr, so the job's own stdout (``print()`` sinks) stays clean.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import runpy
+import shutil
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +26,8 @@ from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
 from flott.common.completable_future import CompletableFuture
 from flott.common.job_client import JobClient
 from flott.configuration import Configuration
-from flott.errors import FlottError
+from flott.errors import FlottError, JobSubmissionError
+from flott.runtime.blob.python_artifacts import artifact_kind, collect_local_artifacts, materialize
 from flott.runtime.jobgraph import JobGraph
 
 console = Console(stderr=True, highlight=False)
@@ -130,6 +135,32 @@ class _DetachedJobClient:
         return CompletableFuture(done)
 
 
+@contextlib.contextmanager
+def client_python_files(config: Configuration) -> Iterator[list[str]]:
+    """Make ``--pyFiles`` importable by the script itself, as PyFlink's client does.
+
+    The files are laid out exactly as a TaskExecutor lays them out (a copy in a
+    temporary directory, archives extracted), so what the script can import is
+    what the job's functions will find on the cluster — and cloudpickle, seeing
+    an importable module, ships references to it rather than copies.
+    """
+    scratch = Path(tempfile.mkdtemp(prefix="flott-pyfiles-"))
+    entries: list[str] = []
+    try:
+        local = collect_local_artifacts(config.to_dict(), (), scratch, with_requirements=False)
+        for index, artifact in enumerate(local):
+            kind = artifact_kind(artifact.entry_name)
+            if kind in ("file", "archive"):
+                entry = str(materialize(kind, artifact.entry_name, artifact.path, scratch / "lib", index))
+                if entry not in entries:
+                    entries.append(entry)
+        sys.path[:0] = entries
+        yield entries
+    finally:
+        sys.path[:] = [p for p in sys.path if p not in entries]
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def run_script(
     script: str, args: tuple[str, ...], config: Configuration, detached: bool, jobmanager: str | None = None
 ) -> int:
@@ -152,13 +183,16 @@ def run_script(
 
     pipeline_executor.set_context_configuration(config)
     try:
-        with use_executor(executor):
+        with use_executor(executor), client_python_files(config):
             runpy.run_path(str(path), run_name="__main__")
     except KeyboardInterrupt:
         console.print("[yellow]Interrupted: cancelling the job[/yellow]")
         for c in executor.clients:
             _cancel_quietly(c)
         return 130
+    except JobSubmissionError as e:
+        console.print("The job could not be submitted.\n" + str(e), markup=False, style="red")
+        return 1
     except FlottError as e:
         console.print("The job failed.\n" + str(e), markup=False, style="red")
         return 1

@@ -1,8 +1,10 @@
 """Where ``env.execute()`` sends its JobGraph (Flink's PipelineExecutor).
 
 Outside any launcher a script gets a fresh embedded MiniCluster per job, shut
-down when the job ends; ``flott run -m HOST`` installs a remote executor and
-``flott info`` a plan-capturing one, through :func:`use_executor`.
+down when the job ends (the job's ``python.files`` and ``python.requirements``
+go through that cluster's BlobServer, as they would on a remote one);
+``flott run -m HOST`` installs a remote executor and ``flott info`` a
+plan-capturing one, through :func:`use_executor`.
 """
 
 from __future__ import annotations
@@ -10,15 +12,20 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol
 
 from flott.client.cluster_client import MiniClusterClient
 from flott.client.loop_thread import LoopThread, shared_loop_thread
 from flott.common.job_client import JobClient
 from flott.configuration import Configuration
+from flott.runtime.blob.python_artifacts import collect_local_artifacts, describe_local_artifacts
 from flott.runtime.jobgraph import JobGraph
+from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.minicluster.mini_cluster import MiniCluster
 
 
@@ -60,6 +67,21 @@ class EmbeddedExecutor:
 
     def execute(self, job_graph: JobGraph) -> JobClient:
         job_graph.validate()
+        # The job's Python files are read in place (zipped directories go to a scratch
+        # directory): the embedded JobManager is this process, its BlobServer copies
+        # them before the job starts. A missing file fails here, before any process starts.
+        scratch = Path(tempfile.mkdtemp(prefix="flott-submit-"))
+        try:
+            artifacts = describe_local_artifacts(collect_local_artifacts(job_graph.config, (), scratch))
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        try:
+            return self._execute(job_graph, artifacts)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def _execute(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> JobClient:
         wanted = self.config.get_int("local.number-taskmanager")
         n = max(wanted if wanted > 0 else (os.cpu_count() or 1), job_graph.slots_needed())
         cluster = MiniCluster(self.config, num_task_managers=n)
@@ -76,7 +98,10 @@ class EmbeddedExecutor:
             try:
                 await cluster.start()
                 client = MiniClusterClient(cluster)
-                await client.submit_job(job_graph)
+                if artifacts:
+                    await cluster.dispatcher_gateway().submit_job_with_artifacts(job_graph, artifacts)
+                else:
+                    await client.submit_job(job_graph)
             except BaseException:
                 await close()
                 raise

@@ -5,11 +5,14 @@ What it does the way Flink's RestClusterClient does, and why:
 * **Submission** writes the JobGraph (flott's msgpack encoding) to a
   temporary ``flott-jobgraph-<jobid>*.bin`` file and uploads it as Flink's
   multipart ``POST /v1/jobs`` together with the job's *local* Python files
-  (``python.files`` of the job's configuration plus any given explicitly).
-  Remote files (``s3://``, ``hdfs://``, ``http://`` ...) are referenced, not
-  uploaded: the cluster fetches them itself. The temporary file is deleted
-  whatever happens; every failure becomes :class:`JobSubmissionError` with the
-  cause attached.
+  (``python.files`` of the job's configuration plus any given explicitly) and
+  its requirements file (``python.requirements``, with PyFlink's optional
+  ``#cache_dir`` of distributions, zipped). The cluster's BlobServer ships
+  them to the TaskExecutors. Remote files (``s3://``, ``hdfs://``,
+  ``http://`` ...) are not uploaded; the cluster does not fetch them yet
+  either (a warning says so). The temporary file is deleted whatever
+  happens; every failure becomes :class:`JobSubmissionError` with the cause
+  attached.
 * **Retries**: every request is retried while the connection fails or the
   server answers 503 (a leader election), up to ``rest.retry.max-attempts``
   retries after the first attempt, ``rest.retry.delay`` apart. Other answers
@@ -73,12 +76,12 @@ from flott.rest.messages.job import JobDetailsInfo, JobExecutionResultResponseBo
 from flott.rest.messages.taskmanager import TaskManagerInfo, TaskManagersInfo
 from flott.rest.serialized_throwable import from_serialized_throwable
 from flott.rest.version import REST_API_VERSION
+from flott.runtime.blob.python_artifacts import collect_local_artifacts
 from flott.runtime.jobgraph import JobGraph, encode_job_graph
 from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, VertexDetails
 
 T = TypeVar("T")
 
-PYTHON_FILES = "python.files"
 _STATUS_ERRORS: dict[int, type[FlottError]] = {
     400: RestRequestError,
     404: RestNotFoundError,
@@ -128,17 +131,6 @@ def _base_url(address: str) -> str:
     if not parsed.hostname:
         raise RestRequestError(f"not a REST address (host:port or http://host:port): {address!r}")
     return address
-
-
-def _is_remote(reference: str) -> bool:
-    """A URL with a scheme other than ``file`` (a one-letter scheme is a Windows drive)."""
-    scheme = urlparse(reference).scheme
-    return len(scheme) > 1 and scheme != "file"
-
-
-def _local_path(reference: str) -> Path:
-    parsed = urlparse(reference)
-    return Path(parsed.path) if parsed.scheme == "file" else Path(reference).expanduser()
 
 
 class RestClusterClient:
@@ -283,27 +275,13 @@ class RestClusterClient:
         return job_id
 
     def _collect_uploads(self, job_graph: JobGraph, extra: list[str], scratch: Path) -> list[_Upload]:
-        """Local files to upload: ``python.files`` of the job plus ``extra``; directories are zipped."""
-        references = [r.strip() for r in job_graph.config.get(PYTHON_FILES, "").split(",") if r.strip()]
-        uploads: list[_Upload] = []
-        seen: set[Path] = set()
-        for ref in [*references, *extra]:
-            if _is_remote(ref):
-                continue  # referenced by URL; the cluster fetches it
-            path = _local_path(ref).resolve()
-            if path in seen:
-                continue
-            seen.add(path)
-            if path.is_dir():
-                zipped = Path(shutil.make_archive(str(scratch / f"{len(uploads)}-{path.name}"), "zip", path))
-                uploads.append(
-                    _Upload(f"{path.name}.zip", f"artifact_{len(uploads)}_{path.name}.zip", zipped)
-                )
-            elif path.is_file():
-                uploads.append(_Upload(path.name, f"artifact_{len(uploads)}_{path.name}", path))
-            else:
-                raise JobSubmissionError(f"the job's Python file {ref!r} does not exist")
-        return uploads
+        """Local files to upload: ``python.files`` of the job plus ``extra``, and ``python.requirements``.
+
+        Directories are zipped into ``scratch``; what each file becomes on the
+        TaskExecutors is decided by :mod:`flott.runtime.blob.python_artifacts`.
+        """
+        local = collect_local_artifacts(job_graph.config, extra, scratch)
+        return [_Upload(a.entry_name, f"artifact_{i}_{a.entry_name}", a.path) for i, a in enumerate(local)]
 
     async def _exists(self, job_id: str) -> bool:
         try:

@@ -3,6 +3,12 @@
 The JobManager side never unpickles user code: a submitted JobGraph is
 validated as data and handed to a JobMaster, whose TaskExecutors alone load
 the user's functions.
+
+A job's files (uploaded with ``POST /jobs``, or named in place by the embedded
+executor) go into the BlobServer before the job starts; the JobMaster gets
+their keys and names them in every deployment. When the job is globally
+terminal its blobs are deleted (Flink's global cleanup); a Dispatcher that
+stops with jobs still running leaves them for the server's own shutdown.
 """
 
 from __future__ import annotations
@@ -12,13 +18,23 @@ import contextlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from flott.configuration import Configuration
-from flott.errors import DuplicateJobSubmissionError, FlottError, JobAlreadyTerminalError, JobNotFoundError
+from flott.errors import (
+    DuplicateJobSubmissionError,
+    FlottError,
+    JobAlreadyTerminalError,
+    JobArtifactError,
+    JobNotFoundError,
+)
+from flott.runtime.blob.blob_server import BlobServer
+from flott.runtime.blob.python_artifacts import artifact_kind
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.job_master import JobMaster, now_ms
@@ -29,6 +45,7 @@ from flott.runtime.messages.archived_execution_graph import (
     ArchivedJobVertex,
 )
 from flott.runtime.messages.cluster import TaskExecutorInfo
+from flott.runtime.messages.execution import PythonArtifactDescriptor
 from flott.runtime.messages.job import ClusterOverview, ExecutionGraphInfo, JobDetails, JobResult
 from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
@@ -129,17 +146,20 @@ class Dispatcher(RpcEndpoint):
     endpoint_id = DISPATCHER_ENDPOINT
 
     def __init__(self, rpc: RpcService, config: Configuration, resource_manager: ResourceManagerGateway,
-                 on_shutdown: Callable[[], Awaitable[None]] | None = None) -> None:
+                 on_shutdown: Callable[[], Awaitable[None]] | None = None,
+                 blob_server: BlobServer | None = None) -> None:
         self._rpc = rpc
+        self._blob_server = blob_server
         self._config = config
         self._rm = resource_manager
         self._on_shutdown = on_shutdown
         self.runners: dict[str, JobManagerRunner] = {}
         self.archive: OrderedDict[str, _ArchivedJob] = OrderedDict()
         self.job_artifacts: dict[str, list[JobArtifact]] = {}
+        self._submitting: set[str] = set()
         self.client_heartbeats: dict[str, int] = {}
         self._te_endpoints: dict[str, str] = {}
-        self._background: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[Any]] = set()
         self._max_archived = config.get_int("jobstore.max-capacity")
         self._archive_ttl = float(config.get_int("jobstore.expiration-time"))
 
@@ -160,9 +180,16 @@ class Dispatcher(RpcEndpoint):
 
     async def submit_job(self, job_graph: JobGraph) -> None:
         job_graph.validate()
-        job_id = job_graph.job_id
-        if job_id in self.runners or job_id in self.archive:
+        self._check_not_submitted(job_graph.job_id)
+        await self._start_job(job_graph, [])
+
+    def _check_not_submitted(self, job_id: str) -> None:
+        if job_id in self.runners or job_id in self.archive or job_id in self._submitting:
             raise DuplicateJobSubmissionError(f"job {job_id} has already been submitted")
+
+    async def _start_job(self, job_graph: JobGraph, python_artifacts: list[PythonArtifactDescriptor]) -> None:
+        job_id = job_graph.job_id
+        self._check_not_submitted(job_id)
         loop = asyncio.get_running_loop()
         result: asyncio.Future[JobResult] = loop.create_future()
 
@@ -172,11 +199,15 @@ class Dispatcher(RpcEndpoint):
                 result.set_result(res)
             runner = self.runners.pop(job_id, None)
             if runner is not None:
-                stopping = loop.create_task(runner.job_master.stop())
-                self._background.add(stopping)
-                stopping.add_done_callback(self._background.discard)
+                self._spawn(runner.job_master.stop())
+            if self._blob_server is not None and python_artifacts:
+                self._spawn(asyncio.to_thread(self._blob_server.cleanup_job, job_id))
 
-        jm = JobMaster(job_graph, self._rpc, self._rm, self._config, on_terminal)
+        jm = JobMaster(
+            job_graph, self._rpc, self._rm, self._config, on_terminal,
+            python_artifacts=python_artifacts,
+            blob_server_address=self._blob_server.address if self._blob_server is not None else "",
+        )
         self.runners[job_id] = JobManagerRunner(job_graph, jm, result)
         log.info("job %s (%s) submitted", job_id, job_graph.job_name)
         await jm.start()
@@ -244,19 +275,69 @@ class Dispatcher(RpcEndpoint):
             task.add_done_callback(self._background.discard)
 
     async def submit_job_with_artifacts(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> None:
-        # Checked here as well as in submit_job, with no await in between, so a
-        # duplicate never touches the running job's artifact records (Flink A6).
+        # The duplicate check and the claim on the job id (``_submitting``) happen with no
+        # await in between, so a duplicate never touches the running job's artifact
+        # records or blobs (Flink A6), however long storing this job's files takes.
         job_graph.validate()
         job_id = job_graph.job_id
-        if job_id in self.runners or job_id in self.archive:
-            raise DuplicateJobSubmissionError(f"job {job_id} has already been submitted")
+        self._check_not_submitted(job_id)
+        self._submitting.add(job_id)
         self.job_artifacts[job_id] = list(artifacts)
+        stored = False
         try:
-            await self.submit_job(job_graph)
+            python_artifacts = await self._store_artifacts(job_id, artifacts)
+            stored = bool(python_artifacts)
+            self._submitting.discard(job_id)
+            await self._start_job(job_graph, python_artifacts)
         except BaseException:
+            self._submitting.discard(job_id)
             if job_id not in self.runners and job_id not in self.archive:
                 self.job_artifacts.pop(job_id, None)
+                if stored and self._blob_server is not None:
+                    await asyncio.to_thread(self._blob_server.cleanup_job, job_id)
             raise
+
+    async def _store_artifacts(
+        self, job_id: str, artifacts: list[JobArtifact]
+    ) -> list[PythonArtifactDescriptor]:
+        """Put the job's Python files into the BlobServer; their keys, in submission order.
+
+        Jars are recorded but not shipped (flott runs no JVM code).
+        """
+        python = [a for a in artifacts if a.kind == "artifact"]
+        if not python:
+            return []
+        if self._blob_server is None:
+            log.warning("job %s: no BlobServer, its %d Python file(s) are not shipped", job_id, len(python))
+            return []
+        server = self._blob_server
+
+        def store() -> list[PythonArtifactDescriptor]:
+            out = []
+            for a in python:
+                path = Path(a.path)
+                if not path.is_file():
+                    raise JobArtifactError(f"the job's file {a.entry_name!r} is not at {a.path}")
+                key = server.put_file(job_id, path, expected_sha256=a.sha256 or None)
+                out.append(PythonArtifactDescriptor(a.entry_name, key, artifact_kind(a.entry_name), a.size))
+            return out
+
+        try:
+            return await asyncio.to_thread(store)
+        except BaseException:
+            await asyncio.to_thread(server.cleanup_job, job_id)
+            raise
+
+    async def request_blob_server_port(self) -> int:
+        """The port TaskExecutors fetch job files from (Flink: DispatcherGateway#getBlobServerPort)."""
+        if self._blob_server is None:
+            raise JobArtifactError("this cluster runs no BlobServer")
+        return self._blob_server.port
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def request_job_artifacts(self, job_id: str) -> list[JobArtifact]:
         if job_id not in self.runners:

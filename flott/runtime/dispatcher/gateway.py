@@ -34,11 +34,17 @@ class DispatcherGateway(Protocol):
     async def shutdown_cluster(self) -> None: ...
 
     async def submit_job_with_artifacts(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> None:
-        """Submit a job together with the files uploaded for it (REST ``POST /jobs``).
+        """Submit a job together with its files (REST ``POST /jobs``; the embedded executor).
 
-        The artifacts are only recorded when the submission is accepted, so a
-        rejected duplicate never replaces the running job's files.
+        Each artifact's ``path`` is a file on the JobManager's host; the Python
+        files among them are put into the BlobServer before the job starts and
+        shipped to its TaskExecutors. The artifacts are only recorded when the
+        submission is accepted, so a rejected duplicate never replaces the
+        running job's files.
         """
+
+    async def request_blob_server_port(self) -> int:
+        """The port of the JobManager's BlobServer, where TaskExecutors fetch job files."""
 
     async def request_job_artifacts(self, job_id: str) -> list[JobArtifact]:
         """The files recorded for a job (empty if none were uploaded); JobNotFoundError if unknown."""

@@ -2,7 +2,8 @@
 
 One RPC service hosts the ResourceManager and the Dispatcher (and the JobMasters
 the Dispatcher starts); the REST endpoint serves Flink's API in front of the
-Dispatcher. TaskExecutors either register on their own (standalone: ``flott
+Dispatcher; the BlobServer (``blob.server.port``) serves the jobs' Python files
+to the TaskExecutors. TaskExecutors either register on their own (standalone: ``flott
 taskmanager start``) or, with ``local_task_managers > 0``, are started as child
 processes by the ResourceManager's local driver (``flott cluster start``).
 """
@@ -15,6 +16,7 @@ import logging
 import signal
 
 from flott.configuration import Configuration
+from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.jobgraph import new_id
@@ -37,6 +39,7 @@ class SessionClusterEntrypoint:
         )
         self.resource_manager: ResourceManager | None = None
         self.dispatcher: Dispatcher | None = None
+        self.blob_server: BlobServer | None = None
         self.rest: object | None = None
         self._shutdown = asyncio.Event()
 
@@ -51,13 +54,20 @@ class SessionClusterEntrypoint:
             for _ in range(self.local_task_managers):
                 driver.start_task_executor(new_id())
         rm_gateway = self.rpc.connect(self.rpc.address, RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway)
-        self.dispatcher = Dispatcher(self.rpc, self.config, rm_gateway, on_shutdown=self._request_shutdown)
+        blob_server = self.blob_server = BlobServer(self.config)
+        await blob_server.start()
+        self.dispatcher = Dispatcher(
+            self.rpc, self.config, rm_gateway, on_shutdown=self._request_shutdown, blob_server=blob_server
+        )
         await self.dispatcher.start()
         gateway = self.rpc.connect(self.rpc.address, DISPATCHER_ENDPOINT, DispatcherGateway)
         rest = RestServerEndpoint(self.config, gateway)
         self.rest = rest
         host, port = await rest.start()
-        log.info("JobManager RPC at %s, REST at http://%s:%d", self.rpc.address, host, port)
+        log.info(
+            "JobManager RPC at %s, REST at http://%s:%d, BlobServer at %s",
+            self.rpc.address, host, port, blob_server.address,
+        )
 
     async def _request_shutdown(self) -> None:
         self._shutdown.set()
@@ -77,6 +87,9 @@ class SessionClusterEntrypoint:
         if self.dispatcher is not None:
             with contextlib.suppress(Exception):
                 await self.dispatcher.stop()
+        if self.blob_server is not None:
+            with contextlib.suppress(Exception):
+                await self.blob_server.close()
         if self.resource_manager is not None:
             with contextlib.suppress(Exception):
                 await self.resource_manager.stop()

@@ -8,11 +8,14 @@ all-to-all (consumer j reads subpartition j of every producer).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from flott.runtime.jobgraph import JobEdge, JobGraph
 from flott.runtime.jobmaster.execution_graph import Execution, ExecutionGraph
 from flott.runtime.messages.execution import (
     InputChannelDescriptor,
     InputGateDeploymentDescriptor,
+    PythonArtifactDescriptor,
     ResultPartitionDeploymentDescriptor,
     TaskDeploymentDescriptor,
 )
@@ -28,8 +31,18 @@ def num_subpartitions(graph: JobGraph, edge: JobEdge) -> int:
 
 
 def build_deployment(
-    eg: ExecutionGraph, ex: Execution, data_addresses: dict[str, str]
+    eg: ExecutionGraph,
+    ex: Execution,
+    data_addresses: dict[str, str],
+    python_artifacts: Sequence[PythonArtifactDescriptor] = (),
+    blob_server_address: str = "",
 ) -> TaskDeploymentDescriptor:
+    """The descriptor of one attempt; every task of the job names all of the job's Python files.
+
+    Python files are not per vertex (any user function may import any of
+    them), so they are the job's whole list, by BlobServer key: the bytes are
+    fetched by each TaskExecutor once, not sent with every deployment.
+    """
     graph = eg.job_graph
     vertex = graph.vertex(ex.vertex_id)
     outputs = [
@@ -89,4 +102,6 @@ def build_deployment(
         consumer_max_parallelism={
             e.id: graph.vertex(e.target).max_parallelism for e in graph.outputs_of(vertex.id)
         },
+        python_artifacts=list(python_artifacts),
+        blob_server_address=blob_server_address if python_artifacts else "",
     )

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,12 @@ from flott.runtime.jobmaster.execution_graph import (
 )
 from flott.runtime.jobmaster.gateway import job_master_endpoint
 from flott.runtime.messages.cluster import SlotOffer, TaskExecutorToJobManagerHeartbeat
-from flott.runtime.messages.execution import ExecutionState, TaskExecutionState, TaskMetrics
+from flott.runtime.messages.execution import (
+    ExecutionState,
+    PythonArtifactDescriptor,
+    TaskExecutionState,
+    TaskMetrics,
+)
 from flott.runtime.messages.job import ExecutionGraphInfo, JobResult, VertexDetails
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
@@ -71,8 +76,17 @@ class JobMaster(RpcEndpoint):
         config: Configuration,
         on_terminal: Callable[[JobResult, ExecutionGraphInfo], None],
         clock: Callable[[], float] = time.monotonic,
+        python_artifacts: Sequence[PythonArtifactDescriptor] = (),
+        blob_server_address: str = "",
     ) -> None:
+        """``python_artifacts`` are the job's files in the BlobServer at ``blob_server_address``.
+
+        The JobMaster only passes their keys on to the TaskExecutors; it never
+        reads (let alone imports) them.
+        """
         self.job_graph = job_graph
+        self.python_artifacts = list(python_artifacts)
+        self.blob_server_address = blob_server_address
         self.endpoint_id = job_master_endpoint(job_graph.job_id)
         self.fencing_token = new_id()
         self._rpc = rpc
@@ -154,7 +168,9 @@ class JobMaster(RpcEndpoint):
             ex = self.graph.executions[execution_id]
             assert ex.resource_id is not None
             tm = self._task_managers[ex.resource_id]
-            tdd = build_deployment(self.graph, ex, addresses)
+            tdd = build_deployment(
+                self.graph, ex, addresses, self.python_artifacts, self.blob_server_address
+            )
             try:
                 await tm.gateway.submit_task(tdd, self.fencing_token or "")
             except FlottError as e:

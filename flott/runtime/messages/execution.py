@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Literal
 
 import msgspec
 
@@ -46,6 +47,31 @@ class ResultPartitionDeploymentDescriptor(msgspec.Struct, frozen=True):
     num_subpartitions: int
 
 
+PythonArtifactKind = Literal["file", "archive", "requirements", "requirements-cache"]
+"""How a TaskExecutor uses a shipped file.
+
+``file``: copied as is into its own directory, which goes on ``sys.path`` (a
+``.py`` module, or any other file the job's code opens next to its modules).
+``archive``: a ``.zip``/``.whl``/``.egg`` (directories arrive zipped),
+extracted; the extracted root goes on ``sys.path``. ``requirements``: a pip
+requirements file installed with ``pip install --target``. ``requirements-cache``:
+a zipped directory of distributions pip installs from (``--no-index --find-links``).
+"""
+
+
+class PythonArtifactDescriptor(msgspec.Struct, frozen=True):
+    """One of a job's Python files as the TaskExecutors get it: a name and a BlobServer key.
+
+    ``blob_key`` is the file's sha256 (the TaskExecutor verifies it after the
+    download); ``entry_name`` the file name the job gave it.
+    """
+
+    entry_name: str
+    blob_key: str
+    kind: PythonArtifactKind
+    size: int = -1
+
+
 class TaskDeploymentDescriptor(msgspec.Struct, frozen=True):
     """Everything a TaskExecutor needs to run one subtask attempt.
 
@@ -64,9 +90,13 @@ class TaskDeploymentDescriptor(msgspec.Struct, frozen=True):
     output_partitions: list[ResultPartitionDeploymentDescriptor]
     artifacts: dict[str, bytes]
     edges: list[JobEdge] = []
+    """The vertex's input and output edges (partitioners, key selectors)."""
     consumer_max_parallelism: dict[str, int] = {}
     """Per output edge id: the consuming vertex's max parallelism (its key groups)."""
-    """The vertex's input and output edges (partitioners, key selectors)."""
+    python_artifacts: list[PythonArtifactDescriptor] = []
+    """The job's Python files, requirements and archives, in ``python.files`` order."""
+    blob_server_address: str = ""
+    """``host:port`` of the BlobServer holding ``python_artifacts`` (empty: none shipped)."""
 
 
 class TaskExecutionState(msgspec.Struct, frozen=True):

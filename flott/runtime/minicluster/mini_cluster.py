@@ -12,6 +12,7 @@ import contextlib
 import os
 
 from flott.configuration import Configuration
+from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.jobgraph import new_id
@@ -33,6 +34,7 @@ class MiniCluster:
         )
         self.resource_manager: ResourceManager | None = None
         self.dispatcher: Dispatcher | None = None
+        self.blob_server: BlobServer | None = None
 
     async def start(self, wait_for_task_executors: bool = True) -> None:
         await self.rpc.start()
@@ -42,7 +44,9 @@ class MiniCluster:
         for _ in range(self.num_task_managers):
             driver.start_task_executor(new_id())
         rm_gateway = self.rpc.connect(self.rpc.address, RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway)
-        self.dispatcher = Dispatcher(self.rpc, self.config, rm_gateway)
+        blob_server = self.blob_server = BlobServer(self.config)
+        await blob_server.start()
+        self.dispatcher = Dispatcher(self.rpc, self.config, rm_gateway, blob_server=blob_server)
         await self.dispatcher.start()
         if wait_for_task_executors:
             await rm.wait_for_task_executors(self.num_task_managers, timeout=60.0)
@@ -59,6 +63,9 @@ class MiniCluster:
         if self.dispatcher is not None:
             with contextlib.suppress(Exception):
                 await self.dispatcher.stop()
+        if self.blob_server is not None:
+            with contextlib.suppress(Exception):
+                await self.blob_server.close()
         if self.resource_manager is not None:
             await self.resource_manager.stop()
         await self.rpc.stop()

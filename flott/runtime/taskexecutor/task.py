@@ -49,8 +49,16 @@ class Task:
         loop: asyncio.AbstractEventLoop,
         report: Callable[[ExecutionState, WireError | None], None],
         invokable: Callable[[TaskEnvironment], Any],
+        prepare: Callable[[threading.Event], None] | None = None,
     ) -> None:
+        """``prepare`` runs first on the task's thread, while the task is DEPLOYING.
+
+        It blocks until the job's Python files are importable (Flink loads the
+        user-code ClassLoader at the same point) and raises if they cannot be
+        made so; it gets the task's cancel flag so a cancel does not wait for it.
+        """
         self.tdd = tdd
+        self._prepare = prepare
         self.execution_id = tdd.execution_id
         self._loop = loop
         self._report = report
@@ -103,6 +111,8 @@ class Task:
         error: WireError | None = None
         final = ExecutionState.FINISHED
         try:
+            if self._prepare is not None:
+                self._prepare(self.env.cancelled)
             self._set_state(ExecutionState.INITIALIZING)
             self._stream_task = self._invokable(self.env)
             if self.env.cancelled.is_set():

@@ -5,6 +5,12 @@ the ResourceManager assigns one of its slots to a job it offers the slot to
 that job's JobMaster, then runs the tasks the JobMaster deploys into it, each
 on its own thread, and reports their states and metrics. Calls from a JobMaster
 must carry that JobMaster's fencing token: a deposed JobMaster cannot deploy.
+
+A job that ships Python files gets them through the LibraryCacheManager: the
+first deployment of the job here starts fetching them from the BlobServer, its
+tasks wait for them (DEPLOYING) before loading user code, and once the job has
+left this TaskExecutor (no slot and no task of it remains) its ``sys.path``
+entries, modules and per-job directory are removed.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import psutil
 
 from flott.configuration import Configuration
 from flott.errors import FencingTokenError, FlottError, JobNotFoundError, RpcError
+from flott.runtime.blob.library_cache import LibraryCacheManager
 from flott.runtime.execution.environment import TaskEnvironment
 from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
@@ -91,6 +98,7 @@ class TaskExecutor(RpcEndpoint):
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
         self._background: set[asyncio.Task[None]] = set()
+        self.libraries = LibraryCacheManager(config, resource_id)
         self.terminated = asyncio.Event()
         self._last_rm_contact = time.monotonic()
 
@@ -204,6 +212,10 @@ class TaskExecutor(RpcEndpoint):
             )
         if not any(s.allocation_id == tdd.allocation_id for s in self.slots):
             raise FlottError(f"no slot with allocation {tdd.allocation_id} on {self.resource_id}")
+        prepare = None
+        if tdd.python_artifacts:
+            libraries = self.libraries.register_job(tdd.job_id, tdd.python_artifacts, tdd.blob_server_address)
+            prepare = libraries.wait_ready
         from flott.runtime.io.network.config import InputChannelSpec
 
         gates = [
@@ -224,7 +236,7 @@ class TaskExecutor(RpcEndpoint):
         def report(state: ExecutionState, error: WireError | None) -> None:
             self._spawn(self._report(conn, tdd.execution_id, state, error))
 
-        task = Task(tdd, gates, partitions, loop, report, self._invokable)
+        task = Task(tdd, gates, partitions, loop, report, self._invokable, prepare)
         self.tasks[tdd.execution_id] = task
         conn.tasks.add(tdd.execution_id)
         task.start()
@@ -233,10 +245,9 @@ class TaskExecutor(RpcEndpoint):
         self, conn: _JobManagerConnection, execution_id: str, state: ExecutionState, error: WireError | None
     ) -> None:
         if state.is_terminal():
-            task = self.tasks.pop(execution_id, None)
+            self.tasks.pop(execution_id, None)
             conn.tasks.discard(execution_id)
-            if task is not None and state is ExecutionState.FINISHED:
-                pass
+            self._release_libraries_if_gone(conn.job_id)
         try:
             await conn.gateway.update_task_execution_state(
                 TaskExecutionState(conn.job_id, execution_id, state, error)
@@ -271,6 +282,20 @@ class TaskExecutor(RpcEndpoint):
         if release is not None:
             with contextlib.suppress(Exception):
                 release(job_id)
+        self._release_libraries_if_gone(job_id)
+
+    def _release_libraries_if_gone(self, job_id: str) -> None:
+        """Drop the job's Python files once it has neither a JobManager connection nor a task here.
+
+        Both must be gone: slots are freed while cancelled tasks still unwind on
+        their threads, and a failed task's slot stays with the job for its
+        next attempt.
+        """
+        if job_id not in self.libraries.jobs or job_id in self.job_managers:
+            return
+        if any(t.tdd.job_id == job_id for t in self.tasks.values()):
+            return
+        self.libraries.release_job(job_id)
 
     async def disconnect_job_manager(self, job_id: str, cause: str) -> None:
         for task in list(self.tasks.values()):
@@ -288,4 +313,6 @@ class TaskExecutor(RpcEndpoint):
             await asyncio.to_thread(task.join, 2.0)
         for t in list(self._background):
             t.cancel()
+        with contextlib.suppress(Exception):
+            await self.libraries.close()
         self._rpc.unregister(self.endpoint_id)
