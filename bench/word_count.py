@@ -1,151 +1,298 @@
-"""Word-count throughput: flott at parallelism 1 and 2 beside a bare single-process Python loop.
+"""Python UDF throughput: word count on flott beside bare loops, Bytewax and PyFlink.
 
-    python bench/word_count.py [--lines 1000000] [--rounds 3]
+    python bench/word_count.py [--quick] [--lines 1000000] [--pyflink-lines N] [--rounds 3]
+                               [--no-peers] [--only flott,bare,...]
 
 The input is generated with a fixed seed (a Zipf-like vocabulary of 10,000
-words, 10 words per line). The bare loop calls the same Python functions as the
-flott job (split, pair, key, reduce) in one process: that is the per-core
-physical limit. Runs are interleaved (bare, p=1, p=2, bare, ...) and every
-flott run's output is checked against the bare loop's counts before its time
-counts. Times are wall clock from ``env.execute()`` to its return, so they
-include starting the embedded cluster's TaskExecutor processes.
+words, 10 words per line). Every runner calls the same Python functions
+(wc_functions.split, pair, key, add: flat_map -> map -> key_by -> reduce):
+
+- bare loop, 1 process: the per-record loop around those functions, the per-core limit;
+- bare loop, 2 processes: the file split by byte ranges, dicts merged (the 2-core limit);
+- flott p=1 and p=2 (BATCH mode, embedded cluster);
+- Bytewax 0.21 with 1 and 2 processes (flat_map -> map -> key_on -> reduce_final);
+- PyFlink 2.3 DataStream p=1 and p=2 (local MiniCluster, BATCH mode), on a smaller
+  input because its Python path is two orders of magnitude slower; flott p=2 runs
+  on that input too so the ratio compares like with like.
+
+Each runner runs in its own process (wc_runner.py), the peers from
+bench/.venv-peers. Runs are interleaved (every runner once per round, in the
+same order, for ``--rounds`` rounds); each run's output is checked against the
+bare loop's counts before its time counts. Ratios are taken within a round and
+then summarised (median and range). Peak RSS of every process of a run
+(JobManager, TaskExecutors, workers, JVMs) is sampled with psutil every 100 ms.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
-import random
-import statistics
+import json
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from benchlib import (  # noqa: E402
+    PEERS_PY,
+    RssSampler,
+    fmt_num,
+    java_home,
+    log,
+    markdown_table,
+    peer_available,
+    ratio_cell,
+    summary,
+)
+from wc_functions import bare_count, generate, read_counts  # noqa: E402
+
+RUNNER = HERE / "wc_runner.py"
 
 
-def generate(
-    path: Path, lines: int, vocabulary: int = 10_000, words_per_line: int = 10, seed: int = 42
+@dataclass
+class Runner:
+    name: str
+    system: str
+    parallelism: int
+    input: str  # "main" or "small"
+    python: str
+    times: list[float | None] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    rss: dict[str, list[int]] = field(default_factory=dict)  # role -> peak per run (max over processes)
+    procs: dict[str, int] = field(default_factory=dict)  # role -> processes seen in a run
+
+
+def _label(system: str):  # type: ignore[no-untyped-def]
+    def label(p, depth: int) -> str | None:  # type: ignore[no-untyped-def]
+        try:
+            cmd = " ".join(p.cmdline())
+        except Exception:
+            return None
+        if "multiprocessing.resource_tracker" in cmd or "forkserver" in cmd:
+            return None
+        if system == "flott":
+            if depth == 0:
+                return "JobManager (embedded, in the client process)"
+            if "flott.runtime.taskexecutor" in cmd:
+                return "TaskExecutor"
+            return None
+        if system == "pyflink":
+            if "java" in p.name():
+                return "MiniCluster JVM (JobManager + TaskManager)"
+            if depth == 0:
+                return "client process (runs the Python UDF worker, loopback mode)"
+            if "beam_boot" in cmd:
+                return "Python worker boot process"
+            return None
+        if system == "bytewax":
+            return "worker process" if depth == 1 else None
+        return "driver" if depth == 0 else "worker process"
+
+    return label
+
+
+def run_once(
+    r: Runner, inputs: dict[str, Path], expected: dict[str, dict[str, int]], tmp: Path, i: int
 ) -> None:
-    rng = random.Random(seed)
-    vocab = [f"word{i}" for i in range(vocabulary)]
-    cum = []
-    total = 0.0
-    for i in range(vocabulary):
-        total += 1.0 / (i + 1)
-        cum.append(total)
-    with path.open("w") as f:
-        batch = []
-        for _ in range(lines):
-            batch.append(" ".join(rng.choices(vocab, cum_weights=cum, k=words_per_line)))
-            if len(batch) == 10_000:
-                f.write("\n".join(batch) + "\n")
-                batch = []
-        if batch:
-            f.write("\n".join(batch) + "\n")
+    out = tmp / f"out-{r.system}-{r.parallelism}-{r.input}-{i}"
+    cmd = [r.python, str(RUNNER), r.system, "--input", str(inputs[r.input]), "--out", str(out)]
+    cmd += ["--parallelism", str(r.parallelism)]
+    env = None
+    if r.system == "pyflink" and java_home():
+        import os
 
-
-# The user's functions: the same objects for the bare loop and the flott job.
-def split(line: str) -> list[str]:
-    return line.split()
-
-
-def pair(word: str) -> tuple[str, int]:
-    return (word, 1)
-
-
-def key(t: tuple[str, int]) -> str:
-    return t[0]
-
-
-def add(a: tuple[str, int], b: tuple[str, int]) -> tuple[str, int]:
-    return (a[0], a[1] + b[1])
-
-
-def bare_loop(path: Path) -> tuple[float, dict[str, int]]:
-    start = time.perf_counter()
-    state: dict[str, tuple[str, int]] = {}
-    with path.open() as f:
-        for line in f:
-            for word in split(line.rstrip("\n")):
-                t = pair(word)
-                k = key(t)
-                old = state.get(k)
-                state[k] = t if old is None else add(old, t)
-    result = {k: v[1] for k, v in state.items()}
-    return time.perf_counter() - start, result
-
-
-def flott_job(path: Path, out: Path, parallelism: int) -> tuple[float, dict[str, int]]:
-    from flott.common import Encoder, Types, WatermarkStrategy
-    from flott.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
-    from flott.datastream.connectors.file_system import FileSink, FileSource, StreamFormat
-
-    env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_parallelism(parallelism)
-    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
-    ds = env.from_source(
-        FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(path))
-        .process_static_file_set()
-        .build(),
-        WatermarkStrategy.no_watermarks(),
-        "lines",
+        env = dict(os.environ, JAVA_HOME=java_home() or "")
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp), env=env
     )
-    (
-        ds.flat_map(split)
-        .map(pair, output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
-        .key_by(key)
-        .reduce(add)
-        .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
-    )
-    start = time.perf_counter()
-    env.execute(f"bench_word_count_p{parallelism}")
-    elapsed = time.perf_counter() - start
-    counts: dict[str, int] = {}
-    for p in out.rglob("*"):
-        if p.is_file() and not p.name.startswith("."):
-            for line in p.read_text().splitlines():
-                word, n = line[1:-1].rsplit(",", 1)
-                counts[word] = int(n)
-    return elapsed, counts
+    with RssSampler(proc.pid, _label(r.system)) as sampler:
+        try:
+            stdout, stderr = proc.communicate(timeout=1800)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, stderr = proc.communicate()
+            stderr += "\n(timed out after 1800 s)"
+    try:
+        if proc.returncode != 0:
+            raise RuntimeError(f"exit {proc.returncode}: {stderr.strip().splitlines()[-3:]}")
+        elapsed = float(json.loads(stdout.strip().splitlines()[-1])["elapsed"])
+        got = read_counts(out)
+        if got != expected[r.input]:
+            missing = len(set(expected[r.input]) - set(got))
+            wrong = sum(1 for k, v in got.items() if expected[r.input].get(k) != v)
+            raise RuntimeError(f"wrong counts ({missing} words missing, {wrong} wrong); run discarded")
+        r.times.append(elapsed)
+    except Exception as e:  # the row says so; other rows go on
+        r.times.append(None)
+        r.failures.append(str(e))
+        log(f"{r.name}: {e}")
+    for role, peaks in sampler.by_label().items():
+        r.rss.setdefault(role, []).append(max(peaks))
+        r.procs[role] = max(r.procs.get(role, 0), len(peaks))
+    shutil.rmtree(out, ignore_errors=True)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=1_000_000)
+    ap.add_argument("--pyflink-lines", type=int, default=2_000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="20,000 lines, 1 round")
+    ap.add_argument("--quick", action="store_true", help="20,000 lines (PyFlink 30, p=1 only), 1 round")
+    ap.add_argument("--no-peers", action="store_true", help="bare loops and flott only")
+    ap.add_argument("--only", default="", help="comma-separated systems: bare,flott,bytewax,pyflink")
     args = ap.parse_args()
     if args.quick:
-        args.lines, args.rounds = 20_000, 1
-    tmp = Path(tempfile.mkdtemp(prefix="flott-bench-"))
-    src = tmp / "input.txt"
-    generate(src, args.lines)
-    words = args.lines * 10
-    times: dict[str, list[float]] = collections.defaultdict(list)
-    expected: dict[str, int] | None = None
-    for r in range(args.rounds):
-        t, counts = bare_loop(src)
-        times["bare loop (1 process)"].append(t)
-        expected = counts
-        for p in (1, 2):
-            t, got = flott_job(src, tmp / f"out-{r}-{p}", p)
-            if got != expected:
-                print(f"flott p={p} produced wrong counts; run discarded", file=sys.stderr)
-                return 1
-            times[f"flott p={p}"].append(t)
-    base = statistics.median(times["bare loop (1 process)"])
-    print(f"\nWord count, {args.lines:,} lines / {words:,} words, {args.rounds} interleaved rounds\n")
-    print("| runner | median s | min s | max s | words/s (median) | vs bare loop |")
-    print("|---|---|---|---|---|---|")
-    for name, ts in times.items():
-        med = statistics.median(ts)
-        print(
-            f"| {name} | {med:.2f} | {min(ts):.2f} | {max(ts):.2f} | {words / med:,.0f} | {base / med:.2f}× |"
+        args.lines, args.pyflink_lines, args.rounds = 20_000, 30, 1
+    args.pyflink_lines = min(args.pyflink_lines, args.lines)
+    only = set(filter(None, args.only.split(",")))
+    main_py = sys.executable
+    notes: list[str] = []
+
+    runners = [
+        Runner("bare loop, 1 process", "bare", 1, "main", main_py),
+        Runner("bare loop, 2 processes", "bare", 2, "main", main_py),
+        Runner("flott p=1", "flott", 1, "main", main_py),
+        Runner("flott p=2", "flott", 2, "main", main_py),
+    ]
+    if not args.no_peers and peer_available("bytewax"):
+        runners += [
+            Runner("Bytewax 0.21, 1 process", "bytewax", 1, "main", str(PEERS_PY)),
+            Runner("Bytewax 0.21, 2 processes", "bytewax", 2, "main", str(PEERS_PY)),
+        ]
+    elif not args.no_peers:
+        notes.append("Bytewax rows skipped: bench/.venv-peers has no bytewax (run bench/setup).")
+    if not args.no_peers and peer_available("pyflink") and java_home():
+        if args.pyflink_lines != args.lines:
+            runners.append(Runner("flott p=2 (PyFlink's input)", "flott", 2, "small", main_py))
+        pf = "main" if args.pyflink_lines == args.lines else "small"
+        runners += [
+            Runner("PyFlink 2.3 p=1", "pyflink", 1, pf, str(PEERS_PY)),
+        ]
+        if not args.quick:
+            runners.append(Runner("PyFlink 2.3 p=2", "pyflink", 2, pf, str(PEERS_PY)))
+    elif not args.no_peers:
+        notes.append(
+            "PyFlink rows skipped: bench/.venv-peers has no pyflink or there is no Java (run bench/setup)."
         )
-    return 0
+    if args.no_peers:
+        notes.append("Peers skipped (--no-peers).")
+    if only:
+        runners = [r for r in runners if r.system in only or r.name.startswith("bare loop, 1")]
+
+    tmp = Path(tempfile.mkdtemp(prefix="flott-bench-wc-"))
+    try:
+        inputs = {"main": tmp / "input.txt", "small": tmp / "input-small.txt"}
+        generate(inputs["main"], args.lines)
+        generate(inputs["small"], args.pyflink_lines)
+        expected = {}
+        for k, path in inputs.items():
+            expected[k] = {w: v[1] for w, v in bare_count(str(path)).items()}
+        started = time.monotonic()
+        for i in range(args.rounds):
+            for r in runners:
+                log(f"word count round {i + 1}/{args.rounds}: {r.name}")
+                run_once(r, inputs, expected, tmp, i)
+        total = time.monotonic() - started
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    words = {"main": args.lines * 10, "small": args.pyflink_lines * 10}
+    base = runners[0]
+    flott2 = next((r for r in runners if r.name == "flott p=2"), None)
+    flott2_small = next((r for r in runners if r.input == "small" and r.system == "flott"), None)
+
+    def per_round(a: Runner, b: Runner | None) -> list[float]:
+        """Throughput of a over throughput of b, round by round (rounds where both ran)."""
+        if b is None:
+            return []
+        out = []
+        for ta, tb in zip(a.times, b.times, strict=False):
+            if ta and tb:
+                out.append((words[a.input] / ta) / (words[b.input] / tb))
+        return out
+
+    rows = []
+    for r in runners:
+        ok = [t for t in r.times if t is not None]
+        if not ok:
+            rows.append([r.name, f"{words[r.input]:,}", "failed", "", "", "", "", ""])
+            continue
+        med, lo, hi = summary(ok)
+        ref = flott2_small if r.system == "pyflink" and flott2_small else flott2
+        vs_flott = "" if r.system in ("flott",) or ref is None else ratio_cell(per_round(ref, r))
+        rows.append(
+            [
+                r.name,
+                f"{words[r.input]:,}",
+                f"{med:.2f}",
+                f"{lo:.2f} / {hi:.2f}",
+                fmt_num(words[r.input] / med),
+                ratio_cell(per_round(r, base)),
+                vs_flott,
+                f"{len(ok)}/{len(r.times)}",
+            ]
+        )
+    print(
+        f"\n### Python UDF throughput: word count ({args.rounds} interleaved round(s), "
+        f"{total:.0f} s in all)\n"
+    )
+    print(
+        markdown_table(
+            [
+                "runner",
+                "input words",
+                "median s",
+                "min / max s",
+                "words/s (median)",
+                "vs bare 1 process",
+                "flott p=2 vs this",
+                "runs ok",
+            ],
+            rows,
+        )
+    )
+    print(
+        "\nTimes cover the job from start to end (flott and PyFlink: `env.execute()`, which "
+        "starts the embedded cluster's workers; Bytewax: spawning its worker processes until they "
+        "exit; bare: reading, counting, merging). Ratios are throughput ratios taken within a round "
+        "(median, and range over rounds). PyFlink rows use a smaller input; "
+        "'flott p=2 vs this' compares them with flott p=2 on that same input."
+    )
+    for r in runners:
+        if r.failures:
+            notes.append(f"{r.name}: {len(r.failures)} failed run(s): {r.failures[0][:300]}")
+    if notes:
+        print()
+        for n in notes:
+            print(f"- {n}")
+
+    mem_rows = []
+    for r in runners:
+        for role, peaks in r.rss.items():
+            med, lo, hi = summary(peaks)
+            mem_rows.append(
+                [r.name, role, r.procs[role], f"{med / 2**20:.0f}", f"{lo / 2**20:.0f} / {hi / 2**20:.0f}"]
+            )
+    print("\n### Memory: peak RSS during the word count (psutil, sampled every 100 ms)\n")
+    print(
+        markdown_table(
+            [
+                "runner",
+                "process",
+                "processes",
+                "peak RSS MiB (median over runs, largest process)",
+                "min / max",
+            ],
+            mem_rows,
+        )
+    )
+    bad = [r.name for r in runners if r.system in ("bare", "flott") and r.failures]
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

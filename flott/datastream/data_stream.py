@@ -3,10 +3,10 @@
 Each call records a transformation (``flott.datastream.transformations``) and
 returns a handle on it; nothing runs until ``env.execute()``. Names, error
 types and messages follow PyFlink where a PyFlink program could observe them.
-Features of later flott issues (windows, two-input streams, side outputs,
-broadcast state, custom partitioners, ...) have their methods here and raise
-NotYetSupportedError naming the feature, so a program fails on the first
-unsupported call with a clear message rather than an AttributeError.
+Features of later flott issues (broadcast state, custom partitioners, ...)
+have their methods here and raise NotYetSupportedError naming the feature, so
+a program fails on the first unsupported call with a clear message rather
+than an AttributeError.
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from flott.datastream.connected_streams import ConnectedStreams
 from flott.datastream.deferred_streams import (
-    AllWindowedStream,
     BroadcastConnectedStream,
     BroadcastStream,
     CachedDataStream,
     CloseableIterator,
-    ConnectedStreams,
-    WindowedStream,
 )
 from flott.datastream.functions import (
     FilterFunction,
@@ -39,12 +37,14 @@ from flott.datastream.transformations import (
     ChainingStrategy,
     OneInputTransformation,
     PartitionTransformation,
+    SideOutputTransformation,
     SinkTransformation,
     SourceTransformation,
     TimestampsAndWatermarksTransformation,
     Transformation,
     UnionTransformation,
 )
+from flott.datastream.windowed_stream import AllWindowedStream, WindowedStream
 from flott.errors import NotYetSupportedError
 
 if TYPE_CHECKING:
@@ -151,8 +151,13 @@ class DataStream:
     def _operator(self, call: str) -> Transformation:
         """The transformation a property setter applies to; only operators have properties."""
         t = self._transformation
-        if isinstance(t, PartitionTransformation | UnionTransformation):
-            what = "union()" if isinstance(t, UnionTransformation) else f"{t.partitioner} partitioning"
+        if isinstance(t, PartitionTransformation | UnionTransformation | SideOutputTransformation):
+            if isinstance(t, SideOutputTransformation):
+                what = "get_side_output()"
+            elif isinstance(t, UnionTransformation):
+                what = "union()"
+            else:
+                what = f"{t.partitioner} partitioning"
             raise ValueError(
                 f"{call} applies to operators; the stream returned by {what} is not an operator. "
                 "Call it on the operator before partitioning, or add an operator after it."
@@ -300,8 +305,12 @@ class DataStream:
         return KeyedStream(t, self._env, self)
 
     def assign_timestamps_and_watermarks(self, watermark_strategy: Any) -> DataStream:
-        """Records the strategy. Event time is not built yet, so no watermarks are generated and
-        event-time timers/windows raise NotYetSupportedError where they are used."""
+        """Timestamps from the strategy's TimestampAssigner and watermarks from its generator, from
+        here on (an operator chained to this one; watermarks from upstream are replaced)."""
+        from flott.common.watermark_strategy import WatermarkStrategy
+
+        if not isinstance(watermark_strategy, WatermarkStrategy):
+            raise TypeError("assign_timestamps_and_watermarks() needs a WatermarkStrategy")
         t = TimestampsAndWatermarksTransformation(
             name="Timestamps/Watermarks",
             parallelism=self._transformation.parallelism,
@@ -407,21 +416,48 @@ class DataStream:
     def execute_and_collect(self, job_execution_name: str | None = None, limit: int | None = None) -> Any:
         raise not_yet("collecting results to the client", "DataStream.execute_and_collect")
 
-    # --- later issues ---------------------------------------------------------------------------
+    # --- windows, two inputs, side outputs -----------------------------------------------------
 
     def connect(self, ds: Any) -> ConnectedStreams:
+        """Connect with another stream for a two-input operator (CoMap, CoFlatMap, CoProcess)."""
         if isinstance(ds, BroadcastStream):
             raise not_yet("broadcast state", "DataStream.connect(BroadcastStream)")
-        raise not_yet("connected streams (two-input operators)", "DataStream.connect")
+        if not isinstance(ds, DataStream):
+            raise TypeError(f"connect() takes a DataStream, got {type(ds).__name__}")
+        return ConnectedStreams(self, ds)
 
     def window_all(self, window_assigner: Any) -> AllWindowedStream:
-        raise not_yet("windows", "DataStream.window_all")
+        """Windows over the whole (non-keyed) stream, evaluated by a single subtask."""
+        return AllWindowedStream(self, window_assigner)
 
     def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
-        raise not_yet("windows", "DataStream.count_window_all")
+        """Count windows over the whole stream (``slide`` 0: tumbling)."""
+        from flott.datastream.window import CountSlidingWindowAssigner, CountTumblingWindowAssigner
+
+        if slide == 0:
+            return self.window_all(CountTumblingWindowAssigner(size))
+        return self.window_all(CountSlidingWindowAssigner(size, slide))
 
     def get_side_output(self, output_tag: OutputTag) -> DataStream:
-        raise not_yet("side outputs", "DataStream.get_side_output")
+        """The records this operator emitted to ``output_tag`` (``yield output_tag, value`` in a
+        process function, or late data of a window)."""
+        from flott.datastream.output_tag import OutputTag
+
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError("get_side_output() takes an OutputTag")
+        t = self._transformation
+        if t.is_virtual:
+            raise ValueError("get_side_output() applies to the output of an operator (process, window, ...)")
+        side = SideOutputTransformation(
+            name=f"SideOutput({output_tag.tag_id})",
+            parallelism=t.parallelism,
+            output_type=output_tag.type_info,
+            input=t,
+            output_tag=output_tag,
+        )
+        return DataStream(side, self._env)
+
+    # --- later issues ---------------------------------------------------------------------------
 
     def cache(self) -> CachedDataStream:
         raise not_yet("cached data streams", "DataStream.cache")
@@ -565,15 +601,23 @@ class KeyedStream(DataStream):
         return self._aggregation("max_by", position_to_max_by, "KeyedStream.max_by")
 
     def window(self, window_assigner: Any) -> WindowedStream:
-        raise not_yet("windows", "KeyedStream.window")
+        """Windows per key: elements are grouped by key and by the windows the assigner gives them."""
+        return WindowedStream(self, window_assigner)
 
     def count_window(self, size: int, slide: int = 0) -> WindowedStream:
-        raise not_yet("windows", "KeyedStream.count_window")
+        """Windows of ``size`` elements per key (``slide`` 0: tumbling, else a new one every ``slide``)."""
+        from flott.datastream.window import CountSlidingWindowAssigner, CountTumblingWindowAssigner
+
+        if slide == 0:
+            return WindowedStream(self, CountTumblingWindowAssigner(size))
+        return WindowedStream(self, CountSlidingWindowAssigner(size, slide))
 
     def connect(self, ds: Any) -> ConnectedStreams:
         if isinstance(ds, BroadcastStream):
             raise not_yet("broadcast state", "KeyedStream.connect(BroadcastStream)")
-        raise not_yet("connected streams (two-input operators)", "KeyedStream.connect")
+        if not isinstance(ds, DataStream):
+            raise TypeError(f"connect() takes a DataStream, got {type(ds).__name__}")
+        return ConnectedStreams(self, ds)
 
 
 class DataStreamSink:

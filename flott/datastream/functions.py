@@ -507,7 +507,7 @@ def side_output_of(value: Any) -> tuple[OutputTag, Any] | None:
     """``(tag, value)`` if a process function yielded a side output, else None.
 
     PyFlink process functions emit side outputs by yielding ``(output_tag, value)``;
-    the runtime uses this to route them (once side outputs are supported).
+    the runtime routes such records to the consumers of ``get_side_output(output_tag)``.
     """
     from flott.datastream.output_tag import OutputTag
 

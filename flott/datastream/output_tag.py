@@ -2,8 +2,9 @@
 
 Tags are plain data compared by id (and declared type), so a tag created on the
 client and the unpickled copy inside a task identify the same side output.
-Side outputs themselves are not built yet: ``DataStream.get_side_output`` raises
-NotYetSupportedError.
+A process function emits to one by yielding ``(output_tag, value)`` (or calling
+``ctx.output(output_tag, value)``); windows send late data to one; the records
+are read with ``DataStream.get_side_output(output_tag)``.
 """
 
 from __future__ import annotations

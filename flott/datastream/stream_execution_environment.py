@@ -380,8 +380,8 @@ class StreamExecutionEnvironment:
         """Read a Source (FileSource, NumberSequenceSource, ...); the vertex is ``Source: <name>``.
 
         Without ``type_info`` the source's own produced type (if it declares one) is used, as
-        PyFlink takes it from the Java source. The watermark strategy is recorded (event time
-        comes in a later issue)."""
+        PyFlink takes it from the Java source. With a WatermarkStrategy that has a timestamp
+        assigner, records get timestamps and each source subtask generates watermarks."""
         from flott.datastream.connectors.base import get_produced_type, get_source_max_parallelism
 
         if not callable(getattr(source, "create_reader", None)) or not callable(

@@ -1,8 +1,9 @@
 """TimerService (PyFlink's ``pyflink.datastream.timerservice``).
 
 Keyed process functions reach time through this interface; the runtime
-implements it per operator. Event-time timers need watermarks, which flott
-has not built yet: the runtime raises NotYetSupportedError for those.
+implements it per operator (``flott.runtime.operators.timer_service``): timers
+are per key, deduplicated, kept in keyed state, and fire in timestamp order
+(event time when a watermark passes them, processing time on the wall clock).
 """
 
 from __future__ import annotations

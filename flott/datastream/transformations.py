@@ -133,14 +133,43 @@ class UnionTransformation(Transformation):
 
 @dataclass(eq=False)
 class TimestampsAndWatermarksTransformation(Transformation):
-    """Records ``assign_timestamps_and_watermarks``.
-
-    Event time is not built yet: the strategy is kept on the StreamGraph node of
-    the input (for a later issue to translate) and no operator is added.
-    """
+    """Records ``assign_timestamps_and_watermarks``: an operator (chained to its input when it can)
+    that assigns timestamps and generates watermarks from here on."""
 
     input: Transformation | None = None
     watermark_strategy: Any = None
+
+    @property
+    def inputs(self) -> list[Transformation]:
+        return [self.input] if self.input is not None else []
+
+
+@dataclass(eq=False)
+class TwoInputTransformation(Transformation):
+    """A two-input operator (``connect(...).map/flat_map/process``); ``kind`` as for one input.
+
+    ``key_selector1``/``key_selector2`` are set when both inputs are keyed.
+    """
+
+    input1: Transformation | None = None
+    input2: Transformation | None = None
+    kind: str = ""
+    function: Any = None
+    key_selector1: Any = None
+    key_selector2: Any = None
+    operator_config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def inputs(self) -> list[Transformation]:
+        return [t for t in (self.input1, self.input2) if t is not None]
+
+
+@dataclass(eq=False)
+class SideOutputTransformation(Transformation):
+    """``get_side_output(tag)``: the records ``input``'s operator emitted to ``output_tag``."""
+
+    input: Transformation | None = None
+    output_tag: Any = None
 
     @property
     def inputs(self) -> list[Transformation]:

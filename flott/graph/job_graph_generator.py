@@ -7,10 +7,11 @@ Three decisions happen here:
   program changes), the user's ``set_uid_hash`` verbatim, else a hash of the
   operator's position in the graph and its inputs' ids. A vertex's id is its
   head operator's id, as in Flink.
-* **Chaining.** A→B become one task when the edge is ``forward``, A has one
-  output and B one input, neither disabled chaining (B did not start a new
-  chain), chaining is enabled and both are in the same slot sharing group.
-  Chains are linear, so a vertex is a list of operators.
+* **Chaining.** A→B become one task when the edge is ``forward`` and carries
+  A's main output (not a side output), A has one output and B one input,
+  neither disabled chaining (B did not start a new chain), chaining is enabled
+  and both are in the same slot sharing group. Chains are linear, so a vertex
+  is a list of operators; side outputs therefore always leave a task.
 * **User code as data.** Functions, key selectors, Source/Sink objects and
   declared TypeInformation are cloudpickled into ``user_artifacts`` keyed by
   content hash (identical blobs are stored once). Nothing is unpickled here.
@@ -38,6 +39,14 @@ from flott.runtime.jobgraph import (
     new_id,
 )
 from flott.runtime.jobgraph.job_graph import blob_id
+from flott.runtime.operators.specs import SourceWithWatermarks
+from flott.runtime.operators.stream_operator import (
+    SIDE_OUTPUT_TAGS,
+    TIMESTAMPED_INPUT,
+    TIMESTAMPED_INPUT2,
+    TIMESTAMPED_OUTPUT,
+)
+from flott.runtime.tasks.record_writer import OUTPUT_TAGS
 
 __all__ = ["MissingUidWarning", "create_job_graph", "operator_ids"]
 
@@ -45,8 +54,12 @@ FIXED_JOB_ID = "$internal.pipeline.job-id"
 SAVEPOINT_PATH = "execution.savepoint.path"
 SAVEPOINT_IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"
 
-STATEFUL_KINDS = frozenset({"reduce", "sum", "min", "max", "min_by", "max_by", "keyed_process"})
+STATEFUL_KINDS = frozenset(
+    {"reduce", "sum", "min", "max", "min_by", "max_by", "keyed_process", "window", "keyed_co_process"}
+)
 """Operator kinds that always keep keyed state."""
+
+TWO_INPUT_KINDS = frozenset({"co_map", "co_flat_map", "co_process", "keyed_co_process"})
 
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
@@ -140,6 +153,7 @@ def is_chainable(edge: StreamEdge, graph: StreamGraph) -> bool:
     return (
         graph.chaining_enabled
         and edge.partitioner == "forward"
+        and edge.output_tag is None
         and up.parallelism == down.parallelism
         and len(up.out_edges) == 1
         and len(down.in_edges) == 1
@@ -195,18 +209,42 @@ class _Artifacts:
         return ref
 
 
-def _operator(node: StreamNode, op_id: str, artifacts: _Artifacts) -> OperatorDescriptor:
+def _runtime_function(node: StreamNode) -> Any:
+    """The user object of the node as the runtime loads it (a source keeps its WatermarkStrategy)."""
+    strategy = node.watermark_strategy
+    if node.is_source and strategy is not None:
+        generates = bool(getattr(strategy, "generates_watermarks", lambda: False)())
+        if generates or getattr(strategy, "timestamp_assigner", None) is not None:
+            return SourceWithWatermarks(node.function, strategy)
+    return node.function
+
+
+def _time_config(node: StreamNode) -> dict[str, Any]:
+    """Descriptor config entries saying which records are ``(value, timestamp)`` pairs."""
+    config: dict[str, Any] = {}
+    if node.timestamped_inputs[0] and not node.is_source:
+        config[TIMESTAMPED_INPUT] = True
+    if node.timestamped_inputs[1] and node.kind in TWO_INPUT_KINDS:
+        config[TIMESTAMPED_INPUT2] = True
+    if node.timestamped_output and not node.is_sink:
+        config[TIMESTAMPED_OUTPUT] = True
+    return config
+
+
+def _operator(
+    node: StreamNode, op_id: str, artifacts: _Artifacts, extra_config: dict[str, Any]
+) -> OperatorDescriptor:
     what = {"source": "the Source of", "sink": "the Sink of"}.get(node.kind, "the function of")
     return OperatorDescriptor(
         operator_id=op_id,
         name=node.name,
         kind=node.kind,
         uid=node.uid,
-        function=artifacts.add(node.function, f"{what} operator '{node.name}'"),
+        function=artifacts.add(_runtime_function(node), f"{what} operator '{node.name}'"),
         key_selector=artifacts.add(node.key_selector, f"the key selector of operator '{node.name}'"),
         input_type=artifacts.add(node.input_type, f"the input type of operator '{node.name}'"),
         output_type=artifacts.add(node.output_type, f"the output type of operator '{node.name}'"),
-        config=dict(node.config),
+        config={**node.config, **_time_config(node), **extra_config.get(op_id, {})},
     )
 
 
@@ -224,24 +262,14 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
     _warn_missing_uids(graph)
     artifacts = _Artifacts()
     vertex_of: dict[int, str] = {}
-    vertices: list[JobVertex] = []
-    for chain in chains(graph):
-        head = chain[0]
-        vertex_id = ids[head.id]
+    all_chains = chains(graph)
+    for chain in all_chains:
         for node in chain:
-            vertex_of[node.id] = vertex_id
-        vertices.append(
-            JobVertex(
-                id=vertex_id,
-                name=" -> ".join(n.name for n in chain),
-                parallelism=head.parallelism,
-                max_parallelism=head.max_parallelism,
-                operators=[_operator(n, ids[n.id], artifacts) for n in chain],
-                slot_sharing_group=head.slot_sharing_group,
-            )
-        )
+            vertex_of[node.id] = ids[chain[0].id]
     edges: list[JobEdge] = []
     per_pair: dict[tuple[str, str], int] = {}
+    extra_config: dict[str, dict[str, Any]] = {}
+    """Per operator id: config entries only known once the edges exist (side outputs)."""
     for node in graph.topological_order():
         for e in node.in_edges:
             source, target = vertex_of[e.source_id], vertex_of[e.target_id]
@@ -254,15 +282,35 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
                 key_selector = artifacts.add(
                     e.key_selector, f"the key selector of key_by before '{node.name}'"
                 )
+            edge_id = _md5(f"flott-edge|{source}|{target}|{n}")
+            if e.output_tag is not None:
+                # The producer is the last operator of its vertex (side-output edges never chain).
+                producer = extra_config.setdefault(ids[e.source_id], {})
+                producer.setdefault(OUTPUT_TAGS, {})[edge_id] = e.output_tag.tag_id
+                tags = producer.setdefault(SIDE_OUTPUT_TAGS, [])
+                if e.output_tag.tag_id not in tags:
+                    tags.append(e.output_tag.tag_id)
             edges.append(
                 JobEdge(
-                    id=_md5(f"flott-edge|{source}|{target}|{n}"),
+                    id=edge_id,
                     source=source,
                     target=target,
                     partitioner=PartitionerDescriptor(kind=e.partitioner, key_selector=key_selector),  # type: ignore[arg-type]
                     target_input=e.type_number,
                 )
             )
+    vertices: list[JobVertex] = []
+    for chain in all_chains:
+        head = chain[0]
+        vertices.append(
+            JobVertex(
+                id=ids[head.id],
+                name=" -> ".join(n.name for n in chain),
+                parallelism=head.parallelism,
+                max_parallelism=head.max_parallelism,
+                operators=[_operator(n, ids[n.id], artifacts, extra_config) for n in chain],
+            )
+        )
     config = dict(graph.config)
     job_graph = JobGraph(
         job_id=_job_id(config),

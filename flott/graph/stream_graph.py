@@ -42,7 +42,9 @@ class StreamEdge:
     partitioner: str
     key_selector: Any = None
     type_number: int = 0
-    """Input index of the target (0 for one-input operators)."""
+    """Input index of the target (0 for one-input operators, 0 or 1 for two-input ones)."""
+    output_tag: Any = None
+    """The OutputTag whose side output this edge carries (None: the source node's main output)."""
 
     def __repr__(self) -> str:
         return f"StreamEdge({self.source_id} -[{self.partitioner}]-> {self.target_id})"
@@ -73,7 +75,11 @@ class StreamNode:
     boundedness: str | None = None
     """Sources only: ``BOUNDED`` or ``CONTINUOUS_UNBOUNDED``."""
     watermark_strategy: Any = None
-    """Recorded by ``assign_timestamps_and_watermarks``/``from_source``; not translated yet."""
+    """Sources: the WatermarkStrategy of ``from_source`` (timestamps and watermarks start there)."""
+    timestamped_inputs: list[bool] = field(default_factory=lambda: [False, False])
+    """Per input index: the records arriving there are ``(value, timestamp)`` pairs."""
+    timestamped_output: bool = False
+    """The records this node emits are ``(value, timestamp)`` pairs (see ``timestamp_paths``)."""
     transformation_id: int = 0
     in_edges: list[StreamEdge] = field(default_factory=list)
     out_edges: list[StreamEdge] = field(default_factory=list)

@@ -5,7 +5,11 @@ order, translating each one's inputs first. Node ids are assigned in that
 order, so the same program always yields the same graph (position-derived
 operator ids depend on it). Virtual transformations resolve into the edges
 of their consumers: the partitioning nearest to the consumer wins (as in
-Flink), a union contributes the edges of all its inputs.
+Flink), a union contributes the edges of all its inputs, a side output makes
+its edges carry that OutputTag of the producing operator.
+
+Once all nodes exist, :func:`assign_timestamp_paths` decides which records
+carry event timestamps.
 """
 
 from __future__ import annotations
@@ -17,10 +21,12 @@ from flott.datastream.slot_sharing_group import SlotSharingGroup
 from flott.datastream.transformations import (
     OneInputTransformation,
     PartitionTransformation,
+    SideOutputTransformation,
     SinkTransformation,
     SourceTransformation,
     TimestampsAndWatermarksTransformation,
     Transformation,
+    TwoInputTransformation,
     UnionTransformation,
 )
 from flott.errors import InvalidJobGraphError
@@ -31,6 +37,8 @@ from flott.graph.stream_graph import (
     StreamNode,
     default_max_parallelism,
 )
+from flott.graph.timestamp_paths import assign_timestamp_paths
+from flott.runtime.operators.specs import KeySelectorPair
 
 if TYPE_CHECKING:
     from flott.datastream.stream_execution_environment import StreamExecutionEnvironment
@@ -49,6 +57,8 @@ class _Endpoint:
     node_id: int
     partitioner: str | None = None
     key_selector: Any = None
+    output_tag: Any = None
+    """Set when the edge carries a side output of the node, not its main output."""
 
 
 def _boundedness_of(source: Any) -> str:
@@ -59,6 +69,11 @@ def _boundedness_of(source: Any) -> str:
     value = get()
     name = getattr(value, "name", value)
     return str(name).upper()
+
+
+def _tag_type(tag: Any) -> Any:
+    """The declared type of a side output (its OutputTag's ``type_info``)."""
+    return getattr(tag, "type_info", None)
 
 
 def _group_name(group: Any) -> str | None:
@@ -82,25 +97,52 @@ class _Generator:
         if isinstance(t, PartitionTransformation):
             assert t.input is not None
             result = [
-                _Endpoint(e.node_id, t.partitioner, t.key_selector if t.partitioner == "hash" else None)
+                _Endpoint(
+                    e.node_id,
+                    t.partitioner,
+                    t.key_selector if t.partitioner == "hash" else None,
+                    e.output_tag,
+                )
                 for e in self.transform(t.input)
             ]
         elif isinstance(t, UnionTransformation):
             result = [e for i in t.union_inputs for e in self.transform(i)]
-        elif isinstance(t, TimestampsAndWatermarksTransformation):
+        elif isinstance(t, SideOutputTransformation):
             assert t.input is not None
-            result = self.transform(t.input)
-            for e in result:
-                self._graph.node(e.node_id).watermark_strategy = t.watermark_strategy
-        elif isinstance(t, SourceTransformation | OneInputTransformation | SinkTransformation):
+            tag = t.output_tag
+            upstream = self.transform(t.input)
+            result = [_Endpoint(e.node_id, e.partitioner, e.key_selector, tag) for e in upstream]
+        elif isinstance(
+            t,
+            SourceTransformation
+            | OneInputTransformation
+            | SinkTransformation
+            | TimestampsAndWatermarksTransformation
+            | TwoInputTransformation,
+        ):
             result = [_Endpoint(self._add_operator(t))]
         else:
             raise InvalidJobGraphError(f"unknown transformation {type(t).__name__}")
         self._translated[t.id] = result
         return result
 
-    def _add_operator(self, t: SourceTransformation | OneInputTransformation | SinkTransformation) -> int:
-        inputs = [e for i in t.inputs for e in self.transform(i)]
+    def _add_operator(
+        self,
+        t: SourceTransformation
+        | OneInputTransformation
+        | SinkTransformation
+        | TimestampsAndWatermarksTransformation
+        | TwoInputTransformation,
+    ) -> int:
+        if isinstance(t, TwoInputTransformation):
+            assert t.input1 is not None and t.input2 is not None
+            first = self.transform(t.input1)
+            second = self.transform(t.input2)
+            inputs = first + second
+            input_numbers = [0] * len(first) + [1] * len(second)
+        else:
+            inputs = [e for i in t.inputs for e in self.transform(i)]
+            input_numbers = [0] * len(inputs)
         node_id = self._next_id
         self._next_id += 1
         parallelism = t.parallelism if t.parallelism is not None else self._env.get_parallelism()
@@ -140,6 +182,15 @@ class _Generator:
             node.kind = "sink"
             node.name = f"Sink: {t.name}"
             node.function = t.sink
+        elif isinstance(t, TimestampsAndWatermarksTransformation):
+            node.kind = "timestamps_watermarks"
+            node.function = t.watermark_strategy
+        elif isinstance(t, TwoInputTransformation):
+            node.kind = t.kind
+            node.function = t.function
+            if t.key_selector1 is not None and t.key_selector2 is not None:
+                node.key_selector = KeySelectorPair(t.key_selector1, t.key_selector2)
+            node.config = dict(t.operator_config)
         else:
             node.kind = t.kind
             node.function = t.function
@@ -148,10 +199,14 @@ class _Generator:
         if t.buffer_timeout is not None:
             node.config["buffer_timeout"] = t.buffer_timeout
         self._graph.add_node(node)
-        declared_inputs = [self._graph.node(e.node_id).output_type for e in inputs]
+        declared_inputs = [
+            self._graph.node(e.node_id).output_type if e.output_tag is None else _tag_type(e.output_tag)
+            for e, number in zip(inputs, input_numbers, strict=True)
+            if number == 0
+        ]
         node.input_type = next((d for d in declared_inputs if d is not None), None)
-        for endpoint in inputs:
-            self._add_edge(endpoint, node)
+        for endpoint, number in zip(inputs, input_numbers, strict=True):
+            self._add_edge(endpoint, node, number)
         return node_id
 
     def _slot_sharing_group(self, t: Transformation, inputs: list[_Endpoint]) -> str:
@@ -162,7 +217,7 @@ class _Generator:
         groups = {self._graph.node(e.node_id).slot_sharing_group for e in inputs}
         return groups.pop() if len(groups) == 1 else DEFAULT_SLOT_SHARING_GROUP
 
-    def _add_edge(self, endpoint: _Endpoint, target: StreamNode) -> None:
+    def _add_edge(self, endpoint: _Endpoint, target: StreamNode, type_number: int = 0) -> None:
         upstream = self._graph.node(endpoint.node_id)
         partitioner = endpoint.partitioner
         if partitioner is None:
@@ -180,6 +235,8 @@ class _Generator:
                 target_id=target.id,
                 partitioner=partitioner,
                 key_selector=endpoint.key_selector if partitioner == "hash" else None,
+                type_number=type_number,
+                output_tag=endpoint.output_tag,
             )
         )
 
@@ -225,6 +282,7 @@ def generate_stream_graph(env: StreamExecutionEnvironment, job_name: str) -> Str
     generator = _Generator(env, graph, ec.get_max_parallelism())
     for t in transformations:
         generator.transform(t)
+    assign_timestamp_paths(graph)
     graph.runtime_mode = _resolve_runtime_mode(config.get(RUNTIME_MODE, "STREAMING"), graph)
     config[RUNTIME_MODE] = graph.runtime_mode
     config[BUFFER_TIMEOUT] = str(buffer_timeout)

@@ -123,13 +123,6 @@ def keyed() -> KeyedStream:
 
 
 NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
-    ("DataStream.window_all", lambda: stream().window_all(object()), "windows"),
-    ("DataStream.count_window_all", lambda: stream().count_window_all(3), "windows"),
-    ("KeyedStream.window", lambda: keyed().window(object()), "windows"),
-    ("KeyedStream.count_window", lambda: keyed().count_window(3), "windows"),
-    ("DataStream.connect", lambda: stream().connect(stream()), "connected streams"),
-    ("KeyedStream.connect", lambda: keyed().connect(stream()), "connected streams"),
-    ("DataStream.get_side_output", lambda: stream().get_side_output(object()), "side outputs"),  # type: ignore[arg-type]
     (
         "DataStream.broadcast(descriptor)",
         lambda: stream().broadcast(MapStateDescriptor("m", Types.STRING(), Types.INT())),
@@ -150,9 +143,6 @@ NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
     ),
     ("AsyncDataStream.ordered_wait", lambda: _async("ordered_wait"), "async I/O"),
     ("AsyncDataStream.unordered_wait", lambda: _async("unordered_wait"), "async I/O"),
-    ("WindowedStream.reduce", lambda: _windowed().reduce(lambda a, b: a), "windows"),
-    ("AllWindowedStream.process", lambda: _all_windowed().process(object()), "windows"),
-    ("ConnectedStreams.map", lambda: _connected().map(object()), "connected streams"),
     ("BroadcastConnectedStream.process", lambda: _broadcast_connected().process(object()), "broadcast state"),
 ]
 
@@ -161,24 +151,6 @@ def _async(method: str) -> Any:
     from flott.datastream import AsyncDataStream
 
     return getattr(AsyncDataStream, method)(stream(), object(), 1000)
-
-
-def _windowed() -> Any:
-    from flott.datastream import WindowedStream
-
-    return WindowedStream(keyed(), object())
-
-
-def _all_windowed() -> Any:
-    from flott.datastream import AllWindowedStream
-
-    return AllWindowedStream(stream(), object())
-
-
-def _connected() -> Any:
-    from flott.datastream import ConnectedStreams
-
-    return ConnectedStreams(stream(), stream())
 
 
 def _broadcast_connected() -> Any:

@@ -349,13 +349,19 @@ def vertex(
 
 
 def edge(
-    blobs: Blobs, source: JobVertex, target: JobVertex, kind: PartitionerKind = "forward", key: Any = None
+    blobs: Blobs,
+    source: JobVertex,
+    target: JobVertex,
+    kind: PartitionerKind = "forward",
+    key: Any = None,
+    target_input: int = 0,
 ) -> JobEdge:
     return JobEdge(
         id=new_id(),
         source=source.id,
         target=target.id,
         partitioner=PartitionerDescriptor(kind=kind, key_selector=None if key is None else blobs.add(key)),
+        target_input=target_input,
     )
 
 
@@ -439,32 +445,38 @@ def run_job(
     gate_capacity: int = 16,
     extra_outputs: Callable[[JobVertex, int], list[OutputEdge]] | None = None,
 ) -> JobRun:
-    """Wire every subtask of every vertex to in-memory gates and start them all on threads."""
-    gates: dict[tuple[str, int], QueueInputGate] = {}
+    """Wire every subtask of every vertex to in-memory gates and start them all on threads.
+
+    Each input of a vertex (``JobEdge.target_input``: 0, or 1 for two-input operators)
+    gets a gate of its own per subtask, as on a TaskExecutor.
+    """
+    gates: dict[tuple[str, int, int], QueueInputGate] = {}
     channel_offset: dict[tuple[str, str], int] = {}
     for v in vertices:
         incoming = [e for e in edges if e.target == v.id]
-        if not incoming:
-            continue
-        offset = 0
-        for e in incoming:
-            channel_offset[(e.id, v.id)] = offset
-            offset += next(x for x in vertices if x.id == e.source).parallelism
-        for j in range(v.parallelism):
-            gates[(v.id, j)] = QueueInputGate(offset, gate_capacity)
+        for input_index in sorted({e.target_input for e in incoming}):
+            offset = 0
+            for e in (e for e in incoming if e.target_input == input_index):
+                channel_offset[(e.id, v.id)] = offset
+                offset += next(x for x in vertices if x.id == e.source).parallelism
+            for j in range(v.parallelism):
+                gates[(v.id, j, input_index)] = QueueInputGate(offset, gate_capacity)
     tasks: dict[str, list[TaskThread]] = {}
     for v in vertices:
         subtasks = []
         for i in range(v.parallelism):
-            inputs = []
             incoming = [e for e in edges if e.target == v.id]
-            if incoming:
-                inputs = [InputEdgeGroup(0, incoming, gates[(v.id, i)])]
+            inputs = [
+                InputEdgeGroup(n, [e for e in incoming if e.target_input == n], gates[(v.id, i, n)])
+                for n in sorted({e.target_input for e in incoming})
+            ]
             outputs = []
             for e in (e for e in edges if e.source == v.id):
                 target = next(x for x in vertices if x.id == e.target)
                 offset = channel_offset[(e.id, target.id)]
-                targets = [(gates[(target.id, j)], offset + i) for j in range(target.parallelism)]
+                targets = [
+                    (gates[(target.id, j, e.target_input)], offset + i) for j in range(target.parallelism)
+                ]
                 outputs.append(OutputEdge(e, GatePartitionWriter(targets)))
             if extra_outputs is not None:
                 outputs.extend(extra_outputs(v, i))

@@ -10,7 +10,7 @@ import pytest
 
 from flott.datastream.functions import FlatMapFunction, KeyedProcessFunction, MapFunction, RuntimeContext
 from flott.datastream.state import ValueStateDescriptor
-from flott.errors import NotYetSupportedError, TaskCancelledError, UserCodeError
+from flott.errors import TaskCancelledError, UserCodeError
 from flott.runtime.execution.environment import OutputEdge
 from flott.runtime.jobgraph import JobEdge, PartitionerDescriptor, new_id
 from tests.operators.task_harness import (
@@ -251,8 +251,9 @@ def test_buffer_timeout_flushes_partial_batches(timeout_ms: int) -> None:
     out = CollectingPartitionWriter(1)
     e = JobEdge(id=new_id(), source=v.id, target=new_id(), partitioner=PartitionerDescriptor(kind="forward"))
     config = {"execution.buffer-timeout": f"{timeout_ms} ms", "taskmanager.network.batch-size": "1000"}
-    t = TaskThread(make_env(v, blobs, config=config, outputs=[OutputEdge(e, out)])).start()
-    start = time.monotonic()
+    t = TaskThread(make_env(v, blobs, config=config, outputs=[OutputEdge(e, out)]))
+    start = time.monotonic()  # before the task can write anything: elapsed bounds the wait from below
+    t.start()
     deadline = start + 2
     while not out.records() and time.monotonic() < deadline:
         time.sleep(0.002)
@@ -318,19 +319,23 @@ class UsesTimers(KeyedProcessFunction):
         ctx.timer_service().register_processing_time_timer(0)
         yield value
 
+    def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext) -> Any:
+        yield ("timer", timestamp, ctx.get_current_key(), ctx.time_domain().name)
 
-def test_timers_are_not_yet_supported() -> None:
-    blobs = Blobs()
+
+def test_a_processing_time_timer_that_is_due_fires_on_the_task_thread() -> None:
+    blobs, sink = Blobs(), CollectSink()
     v = vertex(
         "v",
         1,
-        op(blobs, "source", CollectionSource([1])),
+        op(blobs, "source", CollectionSource([7])),
         op(blobs, "keyed_process", UsesTimers(), key=lambda x: x),
+        op(blobs, "sink", sink),
     )
     t = TaskThread(make_env(v, blobs)).start()
     t.join()
-    assert isinstance(t.error, NotYetSupportedError)
-    assert "timer" in str(t.error)
+    assert t.error is None
+    assert sink.all() == [7, ("timer", 0, 7, "PROCESSING_TIME")]
 
 
 def test_chain_of_every_stateless_kind_and_sink_lifecycle() -> None:

@@ -1,6 +1,12 @@
 """Stream operators: the batch-at-a-time building blocks of a task's operator chain."""
 
 from flott.runtime.operators.aggregation import ComparableAggregator, SumAggregator, create_aggregator
+from flott.runtime.operators.co_operators import (
+    CoProcessOperator,
+    CoStreamFlatMap,
+    CoStreamMap,
+    KeyedCoProcessOperator,
+)
 from flott.runtime.operators.keyed_operators import (
     KeyedProcessContext,
     KeyedProcessOperator,
@@ -16,14 +22,23 @@ from flott.runtime.operators.stateless_operators import (
     StreamFlatMap,
     StreamMap,
 )
-from flott.runtime.operators.stream_operator import OperatorSetup, StreamOperator
+from flott.runtime.operators.stream_operator import OperatorSetup, Output, StreamOperator
+from flott.runtime.operators.timer_service import InternalTimerService
+from flott.runtime.operators.timestamps_watermarks import TimestampsAndWatermarksOperator
+from flott.runtime.operators.windowing import WindowOperator
 
 __all__ = [
     "SUPPORTED_KINDS",
+    "CoProcessOperator",
+    "CoStreamFlatMap",
+    "CoStreamMap",
     "ComparableAggregator",
+    "InternalTimerService",
+    "KeyedCoProcessOperator",
     "KeyedProcessContext",
     "KeyedProcessOperator",
     "OperatorSetup",
+    "Output",
     "ProcessContext",
     "ProcessOperator",
     "SinkWriterOperator",
@@ -35,6 +50,8 @@ __all__ = [
     "StreamOperator",
     "StreamingRuntimeContext",
     "SumAggregator",
+    "TimestampsAndWatermarksOperator",
+    "WindowOperator",
     "create_aggregator",
     "create_operator",
 ]

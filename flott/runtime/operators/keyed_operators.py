@@ -8,6 +8,11 @@ dict operation per record and the value still ends up in snapshots.
 
 STREAMING mode emits every updated value, like PyFlink; BATCH mode emits the
 final value per key at end of input, like Flink's batch execution.
+
+The keyed process operator owns an :class:`InternalTimerService`: timers set
+through ``ctx.timer_service()`` live in the backend, event-time ones fire when
+a watermark passes them, processing-time ones on the wall clock; ``on_timer``
+outputs carry the timer's timestamp (event time) or none (processing time).
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flott.datastream.functions import KeyedProcessFunction
+from flott.datastream.output_tag import OutputTag
+from flott.datastream.time_domain import TimeDomain
 from flott.runtime.operators.aggregation import create_aggregator
-from flott.runtime.operators.stateless_operators import timers_not_supported, without_side_outputs
+from flott.runtime.operators.stateless_operators import without_side_outputs
 from flott.runtime.operators.stream_operator import (
     OperatorSetup,
     StreamOperator,
@@ -25,6 +32,7 @@ from flott.runtime.operators.stream_operator import (
     open_user_function,
     user_method,
 )
+from flott.runtime.operators.timer_service import InternalTimerService, KeyedTimerService
 from flott.runtime.partitioner.key_group_stream_partitioner import unhashable_key_error
 from flott.runtime.state.heap import HeapKeyedStateBackend
 
@@ -60,6 +68,7 @@ class StreamGroupedReduceOperator(StreamOperator):
         )
         self.backend: HeapKeyedStateBackend = setup.keyed_state_backend()
         self._values = self.backend.state_table(REDUCE_STATE_NAME)
+        self._timestamped = setup.timestamped_input
 
     def open(self) -> None:
         ctx = self._setup.runtime_context(self.backend)
@@ -73,6 +82,8 @@ class StreamGroupedReduceOperator(StreamOperator):
         backend = self.backend
         key: Any = None
         try:
+            if self._timestamped:
+                return self._process_timestamped(batch)
             if self._streaming:
                 out: list[Any] = []
                 emit = out.append
@@ -95,9 +106,35 @@ class StreamGroupedReduceOperator(StreamOperator):
             _rethrow_unhashable(key, e)
             raise
 
+    def _process_timestamped(self, batch: Iterable[Any]) -> list[Any]:
+        key_of = self._key
+        reduce = self._reduce
+        values = self._values
+        backend = self.backend
+        streaming = self._streaming
+        out: list[Any] = []
+        emit = out.append
+        key: Any = None
+        try:
+            for value, ts in batch:
+                key = key_of(value)
+                backend.current_key = key
+                if key in values:
+                    value = reduce(values[key], value)
+                values[key] = value
+                if streaming:
+                    emit((value, ts))
+        except TypeError as e:
+            _rethrow_unhashable(key, e)
+            raise
+        return out
+
     def end_input(self) -> list[Any]:
         if self._streaming:
             return []
+        if self._timestamped:
+            # Flink's batch reduce emits the final value without a timestamp.
+            return [(v, None) for v in self._values.values()]
         return list(self._values.values())
 
     def close(self) -> None:
@@ -108,20 +145,40 @@ class StreamGroupedReduceOperator(StreamOperator):
             self.backend.dispose()
 
 
-class KeyedProcessContext(KeyedProcessFunction.Context):
-    """``KeyedProcessFunction.Context``: the current key, timestamp (none yet) and timer service."""
+class KeyedProcessContext(KeyedProcessFunction.OnTimerContext):
+    """``KeyedProcessFunction.Context`` and ``OnTimerContext``: key, timestamp, timers, side outputs.
 
-    def __init__(self, backend: HeapKeyedStateBackend) -> None:
+    One object serves both: ``time_domain()`` is only meaningful inside ``on_timer``.
+    """
+
+    def __init__(self, backend: HeapKeyedStateBackend, timer_service: KeyedTimerService) -> None:
         self._backend = backend
+        self._timer_service = timer_service
+        self.record_timestamp: int | None = None
+        self.domain: TimeDomain | None = None
+        self.out: list[Any] = []
+        self.timestamped_output = False
 
     def get_current_key(self) -> Any:
         return self._backend.current_key
 
     def timestamp(self) -> int | None:
-        return None
+        return self.record_timestamp
 
-    def timer_service(self) -> Any:
-        raise timers_not_supported()
+    def timer_service(self) -> KeyedTimerService:
+        return self._timer_service
+
+    def time_domain(self) -> TimeDomain:
+        if self.domain is None:
+            raise RuntimeError("time_domain() is only available in on_timer()")
+        return self.domain
+
+    def output(self, output_tag: OutputTag, value: Any) -> None:
+        """Emit ``value`` to the side output ``output_tag`` (same as yielding ``(output_tag, value)``)."""
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError("output() takes an OutputTag and a value")
+        side = (output_tag, value)
+        self.out.append((side, self.record_timestamp) if self.timestamped_output else side)
 
 
 class KeyedProcessOperator(StreamOperator):
@@ -133,30 +190,95 @@ class KeyedProcessOperator(StreamOperator):
         self._key_object, self._key = setup.key_selector()
         self._function = setup.load_function(setup.descriptor.function, "KeyedProcessFunction")
         self._process_element = user_method(self._function, "process_element", f"keyed process '{self.name}'")
+        on_timer = getattr(self._function, "on_timer", None)
+        self._on_timer = on_timer if callable(on_timer) else None
         self.backend: HeapKeyedStateBackend = setup.keyed_state_backend()
-        self._ctx = KeyedProcessContext(self.backend)
+        self.timers = InternalTimerService("user-timers", self.backend, setup.processing_time_service, self)
+        self._ctx = KeyedProcessContext(self.backend, KeyedTimerService(self.timers))
+        self._timestamped = setup.timestamped_input
+        self._ctx.timestamped_output = self._timestamped
+        self._keep_side_outputs = bool(setup.side_output_tags)
+        self._batch_size = setup.batch_size
+        self._timer_out: list[Any] = []
 
     def open(self) -> None:
         ctx = self._setup.runtime_context(self.backend)
         open_user_function(self._key_object, ctx)
         open_user_function(self._function, ctx)
 
+    def _finish_outputs(self, out: list[Any]) -> list[Any]:
+        if self._keep_side_outputs:
+            return out
+        return without_side_outputs(out, self._timestamped)
+
     def process_batch(self, batch: Iterable[Any]) -> list[Any]:
         out: list[Any] = []
-        extend = out.extend
         key_of = self._key
         process_element = self._process_element
         ctx = self._ctx
+        ctx.out = out
+        ctx.domain = None
         backend = self.backend
-        for value in batch:
-            backend.current_key = key_of(value)
-            produced = process_element(value, ctx)
-            if produced is not None:
-                extend(produced)
-        return without_side_outputs(out)
+        if self._timestamped:
+            append = out.append
+            for value, ts in batch:
+                backend.current_key = key_of(value)
+                ctx.record_timestamp = ts
+                produced = process_element(value, ctx)
+                if produced is not None:
+                    for result in produced:
+                        append((result, ts))
+        else:
+            extend = out.extend
+            for value in batch:
+                backend.current_key = key_of(value)
+                produced = process_element(value, ctx)
+                if produced is not None:
+                    extend(produced)
+        return self._finish_outputs(out)
+
+    # --- timers ---------------------------------------------------------------------------------
+
+    def _fire(self, timestamp: int, domain: TimeDomain, output_timestamp: int | None) -> None:
+        if self._on_timer is None:
+            return
+        ctx = self._ctx
+        out = self._timer_out
+        ctx.out = out
+        ctx.domain = domain
+        ctx.record_timestamp = timestamp
+        produced = self._on_timer(timestamp, ctx)
+        if produced is not None:
+            if self._timestamped:
+                out.extend((result, output_timestamp) for result in produced)
+            else:
+                out.extend(produced)
+        if len(out) >= self._batch_size:
+            self._flush_timer_output()
+
+    def _flush_timer_output(self) -> None:
+        out, self._timer_out = self._timer_out, []
+        if out:
+            out = self._finish_outputs(out)
+            if out:
+                self.output.collect(out)
+
+    def on_event_time(self, timestamp: int, key: Any, namespace: Any) -> None:
+        self._fire(timestamp, TimeDomain.EVENT_TIME, timestamp)
+
+    def on_processing_time(self, timestamp: int, key: Any, namespace: Any) -> None:
+        self._fire(timestamp, TimeDomain.PROCESSING_TIME, None)
+        self._flush_timer_output()
+
+    def process_watermark(self, timestamp: int) -> None:
+        self.current_watermark = timestamp
+        self.timers.advance_watermark(timestamp)
+        self._flush_timer_output()
+        self.output.emit_watermark(timestamp)
 
     def close(self) -> None:
         try:
+            self.timers.close()
             close_user_function(self._function)
             close_user_function(self._key_object)
         finally:

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 from flott.errors import InvalidJobGraphError, NotYetSupportedError
+from flott.runtime.operators.co_operators import (
+    CoProcessOperator,
+    CoStreamFlatMap,
+    CoStreamMap,
+    KeyedCoProcessOperator,
+)
 from flott.runtime.operators.keyed_operators import (
     AGGREGATION_KINDS,
     KeyedProcessOperator,
@@ -16,6 +22,8 @@ from flott.runtime.operators.stateless_operators import (
     StreamMap,
 )
 from flott.runtime.operators.stream_operator import OperatorSetup, StreamOperator
+from flott.runtime.operators.timestamps_watermarks import TimestampsAndWatermarksOperator
+from flott.runtime.operators.windowing import WindowOperator
 
 _OPERATORS: dict[str, type[StreamOperator]] = {
     "source": SourceOperator,
@@ -26,6 +34,12 @@ _OPERATORS: dict[str, type[StreamOperator]] = {
     "keyed_process": KeyedProcessOperator,
     "reduce": StreamGroupedReduceOperator,
     **dict.fromkeys(AGGREGATION_KINDS, StreamGroupedReduceOperator),
+    "timestamps_watermarks": TimestampsAndWatermarksOperator,
+    "window": WindowOperator,
+    "co_map": CoStreamMap,
+    "co_flat_map": CoStreamFlatMap,
+    "co_process": CoProcessOperator,
+    "keyed_co_process": KeyedCoProcessOperator,
     "sink": SinkWriterOperator,
     "print": SinkWriterOperator,  # printing is a Sink (PrintSink); accepted under its own kind too
 }

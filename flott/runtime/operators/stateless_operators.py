@@ -4,6 +4,11 @@
 ``map``/``filter``/``chain.from_iterable``, which call the user's function from
 C, and the chain lets the next operator pull records through them. The
 per-record cost is the user's function plus a few tens of ns.
+
+On event-time paths records are ``(value, timestamp)`` pairs: the user's
+function sees the value and each output keeps its input's timestamp, as
+Flink's operators keep a StreamRecord's timestamp. That costs a generator
+step and a tuple per record (~100 ns), paid only where event time is used.
 """
 
 from __future__ import annotations
@@ -15,7 +20,6 @@ from typing import Any
 
 from flott.datastream.functions import ProcessFunction
 from flott.datastream.output_tag import OutputTag
-from flott.errors import NotYetSupportedError
 from flott.runtime.operators.stream_operator import (
     OperatorSetup,
     StreamOperator,
@@ -36,6 +40,7 @@ class _UserFunctionOperator(StreamOperator):
     def __init__(self, setup: OperatorSetup) -> None:
         super().__init__(setup)
         self._setup = setup
+        self._timestamped = setup.timestamped_input
         self._function = setup.load_function(setup.descriptor.function, "function")
         self._call: Callable[..., Any] = user_method(
             self._function, self.method_name, f"{setup.descriptor.kind} '{self.name}'"
@@ -53,6 +58,9 @@ class StreamMap(_UserFunctionOperator):
     lazy = True
 
     def transform(self, records: Iterable[Any]) -> Iterable[Any]:
+        if self._timestamped:
+            call = self._call
+            return ((call(value), ts) for value, ts in records)
         return map(self._call, records)
 
 
@@ -67,6 +75,9 @@ class StreamFlatMap(_UserFunctionOperator):
     lazy = True
 
     def transform(self, records: Iterable[Any]) -> Iterable[Any]:
+        if self._timestamped:
+            call = self._call
+            return ((out, ts) for value, ts in records for out in (call(value) or ()))
         return _flatten(filter(None, map(self._call, records)))
 
 
@@ -75,27 +86,32 @@ class StreamFilter(_UserFunctionOperator):
     lazy = True
 
     def transform(self, records: Iterable[Any]) -> Iterable[Any]:
+        if self._timestamped:
+            call = self._call
+            return (record for record in records if call(record[0]))
         return filter(self._call, records)
 
 
-def timers_not_supported() -> NotYetSupportedError:
-    return NotYetSupportedError(
-        "timers (ctx.timer_service(): processing-time and event-time timers) are not supported yet"
-    )
+def is_side_output(value: Any) -> bool:
+    """PyFlink's way to emit to a side output: yield ``(output_tag, value)``."""
+    return type(value) is tuple and len(value) == 2 and isinstance(value[0], OutputTag)
 
 
-def _is_side_output(record: Any) -> bool:
-    return type(record) is tuple and len(record) == 2 and isinstance(record[0], OutputTag)
+def without_side_outputs(records: list[Any], timestamped: bool = False) -> list[Any]:
+    """Drop side-output records (``(OutputTag, value)``, or such a pair with a timestamp).
 
-
-def without_side_outputs(records: list[Any]) -> list[Any]:
-    """Drop ``(OutputTag, value)`` records: PyFlink's way to emit to a side output.
-
-    No side output can be consumed yet (``get_side_output`` is not built), and
-    PyFlink drops side outputs nobody consumes, so dropping them is faithful.
-    The common cases are settled by C-level passes over the batch (~30 ns per
-    record without tuples, ~80 ns with), not a Python call per record.
+    Used where no side output of the operator is consumed: PyFlink drops side
+    outputs nobody consumes. The common cases are settled by C-level passes
+    over the batch (~30 ns per record without tuples, ~80 ns with), not a
+    Python call per record.
     """
+    if timestamped:
+        if not records:
+            return records
+        values = list(map(_first_field, records))
+        if len(without_side_outputs(values)) == len(values):
+            return records
+        return [r for r in records if not is_side_output(r[0])]
     types = set(map(type, records))
     if tuple not in types:
         return records
@@ -106,17 +122,68 @@ def without_side_outputs(records: list[Any]) -> list[Any]:
             first_types = {OutputTag}
         if not any(issubclass(t, OutputTag) for t in first_types):
             return records
-    return [r for r in records if not _is_side_output(r)]
+    return [r for r in records if not is_side_output(r)]
 
 
 class ProcessContext(ProcessFunction.Context):
-    """``ProcessFunction.Context``: record timestamp (none yet: no event time) and the timer service."""
+    """``ProcessFunction.Context``: the record's timestamp, time, and ``output`` to a side output.
+
+    Non-keyed operators have no timers (Flink refuses them outside keyed streams);
+    the timer service answers the current time only.
+    """
+
+    def __init__(self, operator: StreamOperator, timer_service: Any) -> None:
+        self._operator = operator
+        self._timer_service = timer_service
+        self.record_timestamp: int | None = None
+        self.out: list[Any] = []
 
     def timestamp(self) -> int | None:
-        return None
+        return self.record_timestamp
 
     def timer_service(self) -> Any:
-        raise timers_not_supported()
+        return self._timer_service
+
+    def output(self, output_tag: OutputTag, value: Any) -> None:
+        """Emit ``value`` to the side output ``output_tag`` (same as yielding ``(output_tag, value)``)."""
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError("output() takes an OutputTag and a value")
+        ts = self.record_timestamp
+        self.out.append(((output_tag, value), ts) if self._operator_timestamped else (output_tag, value))
+
+    @property
+    def _operator_timestamped(self) -> bool:
+        return bool(getattr(self._operator, "_timestamped", False))
+
+
+class NonKeyedTimerService:
+    """The timer service of a non-keyed ProcessFunction: time queries only (as in Flink)."""
+
+    def __init__(self, operator: StreamOperator, processing_time: Callable[[], int]) -> None:
+        self._operator = operator
+        self._processing_time = processing_time
+
+    def current_processing_time(self) -> int:
+        return self._processing_time()
+
+    def current_watermark(self) -> int:
+        return self._operator.current_watermark
+
+    def _refuse(self) -> RuntimeError:
+        # Flink's UnsupportedOperationException: a misuse in user code, reported at the user's call.
+        return RuntimeError("Setting timers is only supported on a keyed streams.")
+
+    def register_processing_time_timer(self, timestamp: int) -> None:
+        raise self._refuse()
+
+    def register_event_time_timer(self, timestamp: int) -> None:
+        raise self._refuse()
+
+    def delete_processing_time_timer(self, timestamp: int) -> None:
+        raise self._refuse()
+
+    def delete_event_time_timer(self, timestamp: int) -> None:
+        raise self._refuse()
 
 
 class ProcessOperator(_UserFunctionOperator):
@@ -126,15 +193,29 @@ class ProcessOperator(_UserFunctionOperator):
 
     def __init__(self, setup: OperatorSetup) -> None:
         super().__init__(setup)
-        self._ctx = ProcessContext()
+        pts = setup.processing_time_service
+        self._ctx = ProcessContext(self, NonKeyedTimerService(self, pts.get_current_processing_time))
+        self._keep_side_outputs = bool(setup.side_output_tags)
 
     def process_batch(self, batch: Iterable[Any]) -> list[Any]:
         out: list[Any] = []
-        extend = out.extend
         process_element = self._call
         ctx = self._ctx
-        for value in batch:
-            produced = process_element(value, ctx)
-            if produced is not None:
-                extend(produced)
-        return without_side_outputs(out)
+        ctx.out = out
+        if self._timestamped:
+            append = out.append
+            for value, ts in batch:
+                ctx.record_timestamp = ts
+                produced = process_element(value, ctx)
+                if produced is not None:
+                    for result in produced:
+                        append((result, ts))
+        else:
+            extend = out.extend
+            for value in batch:
+                produced = process_element(value, ctx)
+                if produced is not None:
+                    extend(produced)
+        if self._keep_side_outputs:
+            return out
+        return without_side_outputs(out, self._timestamped)

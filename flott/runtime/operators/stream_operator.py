@@ -6,6 +6,18 @@ operator takes a *list* of records and returns the list it produces, so a
 stateless operator is one C-level pass (``list(map(fn, batch))``) and the
 chain's overhead is a few calls per batch, not per record.
 
+What an operator emits *outside* a batch (records of a firing timer or
+window, watermarks, watermark status) goes to its :class:`Output`, which the
+chain wires to the rest of the chain and, at the end, to the task's writers.
+That path is not per record, so it may be a few calls deeper.
+
+Event time: on paths that need timestamps (downstream of a timestamp assigner
+or a window, decided when the JobGraph is built), every record is a
+``(value, timestamp)`` pair (timestamp None: the record has none). The
+operator's descriptor says so (:data:`TIMESTAMPED_INPUT`,
+:data:`TIMESTAMPED_OUTPUT`); paths without event time keep bare values, so
+they pay nothing for it.
+
 User functions arrive as lambdas, plain functions or PyFlink-style Function
 objects. We duck-type them by PyFlink's method names and resolve the method
 *once* when the operator is built, never per record.
@@ -23,11 +35,23 @@ from typing import Any
 from flott.errors import InvalidJobGraphError
 from flott.runtime.execution.environment import TaskEnvironment
 from flott.runtime.jobgraph import OperatorDescriptor
+from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
+from flott.runtime.operators.watermark import LONG_MIN, WatermarkStatus
 from flott.runtime.state.heap import HeapKeyedStateBackend
 from flott.runtime.state.key_groups import KeyGroupRange
 
 log = logging.getLogger(__name__)
+
+TIMESTAMPED_INPUT = "timestamped_input"
+"""Descriptor config key: the operator's (first) input records are ``(value, timestamp)`` pairs."""
+TIMESTAMPED_INPUT2 = "timestamped_input2"
+"""Descriptor config key: the second input's records of a two-input operator are pairs."""
+TIMESTAMPED_OUTPUT = "timestamped_output"
+"""Descriptor config key: the operator emits ``(value, timestamp)`` pairs."""
+SIDE_OUTPUT_TAGS = "side_output_tags"
+"""Descriptor config key: ids of the OutputTags whose records leave the task (consumed downstream);
+side outputs of an operator not listed are dropped, as PyFlink drops unconsumed side outputs."""
 
 
 def user_method(obj: Any, method_name: str, what: str) -> Callable[..., Any]:
@@ -96,6 +120,24 @@ class OperatorSetup:
     batch_size: int
     claimed: set[str] = field(default_factory=set)
     """Blob ids of function objects already taken by an operator of this task (shared by the chain)."""
+    processing_time_service: ProcessingTimeService = field(default_factory=ProcessingTimeService)
+    """The task's wall-clock callbacks (shared by the chain): processing-time timers, periodic watermarks."""
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.descriptor.config
+
+    @property
+    def timestamped_input(self) -> bool:
+        return bool(self.descriptor.config.get(TIMESTAMPED_INPUT, False))
+
+    @property
+    def timestamped_output(self) -> bool:
+        return bool(self.descriptor.config.get(TIMESTAMPED_OUTPUT, False))
+
+    @property
+    def side_output_tags(self) -> frozenset[str]:
+        return frozenset(self.descriptor.config.get(SIDE_OUTPUT_TAGS, ()))
 
     def load(self, blob_id: str | None, what: str) -> Any:
         if blob_id is None:
@@ -130,12 +172,68 @@ class OperatorSetup:
         return StreamingRuntimeContext(self.env, backend)
 
 
+class Output:
+    """Where an operator's out-of-batch emissions go (Flink's ``Output``); wired by the chain."""
+
+    def collect(self, records: list[Any]) -> None:
+        """Records (a timer's or window's results) for the operators after this one."""
+        raise NotImplementedError
+
+    def emit_watermark(self, timestamp: int) -> None:
+        raise NotImplementedError
+
+    def emit_watermark_status(self, status: WatermarkStatus) -> None:
+        raise NotImplementedError
+
+
+class CollectingOutput(Output):
+    """Keeps what an operator emitted: the output of an operator used on its own (tests, tools)."""
+
+    def __init__(self) -> None:
+        self.records: list[Any] = []
+        self.watermarks: list[int] = []
+        self.statuses: list[WatermarkStatus] = []
+
+    def collect(self, records: list[Any]) -> None:
+        self.records.extend(records)
+
+    def emit_watermark(self, timestamp: int) -> None:
+        self.watermarks.append(timestamp)
+
+    def emit_watermark_status(self, status: WatermarkStatus) -> None:
+        self.statuses.append(status)
+
+    def take(self) -> list[Any]:
+        records, self.records = self.records, []
+        return records
+
+
+class DeferredOutput(Output):
+    """The operator's output as it is *when called*: the chain replaces it after construction."""
+
+    __slots__ = ("_op",)
+
+    def __init__(self, op: StreamOperator) -> None:
+        self._op = op
+
+    def collect(self, records: list[Any]) -> None:
+        self._op.output.collect(records)
+
+    def emit_watermark(self, timestamp: int) -> None:
+        self._op.output.emit_watermark(timestamp)
+
+    def emit_watermark_status(self, status: WatermarkStatus) -> None:
+        self._op.output.emit_watermark_status(status)
+
+
 class StreamOperator:
     """One operator of a chain. Subclasses override what they need.
 
-    Lifecycle: :meth:`open` once, :meth:`process_batch` per input batch,
-    :meth:`end_input` once when the input is exhausted (bounded input only),
-    :meth:`close` once, also after a failure.
+    Lifecycle: :meth:`open` once, :meth:`process_batch` per input batch
+    (:meth:`process_batch2` for the second input of a two-input operator),
+    :meth:`process_watermark` / :meth:`process_watermark_status` when event
+    time advances, :meth:`end_input` once when the input is exhausted (bounded
+    input only), :meth:`close` once, also after a failure.
 
     Stateless one-to-one/one-to-many operators (map, filter, flat_map) set
     :attr:`lazy` and implement :meth:`transform`: the chain then composes them
@@ -149,6 +247,12 @@ class StreamOperator:
     def __init__(self, setup: OperatorSetup) -> None:
         self.name = setup.descriptor.name
         self.kind = setup.descriptor.kind
+        self.output: Output = CollectingOutput()
+        self.current_watermark = LONG_MIN
+        """The last watermark this operator received (Flink's ``currentWatermark``)."""
+
+    def set_output(self, output: Output) -> None:
+        self.output = output
 
     def open(self) -> None:
         """Open user functions (``open(runtime_context)``); resolve anything per-record code needs."""
@@ -160,6 +264,18 @@ class StreamOperator:
     def process_batch(self, batch: Iterable[Any]) -> list[Any]:
         """Process one batch (a list, or the lazy output of the operators before); return the outputs."""
         return list(self.transform(batch))
+
+    def process_batch2(self, batch: Iterable[Any]) -> list[Any]:
+        """Two-input operators: one batch of the second input."""
+        raise NotImplementedError(f"{type(self).__name__} has one input")
+
+    def process_watermark(self, timestamp: int) -> None:
+        """Event time reached ``timestamp``: fire what is due (via :attr:`output`), then forward it."""
+        self.current_watermark = timestamp
+        self.output.emit_watermark(timestamp)
+
+    def process_watermark_status(self, status: WatermarkStatus) -> None:
+        self.output.emit_watermark_status(status)
 
     def end_input(self) -> list[Any]:
         """The input ended: return what must still be emitted (BATCH-mode aggregates)."""

@@ -9,6 +9,14 @@ flat_map) is folded into the input of the next operator that consumes records
 record through C-level ``map``/``chain`` iterators, with no intermediate
 lists. Processing a batch is a loop over the stages, stopping early when a
 stage produces nothing.
+
+Emissions outside a batch (timers and windows firing, watermarks) enter the
+chain after the operator that made them, through a :class:`ChainingOutput`:
+records run through the stages of the operators after it, a watermark is
+handed to the next operator's ``process_watermark``; past the last operator
+both reach the task (:meth:`OperatorChain.set_task_output`). Because each
+operator forwards a watermark only after emitting what it fired, records and
+watermarks leave the chain in the order Flink guarantees.
 """
 
 from __future__ import annotations
@@ -20,8 +28,10 @@ from typing import Any
 from flott.errors import InvalidJobGraphError
 from flott.runtime.execution.environment import TaskEnvironment
 from flott.runtime.operators.operator_factory import create_operator
+from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.source_sink import SourceOperator
-from flott.runtime.operators.stream_operator import OperatorSetup, StreamOperator
+from flott.runtime.operators.stream_operator import OperatorSetup, Output, StreamOperator
+from flott.runtime.operators.watermark import Watermark, WatermarkStatus
 
 log = logging.getLogger(__name__)
 
@@ -71,19 +81,80 @@ def compose_stages(operators: Sequence[StreamOperator]) -> list[Stage]:
     return stages
 
 
+class ChainingOutput(Output):
+    """The output of the operator at ``index``: everything goes to the operators after it."""
+
+    __slots__ = ("_chain", "_next")
+
+    def __init__(self, chain: OperatorChain, index: int) -> None:
+        self._chain = chain
+        self._next = index + 1
+
+    def collect(self, records: list[Any]) -> None:
+        if records:
+            self._chain.push(self._next, records)
+
+    def emit_watermark(self, timestamp: int) -> None:
+        self._chain.push_watermark(self._next, timestamp)
+
+    def emit_watermark_status(self, status: WatermarkStatus) -> None:
+        self._chain.push_watermark_status(self._next, status)
+
+
+def _drop_event(event: object) -> None:
+    """No task output wired (a chain used on its own): events have nowhere to go."""
+
+
 class OperatorChain:
     def __init__(
-        self, source: SourceOperator | None, operators: list[StreamOperator], batch_size: int
+        self,
+        source: SourceOperator | None,
+        operators: list[StreamOperator],
+        batch_size: int,
+        processing_time_service: ProcessingTimeService | None = None,
     ) -> None:
         self.source = source
         self.operators = operators
         self._batch_size = batch_size
-        self._stages = compose_stages(operators)
+        self.processing_time_service = (
+            processing_time_service if processing_time_service is not None else ProcessingTimeService()
+        )
+        head_stages = compose_stages(operators)
+        if source is not None and source.transforms_records:
+            head_stages.insert(0, source.process_batch)
+        self._stages = head_stages
+        self._rest: list[list[Stage] | None] = [None] * (len(operators) + 1)
+        """Stages of ``operators[i:]``, built when something is first pushed at ``i``."""
         self._opened: list[StreamOperator] = []
         self._closed = False
+        self._write: Callable[[list[Any]], None] = self._collect_unwired
+        self._emit_event: Callable[[object], None] = _drop_event
+        self.unwired_records: list[Any] = []
+        """Records that reached the end of the chain before :meth:`set_task_output` (used alone)."""
+        if source is not None:
+            source.set_output(ChainingOutput(self, -1))
+        for index, op in enumerate(operators):
+            op.set_output(ChainingOutput(self, index))
+
+    def _collect_unwired(self, records: list[Any]) -> None:
+        self.unwired_records.extend(records)
+
+    def set_task_output(
+        self, write: Callable[[list[Any]], None], emit_event: Callable[[object], None]
+    ) -> None:
+        """Where records and events leaving the last operator go (the task's record writers)."""
+        self._write = write
+        self._emit_event = emit_event
 
     @classmethod
-    def build(cls, env: TaskEnvironment, *, streaming: bool, batch_size: int) -> OperatorChain:
+    def build(
+        cls,
+        env: TaskEnvironment,
+        *,
+        streaming: bool,
+        batch_size: int,
+        processing_time_service: ProcessingTimeService | None = None,
+    ) -> OperatorChain:
         descriptors = env.vertex.operators
         if not descriptors:
             raise InvalidJobGraphError(f"vertex '{env.vertex.name}' has no operators")
@@ -93,12 +164,15 @@ class OperatorChain:
                     f"vertex '{env.vertex.name}': source '{descriptor.name}' must be the first operator"
                 )
         claimed: set[str] = set()
-        built = [create_operator(OperatorSetup(env, d, streaming, batch_size, claimed)) for d in descriptors]
+        pts = processing_time_service if processing_time_service is not None else ProcessingTimeService()
+        built = [
+            create_operator(OperatorSetup(env, d, streaming, batch_size, claimed, pts)) for d in descriptors
+        ]
         source: SourceOperator | None = None
         if isinstance(built[0], SourceOperator):
             source = built[0]
             built = built[1:]
-        return cls(source, built, batch_size)
+        return cls(source, built, batch_size, pts)
 
     @property
     def all_operators(self) -> list[StreamOperator]:
@@ -118,6 +192,57 @@ class OperatorChain:
                 return batch
         return batch
 
+    def process2(self, batch: list[Any]) -> list[Any]:
+        """A batch of the second input of the head (two-input) operator, then the rest of the chain."""
+        out = self.operators[0].process_batch2(batch)
+        if not out:
+            return out
+        for stage in self._rest_stages(1):
+            out = stage(out)
+            if not out:
+                return out
+        return out
+
+    def process_watermark(self, timestamp: int) -> None:
+        """Event time of the task's input reached ``timestamp`` (after the input valves)."""
+        self.push_watermark(0, timestamp)
+
+    def process_watermark_status(self, status: WatermarkStatus) -> None:
+        self.push_watermark_status(0, status)
+
+    # --- out-of-batch emissions -------------------------------------------------------------
+
+    def _rest_stages(self, index: int) -> list[Stage]:
+        stages = self._rest[index]
+        if stages is None:
+            stages = self._rest[index] = compose_stages(self.operators[index:])
+        return stages
+
+    def push(self, index: int, records: list[Any]) -> None:
+        """Run ``records`` through ``operators[index:]`` and hand the result to the task."""
+        size = self._batch_size
+        stages = self._rest_stages(index)
+        for start in range(0, len(records), size):
+            out = records[start : start + size] if len(records) > size else records
+            for stage in stages:
+                out = stage(out)
+                if not out:
+                    break
+            if out:
+                self._write(out)
+
+    def push_watermark(self, index: int, timestamp: int) -> None:
+        if index < len(self.operators):
+            self.operators[index].process_watermark(timestamp)
+        else:
+            self._emit_event(Watermark(timestamp))
+
+    def push_watermark_status(self, index: int, status: WatermarkStatus) -> None:
+        if index < len(self.operators):
+            self.operators[index].process_watermark_status(status)
+        else:
+            self._emit_event(status)
+
     def end_input(self) -> Iterator[list[Any]]:
         """End of input, head to tail: each operator's final output runs through the rest of the chain.
 
@@ -129,7 +254,7 @@ class OperatorChain:
             produced = op.end_input()
             if not produced:
                 continue
-            rest = compose_stages(self.operators[index + 1 :])
+            rest = self._rest_stages(index + 1)
             for start in range(0, len(produced), size):
                 out = produced[start : start + size]
                 for stage in rest:

@@ -7,6 +7,14 @@ record arrived. The task loop drives the timeout (it polls its input with a
 timeout and calls :meth:`RecordWriterDelegate.flush_if_due`), so there is no
 flusher thread and no lock on the hot path.
 
+In-band events (watermarks) are broadcast on every output edge after the
+records buffered before them, so an event never overtakes data.
+
+Side outputs: an output edge may carry one OutputTag of the chain's last
+operator instead of its main output (the operator's descriptor config maps
+edge ids to tag ids, :data:`OUTPUT_TAGS`). Only then is a batch split, in
+one pass, into the main records and the ``(tag, value)`` records per tag.
+
 Back-pressured time is the time ``emit`` spent blocked waiting for the
 consumer. A writer that measures that itself (a ``back_pressured_time_ns``
 counter, as the network's ResultPartition has) is trusted, so serialising a
@@ -20,15 +28,50 @@ from collections.abc import Callable
 from time import perf_counter_ns
 from typing import Any
 
+from flott.datastream.output_tag import OutputTag
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
-from flott.runtime.operators.stream_operator import user_method
+from flott.runtime.operators.stream_operator import TIMESTAMPED_OUTPUT, user_method
 from flott.runtime.partitioner import StreamPartitioner, create_partitioner
 
 log = logging.getLogger(__name__)
 
 MAX_POLL_TIMEOUT_S = 0.1
 """Longest an idle task blocks before it looks at the cancel flag again."""
+
+OUTPUT_TAGS = "output_tags"
+"""Config key of a vertex's last operator: ``{edge id: OutputTag id}`` for edges carrying a side output."""
+
+
+def _on_value(key_selector: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A key selector for ``(value, timestamp)`` records: the key of the value."""
+
+    def get_key(record: Any) -> Any:
+        return key_selector(record[0])
+
+    return get_key
+
+
+def split_side_outputs(
+    batch: list[Any], timestamped: bool
+) -> tuple[list[Any], dict[str, list[Any]]]:
+    """The main records of ``batch`` and, per OutputTag id, the values sent to that side output."""
+    main: list[Any] = []
+    sides: dict[str, list[Any]] = {}
+    keep = main.append
+    for record in batch:
+        value = record[0] if timestamped else record
+        if type(value) is tuple and len(value) == 2 and isinstance(value[0], OutputTag):
+            side = (value[1], record[1]) if timestamped else value[1]
+            tag_id = value[0].tag_id
+            bucket = sides.get(tag_id)
+            if bucket is None:
+                sides[tag_id] = [side]
+            else:
+                bucket.append(side)
+        else:
+            keep(record)
+    return main, sides
 
 
 class RecordWriter:
@@ -109,6 +152,11 @@ class RecordWriter:
             metrics.back_pressured_time_ns += perf_counter_ns() - start
         metrics.num_buffers_out += 1
 
+    def broadcast_event(self, event: object) -> None:
+        """Flush what is buffered, then send ``event`` to every consumer subtask."""
+        self.flush()
+        self._writer.broadcast_event(event)
+
     def flush(self) -> None:
         """Emit every non-empty buffer now."""
         buffers = self._buffers
@@ -137,11 +185,21 @@ class RecordWriterDelegate:
     every input batch; < 0 only flush full buffers (and at the end).
     """
 
-    def __init__(self, writers: list[RecordWriter], metrics: TaskIOMetrics, buffer_timeout_ms: int) -> None:
+    def __init__(
+        self,
+        writers: list[RecordWriter],
+        metrics: TaskIOMetrics,
+        buffer_timeout_ms: int,
+        tags: list[str | None] | None = None,
+        timestamped: bool = False,
+    ) -> None:
         self.writers = writers
         self._metrics = metrics
         self._flush_always = buffer_timeout_ms == 0
         self._timeout_ns: int | None = buffer_timeout_ms * 1_000_000 if buffer_timeout_ms > 0 else None
+        self._tags = tags if tags is not None and any(t is not None for t in tags) else None
+        """Per writer: the OutputTag id it carries (None: main output); None when no writer has one."""
+        self._timestamped = timestamped
 
     @classmethod
     def create(
@@ -154,7 +212,12 @@ class RecordWriterDelegate:
     ) -> RecordWriterDelegate:
         """One RecordWriter per entry of ``env.outputs``, with the edge's partitioner."""
         load = key_selector_loader or env.load_user_object
+        last = env.vertex.operators[-1] if env.vertex.operators else None
+        config = last.config if last is not None else {}
+        timestamped = bool(config.get(TIMESTAMPED_OUTPUT, False))
+        edge_tags: dict[str, str] = dict(config.get(OUTPUT_TAGS, {}))
         writers = []
+        tags: list[str | None] = []
         for output in env.outputs:
             descriptor = output.edge.partitioner
             key_selector = None
@@ -162,6 +225,8 @@ class RecordWriterDelegate:
                 key_selector = user_method(
                     load(descriptor.key_selector), "get_key", f"key selector of edge {output.edge.id}"
                 )
+                if timestamped:
+                    key_selector = _on_value(key_selector)
             partitioner = create_partitioner(
                 descriptor,
                 subtask_index=env.subtask_index,
@@ -171,15 +236,33 @@ class RecordWriterDelegate:
                 key_selector=key_selector,
             )
             writers.append(RecordWriter(output.writer, partitioner, batch_size, env.metrics))
-        return cls(writers, env.metrics, buffer_timeout_ms)
+            tags.append(edge_tags.get(output.edge.id))
+        return cls(writers, env.metrics, buffer_timeout_ms, tags, timestamped)
 
     def write(self, batch: list[Any]) -> None:
         writers = self.writers
         if not writers:
             return
+        if self._tags is not None:
+            self._write_split(batch)
+            return
         self._metrics.num_records_out += len(batch)
         for writer in writers:
             writer.write(batch)
+
+    def _write_split(self, batch: list[Any]) -> None:
+        assert self._tags is not None
+        main, sides = split_side_outputs(batch, self._timestamped)
+        self._metrics.num_records_out += len(main) + sum(map(len, sides.values()))
+        for writer, tag in zip(self.writers, self._tags, strict=True):
+            records = main if tag is None else sides.get(tag)
+            if records:
+                writer.write(records)
+
+    def broadcast_event(self, event: object) -> None:
+        """An in-band event (watermark) to every consumer of every edge, after the buffered records."""
+        for writer in self.writers:
+            writer.broadcast_event(event)
 
     def next_flush_deadline_ns(self) -> int | None:
         """When the oldest buffered record is due (None: nothing to flush on a timer)."""

@@ -8,9 +8,18 @@ means FINISHED; raising means FAILED (or CANCELED for
 :class:`~flott.errors.TaskCancelledError`).
 
 The loop works a batch at a time and does its bookkeeping (cancel flag,
-metrics, buffer timeout) once per batch, never per record. The buffer timeout
-needs no timer thread: an input poll never blocks past the moment the oldest
-buffered output record is due.
+metrics, buffer timeout, processing-time timers) once per batch, never per
+record. Neither the buffer timeout nor processing-time timers need a timer
+thread: an input poll never blocks past the moment the oldest buffered output
+record or the next timer is due, and due timers fire on this thread between
+batches.
+
+Event time: watermarks and watermark status arrive as in-band events per
+channel; a :class:`StatusWatermarkValve` per input folds them into the task's
+event time (the minimum over active channels), a second one combines the two
+inputs of a two-input task, and the chain fires timers and windows and passes
+the watermark on. A source task emits ``Long.MAX_VALUE`` when its bounded
+input ends, so every timer and window downstream fires before the end.
 
 Errors: flott's own errors (TaskCancelledError, DataExchangeError, ...) pass
 through; anything else came from user code (functions, key selectors,
@@ -22,10 +31,11 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
 import traceback
+from collections.abc import Callable
 from time import perf_counter_ns
+from typing import Any
 
 import flott.runtime
 from flott.errors import (
@@ -36,9 +46,12 @@ from flott.errors import (
     UserCodeError,
 )
 from flott.runtime.execution.environment import TaskEnvironment
-from flott.runtime.io.network.api import EndOfPartition
+from flott.runtime.io.network.api import EndOfPartition, InputGate
+from flott.runtime.operators.processing_time import Clock, ProcessingTimeService, parse_duration_ms
+from flott.runtime.operators.watermark import Watermark, WatermarkStatus
 from flott.runtime.tasks.operator_chain import OperatorChain
 from flott.runtime.tasks.record_writer import RecordWriterDelegate
+from flott.runtime.tasks.watermark_valve import StatusWatermarkValve
 
 log = logging.getLogger(__name__)
 
@@ -56,23 +69,11 @@ around a few hundred records; beyond a few thousand only latency and memory grow
 _IDLE_SOURCE_BACKOFF_S = 0.001
 """A source reader that answers ``[]`` at once is not left to spin the CPU."""
 
+_TWO_INPUT_MAX_WAIT_S = 0.005
+"""A two-input task with nothing on either gate blocks on one gate at most this long, then
+looks at the other: the gates cannot be waited on together (see ``_run_two_input_loop``)."""
+
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(flott.runtime.__file__)) + os.sep
-
-_UNIT_MS = {"ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
-            "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
-            "min": 60_000, "m": 60_000, "minute": 60_000, "minutes": 60_000}  # fmt: skip
-_DURATION = re.compile(r"^\s*(\d+)\s*(" + "|".join(sorted(_UNIT_MS, key=len, reverse=True)) + r")?\s*$")
-
-
-def parse_duration_ms(key: str, value: str) -> int:
-    """Flink's duration syntax (``100``, ``100 ms``, ``5 s``, ``1 min``); ``-1`` stays -1 (disabled)."""
-    if value.strip() == "-1":
-        return -1
-    match = _DURATION.match(value)
-    if match is None:
-        raise ConfigurationError(f"Could not parse value '{value}' for key '{key}' as a duration")
-    return int(match.group(1)) * _UNIT_MS[match.group(2) or "ms"]
-
 
 def buffer_timeout_ms(config: dict[str, str]) -> int:
     """The configured buffer timeout: > 0 ms, 0 (flush per batch) or -1 (only full buffers)."""
@@ -123,10 +124,41 @@ def user_code_error(error: BaseException, task_name: str) -> UserCodeError:
     return UserCodeError(type(error).__name__, str(error), formatted, task_name)
 
 
+class _ChainValveOutput:
+    """The task's event time, as combined by the valves, goes into the chain."""
+
+    __slots__ = ("_chain",)
+
+    def __init__(self, chain: OperatorChain) -> None:
+        self._chain = chain
+
+    def emit_watermark(self, timestamp: int) -> None:
+        self._chain.process_watermark(timestamp)
+
+    def emit_watermark_status(self, status: WatermarkStatus) -> None:
+        self._chain.process_watermark_status(status)
+
+
+class _InputValveOutput:
+    """One input's event time, fed as channel ``index`` of the valve combining both inputs."""
+
+    __slots__ = ("_combined", "_index")
+
+    def __init__(self, combined: StatusWatermarkValve, index: int) -> None:
+        self._combined = combined
+        self._index = index
+
+    def emit_watermark(self, timestamp: int) -> None:
+        self._combined.input_watermark(timestamp, self._index)
+
+    def emit_watermark_status(self, status: WatermarkStatus) -> None:
+        self._combined.input_watermark_status(status, self._index)
+
+
 class StreamTask:
     """Runs one subtask: ``invoke()`` on the task's thread, ``cancel()`` from any thread."""
 
-    def __init__(self, env: TaskEnvironment) -> None:
+    def __init__(self, env: TaskEnvironment, clock: Clock | None = None) -> None:
         self._env = env
         # Parsed in invoke(), so a bad value fails the task through the one failure path.
         self.streaming = True
@@ -134,6 +166,9 @@ class StreamTask:
         self.buffer_timeout_ms = DEFAULT_BUFFER_TIMEOUT_MS
         self._chain: OperatorChain | None = None
         self._outputs: RecordWriterDelegate | None = None
+        self.processing_time_service = (
+            ProcessingTimeService(clock) if clock is not None else ProcessingTimeService()
+        )
 
     @property
     def name(self) -> str:
@@ -147,26 +182,34 @@ class StreamTask:
             self.streaming = is_streaming(env.job_config)
             self.batch_size = batch_size(env.job_config)
             self.buffer_timeout_ms = buffer_timeout_ms(env.job_config)
-            if len(env.inputs) > 1:
+            if len(env.inputs) > 2:
                 raise NotYetSupportedError(
-                    f"task '{env.vertex.name}' has {len(env.inputs)} inputs: two-input operators "
-                    "(connect, joins) are not supported yet"
+                    f"task '{env.vertex.name}' has {len(env.inputs)} inputs: operators with more than "
+                    "two inputs are not supported"
                 )
             self._check_cancelled()
             chain = self._chain = OperatorChain.build(
-                env, streaming=self.streaming, batch_size=self.batch_size
+                env,
+                streaming=self.streaming,
+                batch_size=self.batch_size,
+                processing_time_service=self.processing_time_service,
             )
             outputs = self._outputs = RecordWriterDelegate.create(
                 env, batch_size=self.batch_size, buffer_timeout_ms=self.buffer_timeout_ms
             )
+            chain.set_task_output(outputs.write, outputs.broadcast_event)
             if chain.source is None and not env.inputs:
                 raise ConfigurationError(f"task '{env.vertex.name}' has neither a source nor an input")
             chain.open()
             if chain.source is not None:
                 self._run_source_loop(chain, outputs)
+            elif len(env.inputs) == 2:
+                self._run_two_input_loop(chain, outputs)
             else:
                 self._run_input_loop(chain, outputs)
             self._check_cancelled()
+            # Processing time stops here, as in Flink: pending processing-time timers do not fire.
+            self.processing_time_service.quiesce()
             self._end_input(chain, outputs)
             outputs.flush()
             chain.close()
@@ -204,14 +247,21 @@ class StreamTask:
         flush_if_due = outputs.flush_if_due
         max_records = self.batch_size
         now = perf_counter_ns
+        pts = self.processing_time_service
+        next_due = pts.next_due
+        clock = pts.clock
         while True:
             if cancelled():
                 raise TaskCancelledError(f"task {self.name} was cancelled")
+            due = next_due()
+            if due is not None and clock() >= due:
+                self._fire_timers()
             t0 = now()
             batch = poll_batch(max_records)
             t1 = now()
             if batch is None:
                 metrics.busy_time_ns += t1 - t0
+                source.emit_final_watermark()
                 return
             if not batch:
                 if t1 - t0 < 500_000:
@@ -237,8 +287,9 @@ class StreamTask:
         process = chain.process
         write = outputs.write
         flush_if_due = outputs.flush_if_due
-        poll_timeout = outputs.poll_timeout
+        poll_timeout = self._poll_timeout
         now = perf_counter_ns
+        valve = StatusWatermarkValve(gate.num_channels, _ChainValveOutput(chain))
         finished = [False] * gate.num_channels
         remaining = gate.num_channels
         while remaining:
@@ -249,7 +300,8 @@ class StreamTask:
             t1 = now()
             metrics.idle_time_ns += t1 - t0
             if item is None:
-                flush_if_due(t1)
+                self._fire_due_timers()
+                flush_if_due(now())
                 continue
             channel, payload = item
             if type(payload) is list or isinstance(payload, list):
@@ -259,14 +311,115 @@ class StreamTask:
                 result = process(payload)
                 if result:
                     write(result)
+                self._fire_due_timers()
                 flush_if_due(now())
                 t2 = now()
                 metrics.busy_time_ns += (t2 - t1) - (metrics.back_pressured_time_ns - back_pressured_before)
+            elif type(payload) is Watermark:
+                self._timed(valve.input_watermark, payload.timestamp, channel)
+            elif type(payload) is WatermarkStatus:
+                self._timed(valve.input_watermark_status, payload, channel)
             elif isinstance(payload, EndOfPartition):
                 if not finished[channel]:
                     finished[channel] = True
                     remaining -= 1
-            # Other channel events (watermarks, checkpoint barriers) are not produced yet.
+            # Other channel events (checkpoint barriers) are not produced yet.
+
+    def _run_two_input_loop(self, chain: OperatorChain, outputs: RecordWriterDelegate) -> None:
+        """Both inputs of a two-input head operator (Flink's StreamMultipleInputProcessor).
+
+        The gates cannot be waited on together, so when neither has anything the
+        loop blocks on one of them for at most a few ms, alternating: idle cost is
+        a few hundred wake-ups a second, added latency at most that wait.
+        """
+        env = self._env
+        gates: list[InputGate] = [group.gate for group in sorted(env.inputs, key=lambda g: g.input_index)]
+        metrics = env.metrics
+        cancelled = env.cancelled.is_set
+        processors = (chain.process, chain.process2)
+        write = outputs.write
+        flush_if_due = outputs.flush_if_due
+        now = perf_counter_ns
+        combined = StatusWatermarkValve(2, _ChainValveOutput(chain))
+        valves = [
+            StatusWatermarkValve(g.num_channels, _InputValveOutput(combined, i)) for i, g in enumerate(gates)
+        ]
+        finished = [[False] * g.num_channels for g in gates]
+        remaining = [g.num_channels for g in gates]
+        turn = 0
+        while remaining[0] or remaining[1]:
+            if cancelled():
+                raise TaskCancelledError(f"task {self.name} was cancelled")
+            t0 = now()
+            item = None
+            index = turn
+            for step in range(2):
+                index = (turn + step) % 2
+                if remaining[index]:
+                    item = gates[index].poll(0)
+                    if item is not None:
+                        break
+            if item is None:
+                index = turn if remaining[turn] else 1 - turn
+                item = gates[index].poll(min(self._poll_timeout(t0), _TWO_INPUT_MAX_WAIT_S))
+            turn = 1 - index
+            t1 = now()
+            metrics.idle_time_ns += t1 - t0
+            if item is None:
+                self._fire_due_timers()
+                flush_if_due(now())
+                continue
+            channel, payload = item
+            if type(payload) is list or isinstance(payload, list):
+                metrics.num_records_in += len(payload)
+                metrics.num_buffers_in += 1
+                back_pressured_before = metrics.back_pressured_time_ns
+                result = processors[index](payload)
+                if result:
+                    write(result)
+                self._fire_due_timers()
+                flush_if_due(now())
+                t2 = now()
+                metrics.busy_time_ns += (t2 - t1) - (metrics.back_pressured_time_ns - back_pressured_before)
+            elif type(payload) is Watermark:
+                self._timed(valves[index].input_watermark, payload.timestamp, channel)
+            elif type(payload) is WatermarkStatus:
+                self._timed(valves[index].input_watermark_status, payload, channel)
+            elif isinstance(payload, EndOfPartition):
+                if not finished[index][channel]:
+                    finished[index][channel] = True
+                    remaining[index] -= 1
+
+    # --- time -------------------------------------------------------------------------------
+
+    def _poll_timeout(self, now_ns: int) -> float:
+        """Block on input at most until a buffered output record or a processing-time timer is due."""
+        assert self._outputs is not None
+        timeout = self._outputs.poll_timeout(now_ns)
+        pts = self.processing_time_service
+        due = pts.next_due()
+        if due is not None:
+            timeout = min(timeout, max(due - pts.clock(), 0) / 1000)
+        return timeout
+
+    def _fire_due_timers(self) -> None:
+        pts = self.processing_time_service
+        due = pts.next_due()
+        if due is not None and pts.clock() >= due:
+            self._fire_timers()
+
+    def _fire_timers(self) -> None:
+        self._timed(self.processing_time_service.fire_due)
+
+    def _timed(self, action: Callable[..., Any], *args: Any) -> None:
+        """Run ``action`` (timers, watermark handling: it may emit records) and count it as busy time."""
+        metrics = self._env.metrics
+        start = perf_counter_ns()
+        back_pressured_before = metrics.back_pressured_time_ns
+        action(*args)
+        metrics.busy_time_ns += (perf_counter_ns() - start) - (
+            metrics.back_pressured_time_ns - back_pressured_before
+        )
 
     def _end_input(self, chain: OperatorChain, outputs: RecordWriterDelegate) -> None:
         metrics = self._env.metrics

@@ -10,8 +10,12 @@ Layout: one *state table* per registered state name, a plain dict
 key, so a snapshot can split each table by key group when it is taken (see
 :meth:`HeapKeyedStateBackend.entries_by_key_group`) and restore at another
 parallelism, while the per-record path stays a single dict operation.
-Namespaces (windows) will need a second level inside a table; a table per
-state name leaves room for that without touching existing states.
+
+Namespaced states (window contents, trigger state, ``window_state()``) have a
+second level inside their table, ``key -> {namespace -> value}``, scoped by
+:attr:`HeapKeyedStateBackend.current_namespace`. Timers are keyed state too:
+one :class:`HeapTimerQueue` per operator and time domain, registered here so
+a snapshot finds them with the state tables.
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
+from flott.runtime.state.heap.heap_namespaced_states import (
+    HeapNamespacedAggregatingState,
+    HeapNamespacedListState,
+    HeapNamespacedMapState,
+    HeapNamespacedReducingState,
+    HeapNamespacedValueState,
+)
 from flott.runtime.state.heap.heap_states import (
     HeapAggregatingState,
     HeapListState,
@@ -26,6 +37,7 @@ from flott.runtime.state.heap.heap_states import (
     HeapReducingState,
     HeapValueState,
 )
+from flott.runtime.state.heap.heap_timer_queue import HeapTimerQueue
 from flott.runtime.state.key_groups import KeyGroupRange, assign_to_key_group
 
 StateKind = Literal["value", "list", "map", "reducing", "aggregating", "operator"]
@@ -68,11 +80,15 @@ class HeapKeyedStateBackend:
     def __init__(self, max_parallelism: int, key_group_range: KeyGroupRange) -> None:
         self.current_key: Any = None
         """The key of the record being processed; set by the operator, read by every state object."""
+        self.current_namespace: Any = None
+        """The namespace (window) of namespaced states; set by the window operator."""
         self.max_parallelism = max_parallelism
         self.key_group_range = key_group_range
         self._tables: dict[str, dict[Any, Any]] = {}
         self._kinds: dict[str, StateKind] = {}
         self._states: dict[str, object] = {}
+        self._namespaced: set[str] = set()
+        self._timer_queues: dict[str, HeapTimerQueue] = {}
 
     def set_current_key(self, key: Any) -> None:
         self.current_key = key
@@ -97,14 +113,24 @@ class HeapKeyedStateBackend:
         return self._tables[name]
 
     def _get_or_create(
-        self, kind: StateKind, descriptor: Any, factory: Callable[[dict[Any, Any]], object]
+        self,
+        kind: StateKind,
+        descriptor: Any,
+        factory: Callable[[dict[Any, Any]], object],
+        namespaced: bool = False,
     ) -> Any:
         name = descriptor_name(descriptor)
-        state = self._states.get(name)
+        if (name in self._namespaced) != namespaced and name in self._kinds:
+            scope = "per window" if name in self._namespaced else "per key"
+            raise ValueError(f"state '{name}' is already registered {scope}; use another name")
+        cache_key = f"\0ns\0{name}" if namespaced else name
+        state = self._states.get(cache_key)
         table = self.state_table(name, kind)
+        if namespaced:
+            self._namespaced.add(name)
         if state is None:
             state = factory(table)
-            self._states[name] = state
+            self._states[cache_key] = state
         return state
 
     def get_value_state(self, descriptor: Any) -> HeapValueState:
@@ -124,6 +150,60 @@ class HeapKeyedStateBackend:
     def get_aggregating_state(self, descriptor: Any) -> HeapAggregatingState:
         agg = _agg_function(descriptor)
         return self._get_or_create("aggregating", descriptor, lambda t: HeapAggregatingState(self, t, agg))
+
+    # --- namespaced (per window) states --------------------------------------------------------
+
+    def get_namespaced_value_state(self, descriptor: Any) -> HeapNamespacedValueState:
+        default = getattr(descriptor, "default_value", None)
+        return self._get_or_create(
+            "value", descriptor, lambda t: HeapNamespacedValueState(self, t, default), namespaced=True
+        )
+
+    def get_namespaced_list_state(self, descriptor: Any) -> HeapNamespacedListState:
+        return self._get_or_create(
+            "list", descriptor, lambda t: HeapNamespacedListState(self, t), namespaced=True
+        )
+
+    def get_namespaced_map_state(self, descriptor: Any) -> HeapNamespacedMapState:
+        return self._get_or_create(
+            "map", descriptor, lambda t: HeapNamespacedMapState(self, t), namespaced=True
+        )
+
+    def get_namespaced_reducing_state(self, descriptor: Any) -> HeapNamespacedReducingState:
+        reduce = _reduce_callable(descriptor)
+        return self._get_or_create(
+            "reducing", descriptor, lambda t: HeapNamespacedReducingState(self, t, reduce), namespaced=True
+        )
+
+    def get_namespaced_aggregating_state(self, descriptor: Any) -> HeapNamespacedAggregatingState:
+        agg = _agg_function(descriptor)
+        return self._get_or_create(
+            "aggregating", descriptor, lambda t: HeapNamespacedAggregatingState(self, t, agg), namespaced=True
+        )
+
+    def namespaced_table(self, name: str, kind: StateKind) -> dict[Any, dict[Any, Any]]:
+        """The ``key -> {namespace -> value}`` table of an operator's own namespaced state."""
+        if name in self._kinds and name not in self._namespaced:
+            raise ValueError(f"state '{name}' is already registered per key; use another name")
+        self._namespaced.add(name)
+        return self.state_table(name, kind)
+
+    def is_namespaced(self, name: str) -> bool:
+        return name in self._namespaced
+
+    # --- timers -------------------------------------------------------------------------------
+
+    def timer_queue(self, name: str) -> HeapTimerQueue:
+        """The timer queue ``name`` (one per operator and time domain), created on first use."""
+        queue = self._timer_queues.get(name)
+        if queue is None:
+            queue = self._timer_queues[name] = HeapTimerQueue(name)
+        return queue
+
+    def timer_queues(self) -> dict[str, HeapTimerQueue]:
+        return dict(self._timer_queues)
+
+    # --- inspection and snapshots -------------------------------------------------------------
 
     def state_names(self) -> list[str]:
         return list(self._tables)
@@ -154,5 +234,8 @@ class HeapKeyedStateBackend:
         """Drop all state (the task is done with it)."""
         for table in self._tables.values():
             table.clear()
+        for queue in self._timer_queues.values():
+            queue.clear()
         self._states.clear()
         self.current_key = None
+        self.current_namespace = None

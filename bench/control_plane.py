@@ -1,0 +1,560 @@
+"""Control plane: a flott session cluster beside a Flink 2.3 standalone session cluster.
+
+    python bench/control_plane.py [--quick] [--rounds 3] [--duration 10] [--no-peers]
+
+Both clusters are 1 JobManager + 1 TaskManager (1 slot) on loopback, each
+started as two foreground processes at the same moment (flott: ``flott
+jobmanager start`` + ``flott taskmanager start -m``; Flink: the distribution's
+``bin/jobmanager.sh start-foreground`` + ``bin/taskmanager.sh start-foreground``
+from the apache-flink wheel in bench/.venv-peers, with its configuration in a
+temporary conf dir: ports, tmp dirs, small memory sizes). Measured, interleaved
+flott / Flink, ``--rounds`` times:
+
+- cluster start → REST ready (``GET /overview`` answers) and → first TaskManager registered;
+- CLI wall time: ``run -d`` of a small streaming job, ``list -m``, ``cancel -m`` (Flink:
+  ``bin/flink``; flott: ``flott``);
+- submit → job RUNNING and → all tasks RUNNING, from each cluster's own timestamps
+  (``/jobs/:id`` ``timestamps``, ``/jobs/:id/vertices/:vid/subtasktimes``), counted from the
+  job's first timestamp (received by the Dispatcher), and from the CLI's start;
+- cancel → CANCELED (``timestamps`` CANCELLING → CANCELED);
+- ``GET /overview`` and ``GET /jobs/overview`` with wrk (2 threads, 16 connections), with one
+  job running, beside a bare aiohttp server that returns flott's very JSON bytes (the ceiling of
+  the HTTP stack flott is built on);
+- peak RSS of each cluster process over the whole run (psutil).
+
+The job (the same for both, PyFlink's API): a FileSource watching an empty directory
+(unbounded, idle) → a Python ``filter`` → ``print()``; parallelism 1.
+Without bench/.venv-peers (or with ``--no-peers``) only flott and the bare server run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from benchlib import (  # noqa: E402
+    PEERS_PY,
+    RssSampler,
+    flink_home,
+    fmt_num,
+    free_port,
+    get_json,
+    http_get,
+    java_home,
+    log,
+    markdown_table,
+    peer_available,
+    ratio_cell,
+    stop,
+    summary,
+    wait_until,
+)
+
+JOB = textwrap.dedent("""
+    import sys
+    from {api}.common import Duration, Types, WatermarkStrategy
+    from {api}.datastream import StreamExecutionEnvironment
+    from {api}.datastream.connectors.file_system import FileSource, StreamFormat
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    source = (
+        FileSource.for_record_stream_format(StreamFormat.text_line_format(), {watch!r})
+        .monitor_continuously(Duration.of_seconds(1))
+        .build()
+    )
+    lines = env.from_source(source, WatermarkStrategy.no_watermarks(), "watched files")
+    lines.filter(lambda line: line.startswith("!")).print()
+    env.execute("control-plane-bench")
+""")
+
+BARE_SERVER = textwrap.dedent("""
+    import sys
+    from aiohttp import web
+    bodies = {path: open(file, "rb").read() for path, file in zip(sys.argv[2::2], sys.argv[3::2])}
+    app = web.Application()
+    for path, body in bodies.items():
+        async def handler(request, body=body):
+            return web.Response(body=body, content_type="application/json")
+        app.router.add_get(path, handler)
+    web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), access_log=None, print=None)
+""")
+
+_UNIT = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def run_wrk(url: str, duration: float, connections: int = 16) -> tuple[float, float, float]:
+    """(requests/s, p50 ms, p99 ms) as wrk reports them."""
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{connections}", f"-d{max(1, round(duration))}s", "--latency", url],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=duration + 60,
+    ).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+
+    def pct(p: str) -> float:
+        m = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out)
+        assert m, out
+        return float(m.group(1)) * _UNIT[m.group(2)]
+
+    return rps, pct("50"), pct("99")
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 180) -> tuple[float, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])}... exited {proc.returncode}: {proc.stderr[-800:]}")
+    return elapsed, proc.stdout + proc.stderr
+
+
+class Cluster:
+    name = ""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.rest_port = 0
+        self.procs: list[subprocess.Popen] = []  # type: ignore[type-arg]
+        self.samplers: list[RssSampler] = []
+        self.peaks: dict[str, int] = {}
+        self.watch = workdir / "watched"
+        self.watch.mkdir(parents=True, exist_ok=True)
+        self.job_file = workdir / "job.py"
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.rest_port}"
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.rest_port}"
+
+    # to implement
+    def launch(self) -> None:
+        raise NotImplementedError
+
+    def cli(self, *args: str) -> list[str]:
+        raise NotImplementedError
+
+    def cli_env(self) -> dict[str, str] | None:
+        return None
+
+    def labels(self) -> list[Callable[[object, int], str | None]]:
+        raise NotImplementedError
+
+    # common
+    def start(self) -> tuple[float, float]:
+        """Launch; seconds to REST ready and to the first TaskManager registered."""
+        t0 = time.perf_counter()
+        self.launch()
+        for proc, label in zip(self.procs, self.labels(), strict=True):
+            sampler = RssSampler(proc.pid, label, interval=0.25)
+            sampler.__enter__()
+            self.samplers.append(sampler)
+        rest = wait_until(
+            lambda: http_get(self.base + "/overview", timeout=2), 180, f"{self.name} REST", 0.01
+        )
+        tm = wait_until(
+            lambda: get_json(self.base + "/overview", timeout=2)["taskmanagers"] >= 1,  # type: ignore[index]
+            180,
+            f"a {self.name} TaskManager",
+            0.01,
+        )
+        return rest - t0, tm - t0
+
+    def stop(self) -> None:
+        for sampler in self.samplers:
+            sampler.__exit__()
+            for label, rss in sampler.by_label().items():
+                self.peaks[label] = max(self.peaks.get(label, 0), max(rss))
+        self.samplers = []
+        for proc in reversed(self.procs):
+            stop(proc, timeout=30, group=True)
+        self.procs = []
+
+    def submit(self) -> tuple[str, dict[str, float]]:
+        """``run -d``; returns the job id and the timings (s)."""
+        wall_start = time.time()
+        wall, out = timed(self.cli("run", "-d"), self.cli_env(), timeout=300)
+        m = re.search(r"JobID ([0-9a-f]{32})", out)
+        if not m:
+            raise RuntimeError(f"no JobID in the output of {self.name} run: {out[-500:]}")
+        job = m.group(1)
+
+        def all_running() -> bool:
+            d = get_json(f"{self.base}/jobs/{job}", timeout=5)
+            return d["state"] == "RUNNING" and all(  # type: ignore[index]
+                v["tasks"].get("RUNNING", 0) == v["parallelism"]
+                for v in d["vertices"]  # type: ignore[index]
+            )
+
+        wait_until(all_running, 180, f"{self.name} job {job} RUNNING", 0.02)
+        d = get_json(f"{self.base}/jobs/{job}")
+        ts = d["timestamps"]  # type: ignore[index]
+        first = min(v for k, v in ts.items() if k in ("INITIALIZING", "CREATED") and v > 0)
+        running = ts["RUNNING"]
+        tasks_running = 0
+        for v in d["vertices"]:  # type: ignore[index]
+            st = get_json(f"{self.base}/jobs/{job}/vertices/{v['id']}/subtasktimes")
+            for s in st["subtasks"]:  # type: ignore[index]
+                tasks_running = max(tasks_running, s["timestamps"]["RUNNING"])
+        return job, {
+            "CLI run -d wall time": wall,
+            "submit → job RUNNING": (running - first) / 1000,
+            "submit → all tasks RUNNING": (tasks_running - first) / 1000,
+            "CLI start → all tasks RUNNING": tasks_running / 1000 - wall_start,
+        }
+
+    def cancel(self, job: str) -> dict[str, float]:
+        t0 = time.perf_counter()
+        wall, _ = timed(self.cli("cancel", job), self.cli_env())
+        wait_until(
+            lambda: get_json(f"{self.base}/jobs/{job}")["state"] == "CANCELED",  # type: ignore[index]
+            120,
+            f"{self.name} job {job} CANCELED",
+            0.01,
+        )
+        observed = time.perf_counter() - t0
+        ts = get_json(f"{self.base}/jobs/{job}")["timestamps"]  # type: ignore[index]
+        return {
+            "CLI cancel wall time": wall,
+            "cancel → CANCELED": (ts["CANCELED"] - ts["CANCELLING"]) / 1000,
+            "CLI start → CANCELED seen": observed,
+        }
+
+    def list_wall(self) -> float:
+        return timed(self.cli("list"), self.cli_env())[0]
+
+
+class FlottCluster(Cluster):
+    name = "flott"
+
+    def __init__(self, workdir: Path) -> None:
+        super().__init__(workdir)
+        self.job_file.write_text(JOB.format(api="flott", watch=str(self.watch)))
+        exe = shutil.which("flott")
+        self._cli = [exe] if exe else [sys.executable, "-m", "flott.cli.main"]
+
+    def launch(self) -> None:
+        self.rest_port, rpc = free_port(), free_port()
+        conf = ["-D", f"rest.port={self.rest_port}", "-D", "rest.address=127.0.0.1"]
+        conf += ["-D", f"jobmanager.rpc.port={rpc}", "-D", "jobmanager.rpc.address=127.0.0.1"]
+        conf += ["-D", "taskmanager.numberOfTaskSlots=1"]
+        jm = subprocess.Popen(
+            [*self._cli, "jobmanager", "start", *conf],
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.workdir / "jobmanager.log", "ab"),
+            start_new_session=True,
+        )
+        tm = subprocess.Popen(
+            [*self._cli, "taskmanager", "start", "-m", f"127.0.0.1:{rpc}", *conf],
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.workdir / "taskmanager.log", "ab"),
+            start_new_session=True,
+        )
+        self.procs = [jm, tm]
+
+    def cli(self, *args: str) -> list[str]:
+        cmd, rest = args[0], list(args[1:])
+        if cmd == "run":
+            return [*self._cli, "run", "-m", self.address, *rest, str(self.job_file)]
+        return [*self._cli, cmd, "-m", self.address, *rest]
+
+    def labels(self) -> list[Callable[[object, int], str | None]]:
+        return [
+            lambda p, d: "JobManager" if d == 0 else "JobManager child",
+            lambda p, d: "TaskManager" if d == 0 else "TaskManager child (task process)",
+        ]
+
+
+class FlinkCluster(Cluster):
+    name = "Flink 2.3"
+
+    def __init__(self, workdir: Path) -> None:
+        super().__init__(workdir)
+        self.home = flink_home()
+        self.job_file.write_text(JOB.format(api="pyflink", watch=str(self.watch)))
+        self.conf_dir = workdir / "conf"
+        self.conf_dir.mkdir(exist_ok=True)
+        for f in (self.home / "conf").iterdir():
+            if f.name != "config.yaml":
+                shutil.copy(f, self.conf_dir / f.name)
+        for d in ("log", "pid", "tmp"):
+            (workdir / d).mkdir(exist_ok=True)
+        self.env = dict(
+            os.environ,
+            FLINK_CONF_DIR=str(self.conf_dir),
+            FLINK_LOG_DIR=str(workdir / "log"),
+            FLINK_PID_DIR=str(workdir / "pid"),
+            FLINK_HOME=str(self.home),
+            PYFLINK_CLIENT_EXECUTABLE=str(PEERS_PY),
+            PATH=f"{PEERS_PY.parent}:{os.environ.get('PATH', '')}",
+        )
+        if java_home():
+            self.env["JAVA_HOME"] = java_home() or ""
+
+    def write_conf(self) -> None:
+        original = (self.home / "conf" / "config.yaml").read_text()
+        m = re.search(r"^\s*all:\s*(--add-exports.*)$", original, re.M)
+        java_opts = m.group(1).strip() if m else ""
+        tmp = self.workdir / "tmp"
+        conf = {
+            "env.java.opts.all": java_opts,
+            "jobmanager.bind-host": "127.0.0.1",
+            "jobmanager.rpc.address": "127.0.0.1",
+            "jobmanager.rpc.port": free_port(),
+            "jobmanager.memory.process.size": "1024m",
+            "jobmanager.execution.failover-strategy": "region",
+            "taskmanager.bind-host": "127.0.0.1",
+            "taskmanager.host": "127.0.0.1",
+            "taskmanager.rpc.port": free_port(),
+            "taskmanager.data.port": free_port(),
+            "taskmanager.numberOfTaskSlots": 1,
+            "taskmanager.memory.process.size": "1280m",
+            "blob.server.port": free_port(),
+            "rest.address": "127.0.0.1",
+            "rest.bind-address": "127.0.0.1",
+            "rest.port": self.rest_port,
+            "parallelism.default": 1,
+            "io.tmp.dirs": str(tmp),
+            "web.tmpdir": str(tmp / "web"),
+            "python.executable": str(PEERS_PY),
+            "python.client.executable": str(PEERS_PY),
+        }
+        (self.conf_dir / "config.yaml").write_text(
+            "".join(f"{k}: {json.dumps(v) if isinstance(v, str) else v}\n" for k, v in conf.items())
+        )
+
+    def launch(self) -> None:
+        self.rest_port = free_port()
+        self.write_conf()
+        log_dir = self.workdir / "log"
+        jm = subprocess.Popen(
+            [str(self.home / "bin" / "jobmanager.sh"), "start-foreground"],
+            env=self.env,
+            stdout=open(log_dir / "jobmanager.out", "ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        tm = subprocess.Popen(
+            [str(self.home / "bin" / "taskmanager.sh"), "start-foreground"],
+            env=self.env,
+            stdout=open(log_dir / "taskmanager.out", "ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.procs = [jm, tm]
+
+    def cli(self, *args: str) -> list[str]:
+        cmd, rest = args[0], list(args[1:])
+        flink = str(self.home / "bin" / "flink")
+        if cmd == "run":
+            return [flink, "run", "-m", self.address, *rest, "-py", str(self.job_file)]
+        return [flink, cmd, "-m", self.address, *rest]
+
+    def cli_env(self) -> dict[str, str] | None:
+        return self.env
+
+    def labels(self) -> list[Callable[[object, int], str | None]]:
+        def jm(p, d):  # type: ignore[no-untyped-def]
+            return "JobManager JVM" if "java" in p.name() else None
+
+        def tm(p, d):  # type: ignore[no-untyped-def]
+            if "java" in p.name():
+                return "TaskManager JVM"
+            return "TaskManager child (Python UDF worker)" if d > 0 else None
+
+        return [jm, tm]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--duration", type=float, default=10.0, help="seconds per wrk run")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--quick", action="store_true", help="1 round, 1 s per wrk run, Flink without its run/cancel cycle"
+    )
+    ap.add_argument("--full-cycle", action="store_true", help="with --quick: Flink's run/cancel cycle too")
+    ap.add_argument("--no-peers", action="store_true", help="flott and the bare server only")
+    args = ap.parse_args()
+    if args.quick:
+        args.duration, args.rounds = 1.0, 1
+    have_wrk = shutil.which("wrk") is not None
+    notes = []
+    if not have_wrk:
+        notes.append("REST throughput rows skipped: wrk is not installed (bench/setup installs it).")
+    with_flink = not args.no_peers and peer_available("pyflink") and java_home() is not None
+    if not with_flink and not args.no_peers:
+        notes.append(
+            "Flink rows skipped: bench/.venv-peers has no apache-flink or there is no Java (bench/setup)."
+        )
+    if args.quick and not args.full_cycle and with_flink:
+        notes.append(
+            "--quick: Flink's run/cancel cycle skipped (its CLI needs ~30 s); no Flink job while wrk runs."
+        )
+    notes.append(
+        "Savepoint, failover and checkpointing rows are not measured yet (flott has no "
+        "checkpoints/HA to compare at this step)."
+    )
+
+    tmp = Path(tempfile.mkdtemp(prefix="flott-bench-cp-"))
+    clusters: list[Cluster] = [FlottCluster(tmp / "flott")]
+    if with_flink:
+        clusters.append(FlinkCluster(tmp / "flink"))
+    metrics: dict[tuple[str, str], list[float]] = {}
+    wrk: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    bare = None
+
+    def record(c: Cluster, values: dict[str, float]) -> None:
+        for k, v in values.items():
+            metrics.setdefault((k, c.name), []).append(v)
+
+    started = time.monotonic()
+    try:
+        # cluster start, then a submit / list / cancel cycle, round by round, flott then Flink
+        for i in range(args.rounds):
+            for c in clusters:
+                log(f"control plane round {i + 1}/{args.rounds}: {c.name}")
+                rest, tm = c.start()
+                record(c, {"cluster start → REST ready": rest, "cluster start → first TaskManager": tm})
+                if args.quick and not args.full_cycle and c.name != "flott":
+                    record(c, {"CLI list wall time": c.list_wall()})
+                    continue
+                job, t = c.submit()
+                record(c, t)
+                record(c, {"CLI list wall time": c.list_wall()})
+                record(c, c.cancel(job))
+                if i < args.rounds - 1:
+                    c.stop()
+        # REST throughput with one job running on each
+        if have_wrk:
+            for c in clusters:
+                if not (args.quick and not args.full_cycle and c.name != "flott"):
+                    c.submit()
+            paths = ["/overview", "/jobs/overview"]
+            flott = clusters[0]
+            files = []
+            for p in paths:
+                f = tmp / (p.strip("/").replace("/", "_") + ".json")
+                f.write_bytes(http_get(flott.base + p))
+                files += [p, str(f)]
+            bare_port = free_port()
+            bare = subprocess.Popen(
+                [sys.executable, "-c", BARE_SERVER, str(bare_port), *files],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            wait_until(lambda: http_get(f"http://127.0.0.1:{bare_port}/overview"), 30, "the bare server")
+            targets = [(c.name, c.base) for c in clusters] + [
+                ("bare aiohttp (flott's JSON)", f"http://127.0.0.1:{bare_port}")
+            ]
+            for i in range(args.rounds):
+                for p in paths:
+                    for name, base in targets:
+                        log(f"wrk round {i + 1}/{args.rounds}: {name} GET {p}")
+                        wrk.setdefault((p, name), []).append(run_wrk(base + p, args.duration))
+    finally:
+        stop(bare)
+        for c in clusters:
+            c.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    total = time.monotonic() - started
+
+    names = [c.name for c in clusters]
+    flink = names[1] if len(names) > 1 else None
+    print(
+        f"\n### Control plane: flott vs Flink 2.3 session cluster (1 JobManager + 1 TaskManager, "
+        f"loopback; {args.rounds} interleaved round(s), {total:.0f} s in all)\n"
+    )
+    rows = []
+    order = [
+        "cluster start → REST ready",
+        "cluster start → first TaskManager",
+        "CLI list wall time",
+        "CLI run -d wall time",
+        "submit → job RUNNING",
+        "submit → all tasks RUNNING",
+        "CLI start → all tasks RUNNING",
+        "CLI cancel wall time",
+        "cancel → CANCELED",
+        "CLI start → CANCELED seen",
+    ]
+    for metric in order:
+        for name in names:
+            vals = metrics.get((metric, name))
+            if not vals:
+                continue
+            med, lo, hi = summary(vals)
+            ratio = ""
+            if flink and name == "flott" and metrics.get((metric, flink)):
+                ratio = ratio_cell(
+                    [a / b for a, b in zip(vals, metrics[(metric, flink)], strict=False) if b > 0]
+                )
+            rows.append([metric, name, f"{med * 1000:,.0f}", f"{lo * 1000:,.0f} / {hi * 1000:,.0f}", ratio])
+    print(markdown_table(["measure", "system", "median ms", "min / max ms", "flott / Flink (time)"], rows))
+    print(
+        "\nsubmit → … is counted from the job's first timestamp on the cluster (received by the "
+        "Dispatcher) to the job's RUNNING timestamp and to the last subtask's RUNNING timestamp "
+        "(`/jobs/:id/vertices/:vid/subtasktimes`); 'CLI start → …' from launching the CLI. "
+        "CLI times include the interpreter's / JVM's start."
+    )
+    if wrk:
+        rows = []
+        for p in ("/overview", "/jobs/overview"):
+            for name, _ in targets:
+                rs = wrk[(p, name)]
+                rps, lo, hi = summary([r[0] for r in rs])
+                ratio = ""
+                if name == "flott" and flink:
+                    ratio = ratio_cell([a[0] / b[0] for a, b in zip(rs, wrk[(p, flink)], strict=False)])
+                rows.append(
+                    [
+                        f"GET {p}",
+                        name,
+                        fmt_num(rps),
+                        f"{fmt_num(lo)} / {fmt_num(hi)}",
+                        f"{summary([r[2] for r in rs])[0]:.2f}",
+                        ratio,
+                    ]
+                )
+        print(
+            f"\n### REST throughput: wrk -t2 -c16 -d{args.duration:g}s, one job running, "
+            f"{args.rounds} interleaved round(s)\n"
+        )
+        print(
+            markdown_table(
+                ["request", "server", "requests/s (median)", "min / max", "p99 ms (median)", "flott / Flink"],
+                rows,
+            )
+        )
+    mem = []
+    for c in clusters:
+        for label, rss in c.peaks.items():
+            mem.append([c.name, label, f"{rss / 2**20:.0f}"])
+    print("\n### Memory: peak RSS of the session clusters' processes during this benchmark\n")
+    print(markdown_table(["system", "process", "peak RSS MiB"], mem))
+    if notes:
+        print()
+        for n in notes:
+            print(f"- {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

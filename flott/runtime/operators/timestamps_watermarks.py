@@ -1,0 +1,257 @@
+"""Timestamp assignment and watermark generation (Flink's ``TimestampsAndWatermarksOperator``,
+``BoundedOutOfOrdernessWatermarks``, ``WatermarksWithIdleness``).
+
+A :class:`~flott.common.watermark_strategy.WatermarkStrategy` is plain data
+shipped in the JobGraph. Here it becomes a :class:`TimestampsAndWatermarks`:
+per batch it pairs each record with its timestamp (the user's
+``TimestampAssigner``, or the timestamp the record already had) and notes the
+largest timestamp; on a periodic wall-clock callback
+(``pipeline.auto-watermark-interval``, 200 ms by default, 0 disables) it emits
+the watermark ``max timestamp - out-of-orderness - 1`` if that advanced, or
+marks the output idle when ``with_idleness`` is set and no record came for
+that long. Sources use it directly (``from_source(..., strategy)``);
+``assign_timestamps_and_watermarks`` is the operator around it.
+
+Per record there is one user call (the assigner) inside a C-level ``map``;
+the watermark is tracked per batch (``max`` of the batch's timestamps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from itertools import repeat
+from operator import itemgetter
+from typing import Any
+
+from flott.runtime.operators.processing_time import (
+    ProcessingTimeService,
+    ScheduledCallback,
+    parse_duration_ms,
+)
+from flott.runtime.operators.stream_operator import (
+    DeferredOutput,
+    OperatorSetup,
+    Output,
+    StreamOperator,
+    close_user_function,
+    open_user_function,
+    user_method,
+)
+from flott.runtime.operators.watermark import ACTIVE, IDLE, LONG_MAX, LONG_MIN, WatermarkStatus
+
+AUTO_WATERMARK_INTERVAL_KEY = "pipeline.auto-watermark-interval"
+DEFAULT_AUTO_WATERMARK_INTERVAL_MS = 200
+
+_value = itemgetter(0)
+_timestamp = itemgetter(1)
+
+
+def auto_watermark_interval_ms(config: dict[str, str]) -> int:
+    """The job's periodic watermark interval in ms (0: periodic watermarks are off)."""
+    raw = config.get(AUTO_WATERMARK_INTERVAL_KEY)
+    if raw is None:
+        return DEFAULT_AUTO_WATERMARK_INTERVAL_MS
+    return max(parse_duration_ms(AUTO_WATERMARK_INTERVAL_KEY, raw), 0)
+
+
+class BoundedOutOfOrdernessWatermarks:
+    """Watermark = largest timestamp seen - ``out_of_orderness_ms`` - 1 (monotonous: bound 0)."""
+
+    def __init__(self, out_of_orderness_ms: int) -> None:
+        self.out_of_orderness_ms = out_of_orderness_ms
+        # Start so that the first watermark is LONG_MIN, not an underflow below it.
+        self.max_timestamp = LONG_MIN + out_of_orderness_ms + 1
+
+    def on_event(self, timestamp: int) -> None:
+        if timestamp > self.max_timestamp:
+            self.max_timestamp = timestamp
+
+    def current_watermark(self) -> int:
+        return self.max_timestamp - self.out_of_orderness_ms - 1
+
+
+class IdlenessTimer:
+    """Idle once no record came for ``timeout_ms`` of wall-clock time, checked at each periodic emit."""
+
+    def __init__(self, timeout_ms: int, clock: Callable[[], int]) -> None:
+        self.timeout_ms = timeout_ms
+        self._clock = clock
+        self._activity = 0
+        self._seen_activity = 0
+        self._quiet_since: int | None = None
+
+    def activity(self) -> None:
+        self._activity += 1
+
+    def check_if_idle(self) -> bool:
+        if self._activity != self._seen_activity:
+            self._seen_activity = self._activity
+            self._quiet_since = None
+            return False
+        now = self._clock()
+        if self._quiet_since is None:
+            self._quiet_since = now
+            return False
+        return now - self._quiet_since >= self.timeout_ms
+
+
+class TimestampsAndWatermarks:
+    """The runtime form of a WatermarkStrategy, emitting watermarks and status on an Output."""
+
+    def __init__(
+        self,
+        strategy: Any,
+        output: Output,
+        processing_time_service: ProcessingTimeService,
+        interval_ms: int,
+        timestamped_input: bool,
+    ) -> None:
+        self._output = output
+        self._pts = processing_time_service
+        self._interval_ms = interval_ms
+        self._timestamped_input = timestamped_input
+        assigner = getattr(strategy, "timestamp_assigner", None) if strategy is not None else None
+        self.assigner = assigner
+        self._extract: Callable[[Any, int], int] | None = (
+            None if assigner is None else user_method(assigner, "extract_timestamp", "timestamp assigner")
+        )
+        generates = strategy is not None and strategy.generates_watermarks()
+        self._generator: BoundedOutOfOrdernessWatermarks | None = (
+            BoundedOutOfOrdernessWatermarks(int(strategy.max_out_of_orderness_ms)) if generates else None
+        )
+        idleness = getattr(strategy, "idleness_ms", None) if generates else None
+        self._idleness = (
+            IdlenessTimer(int(idleness), processing_time_service.get_current_processing_time)
+            if idleness is not None and idleness > 0
+            else None
+        )
+        self._timer: ScheduledCallback | None = None
+        self.last_emitted = LONG_MIN
+        self.idle = False
+        self.finished = False
+
+    def open(self, runtime_context: Any) -> None:
+        if self.assigner is not None:
+            open_user_function(self.assigner, runtime_context)
+        if self._generator is not None and self._interval_ms > 0:
+            self._schedule(self._pts.get_current_processing_time())
+
+    def close(self) -> None:
+        self._cancel_timer()
+        if self.assigner is not None:
+            close_user_function(self.assigner)
+
+    # --- per batch ------------------------------------------------------------------------------
+
+    def assign(self, batch: Iterable[Any]) -> list[Any]:
+        """``(value, timestamp)`` pairs of ``batch``; feeds the largest timestamp to the generator."""
+        extract = self._extract
+        if self._timestamped_input:
+            pairs = batch if type(batch) is list else list(batch)
+            if extract is None:
+                timestamps: list[Any] = list(map(_timestamp, pairs))
+                out = pairs
+            else:
+                values = list(map(_value, pairs))
+                previous = [LONG_MIN if t is None else t for t in map(_timestamp, pairs)]
+                timestamps = list(map(extract, values, previous))
+                out = list(zip(values, timestamps, strict=True))
+        else:
+            values = batch if type(batch) is list else list(batch)
+            if extract is None:
+                return list(zip(values, repeat(None)))
+            timestamps = list(map(extract, values, repeat(LONG_MIN)))
+            out = list(zip(values, timestamps, strict=True))
+        generator = self._generator
+        if generator is not None and timestamps:
+            if self._idleness is not None:
+                self._idleness.activity()
+            try:
+                newest = max(timestamps)
+            except TypeError:  # None among them: records without a timestamp do not move time
+                known = [t for t in timestamps if t is not None]
+                if not known:
+                    return out
+                newest = max(known)
+            if newest > generator.max_timestamp:
+                generator.max_timestamp = newest
+        return out
+
+    # --- watermarks -----------------------------------------------------------------------------
+
+    def _schedule(self, now: int) -> None:
+        self._timer = self._pts.register_timer(now + self._interval_ms, self._on_periodic)
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _on_periodic(self, time_ms: int) -> None:
+        self.emit_periodic()
+        if not self.finished:
+            self._schedule(max(time_ms, self._pts.get_current_processing_time()))
+
+    def emit_periodic(self) -> None:
+        """What a periodic tick emits: IDLE after the idle timeout, else the watermark if it advanced."""
+        generator = self._generator
+        if generator is None or self.finished:
+            return
+        if self._idleness is not None and self._idleness.check_if_idle():
+            if not self.idle:
+                self.idle = True
+                self._output.emit_watermark_status(IDLE)
+            return
+        self.emit_watermark(generator.current_watermark())
+
+    def emit_watermark(self, timestamp: int) -> None:
+        if timestamp <= self.last_emitted:
+            return
+        if self.idle:
+            self.idle = False
+            self._output.emit_watermark_status(ACTIVE)
+        self.last_emitted = timestamp
+        self._output.emit_watermark(timestamp)
+
+    def emit_final_watermark(self) -> None:
+        """The input ended: ``Long.MAX_VALUE`` fires every remaining timer and window downstream."""
+        self.emit_watermark(LONG_MAX)
+        self.finished = True
+        self._cancel_timer()
+
+
+class TimestampsAndWatermarksOperator(StreamOperator):
+    """``assign_timestamps_and_watermarks``: pairs records with timestamps and generates watermarks.
+
+    Watermarks from upstream are swallowed (this operator defines event time from
+    here on), except the final ``Long.MAX_VALUE`` one, as in Flink.
+    """
+
+    def __init__(self, setup: OperatorSetup) -> None:
+        super().__init__(setup)
+        self._setup = setup
+        strategy = setup.load(setup.descriptor.function, "WatermarkStrategy")
+        self._tw = TimestampsAndWatermarks(
+            strategy,
+            DeferredOutput(self),
+            setup.processing_time_service,
+            auto_watermark_interval_ms(setup.env.job_config),
+            setup.timestamped_input,
+        )
+
+    def open(self) -> None:
+        self._tw.open(self._setup.runtime_context(None))
+
+    def process_batch(self, batch: Iterable[Any]) -> list[Any]:
+        return self._tw.assign(batch)
+
+    def process_watermark(self, timestamp: int) -> None:
+        if timestamp == LONG_MAX:
+            self.current_watermark = timestamp
+            self._tw.emit_final_watermark()
+
+    def process_watermark_status(self, status: WatermarkStatus) -> None:
+        """Upstream idleness does not matter: this operator decides event time from here on."""
+
+    def close(self) -> None:
+        self._tw.close()
