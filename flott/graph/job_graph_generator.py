@@ -28,6 +28,7 @@ from typing import Any
 
 from flott.datastream.transformations import ChainingStrategy
 from flott.errors import InvalidJobGraphError
+from flott.graph.local_aggregation import add_local_pre_aggregation
 from flott.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 from flott.graph.user_code import dumps_user_object
 from flott.runtime.jobgraph import (
@@ -309,9 +310,11 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
                 parallelism=head.parallelism,
                 max_parallelism=head.max_parallelism,
                 operators=[_operator(n, ids[n.id], artifacts, extra_config) for n in chain],
+                slot_sharing_group=head.slot_sharing_group,
             )
         )
     config = dict(graph.config)
+    vertices = add_local_pre_aggregation(vertices, edges, config.get("execution.runtime-mode", "STREAMING"))
     job_graph = JobGraph(
         job_id=_job_id(config),
         job_name=graph.job_name,

@@ -1,0 +1,72 @@
+"""Local pre-aggregation before a keyed shuffle in BATCH mode (a map-side combiner).
+
+In BATCH mode a keyed ``reduce``/``sum`` emits one final record per key, so the
+result does not depend on how the reduce calls are grouped: PyFlink's contract
+for ReduceFunction is an associative merge of two values of one key. Each
+producer subtask can therefore reduce its own share per key first and send one
+partial value per key over the network instead of every record, as Flink's
+batch runtime and Spark do with combiners. For a word count that turns ten
+million shuffled records into a few thousand, and splits the reduce work over
+the producers. STREAMING jobs are untouched: there every update is output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from flott.runtime.jobgraph import JobEdge, JobVertex, OperatorDescriptor
+
+COMBINABLE_KINDS = frozenset({"reduce", "sum"})
+LOCAL_PRE_AGGREGATION = "local_pre_aggregation"
+"""Config flag on the added operator (for plans and tests)."""
+
+
+def _combiner_id(operator_id: str) -> str:
+    return hashlib.md5(f"{operator_id}|local-pre-aggregation".encode(), usedforsecurity=False).hexdigest()
+
+
+def add_local_pre_aggregation(
+    vertices: list[JobVertex], edges: list[JobEdge], runtime_mode: str
+) -> list[JobVertex]:
+    """``vertices`` with a combiner appended to each producer that feeds a combinable keyed aggregation."""
+    if runtime_mode != "BATCH":
+        return vertices
+    by_id = {v.id: v for v in vertices}
+    out_edges: dict[str, list[JobEdge]] = {}
+    in_edges: dict[str, list[JobEdge]] = {}
+    for e in edges:
+        out_edges.setdefault(e.source, []).append(e)
+        in_edges.setdefault(e.target, []).append(e)
+    replaced: dict[str, JobVertex] = {}
+    for e in edges:
+        if e.partitioner.kind != "hash":
+            continue
+        producer, consumer = by_id[e.source], by_id[e.target]
+        head = consumer.operators[0]
+        if (
+            head.kind not in COMBINABLE_KINDS
+            or head.key_selector != e.partitioner.key_selector
+            or any(k.startswith("timestamped") for k in head.config)
+            or len(out_edges[producer.id]) != 1
+            or producer.id in replaced
+        ):
+            continue
+        combiner = OperatorDescriptor(
+            operator_id=_combiner_id(head.operator_id),
+            name=f"Local {head.name}",
+            kind=head.kind,
+            function=head.function,
+            key_selector=head.key_selector,
+            input_type=head.input_type,
+            output_type=head.output_type,
+            config={**head.config, LOCAL_PRE_AGGREGATION: True},
+        )
+        replaced[producer.id] = JobVertex(
+            id=producer.id,
+            name=f"{producer.name} -> {combiner.name}",
+            parallelism=producer.parallelism,
+            max_parallelism=producer.max_parallelism,
+            operators=[*producer.operators, combiner],
+            slot_sharing_group=producer.slot_sharing_group,
+        )
+    return [replaced.get(v.id, v) for v in vertices]
