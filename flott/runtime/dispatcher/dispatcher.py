@@ -244,7 +244,7 @@ class Dispatcher(RpcEndpoint):
 
     async def request_multiple_job_details(self) -> list[JobDetails]:
         self._expire()
-        live = [job_details(r.job_master.execution_graph_info()) for r in self.runners.values()]
+        live = [r.job_master.job_details() for r in self.runners.values()]
         done = [job_details(a.info) for a in self.archive.values() if a.info.job_id not in self.runners]
         return sorted(live + done, key=lambda d: d.start_time, reverse=True)
 

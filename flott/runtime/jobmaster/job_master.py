@@ -44,7 +44,7 @@ from flott.runtime.messages.execution import (
     TaskExecutionState,
     TaskMetrics,
 )
-from flott.runtime.messages.job import ExecutionGraphInfo, JobResult, VertexDetails
+from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, VertexDetails
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
 from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
@@ -295,6 +295,38 @@ class JobMaster(RpcEndpoint):
         return self.execution_graph_info()
 
     # -- views ---------------------------------------------------------------------------------
+
+    def job_details(self) -> JobDetails:
+        """The job's row of ``/jobs/overview``, without building the per-vertex details.
+
+        The same values as ``job_details(self.execution_graph_info())`` of the
+        Dispatcher: task counts per ExecutionState summed over all vertices.
+        """
+        g = self.graph
+        now = now_ms()
+        ts = g.status_timestamps
+        start = ts.get("CREATED", now)
+        terminal = g.status in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED)
+        end = ts.get(g.status.name, now) if terminal else -1
+        vertices = self.job_graph.vertices
+        counts: dict[str, int] = dict.fromkeys(ExecutionState.__members__, 0) if vertices else {}
+        for v in vertices:
+            for ex in g.by_vertex[v.id]:
+                counts[ex.state.name] += 1
+        return JobDetails(
+            job_id=self.job_graph.job_id,
+            job_name=self.job_graph.job_name,
+            status=g.status.name,
+            start_time=start,
+            end_time=end,
+            duration=(end if end > 0 else now) - start,
+            last_modification=max(ts.values(), default=start),
+            task_counts=counts,
+            num_tasks=sum(v.parallelism for v in vertices),
+            job_type="BATCH"
+            if self.job_graph.config.get("execution.runtime-mode") == "BATCH"
+            else "STREAMING",
+        )
 
     def execution_graph_info(self) -> ExecutionGraphInfo:
         g = self.graph

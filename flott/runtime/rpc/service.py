@@ -400,10 +400,18 @@ class RpcService:
         return_type: Any,
     ) -> Any:
         if address == self.address and self._server is not None:
-            # Same process: no socket, but the same fencing, errors and deadline.
+            # Same process: no socket, but the same fencing, errors and deadline. The
+            # call's first step runs inline; only a call that has to wait (it awaits
+            # something not yet done) gets the deadline, so the common call that
+            # completes at once costs no timer.
             try:
+                coro = self.dispatch(endpoint_id, method, args, token, convert=False)
+                try:
+                    first = coro.send(None)
+                except StopIteration as done:
+                    return done.value
                 async with asyncio.timeout(timeout):
-                    return await self.dispatch(endpoint_id, method, args, token, convert=False)
+                    return await _Resumed(coro, first)
             except TimeoutError:
                 raise RpcTimeoutError(
                     f"{endpoint_id}.{method} did not answer within {timeout:.1f}s"
@@ -422,6 +430,41 @@ class RpcService:
         if return_type is None or return_type is type(None) or return_type is Any:
             return resp.value
         return msgspec.convert(resp.value, return_type, strict=False)
+
+
+class _Resumed:
+    """Awaiting this continues ``coro`` after its first step, which yielded ``first``.
+
+    It does what ``await coro`` would have done from that point on: values the
+    coroutine yields go to the running task, and what the task sends or throws
+    (a future's result, a cancellation) goes back into the coroutine.
+    """
+
+    __slots__ = ("_coro", "_first")
+
+    def __init__(self, coro: typing.Coroutine[Any, Any, Any], first: Any) -> None:
+        self._coro = coro
+        self._first = first
+
+    def __await__(self) -> typing.Generator[Any, Any, Any]:
+        coro, value = self._coro, self._first
+        self._first = None
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as e:  # cancellation (the deadline) or any other throw: into the call
+                try:
+                    value = coro.throw(e)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    value = coro.send(sent)
+                except StopIteration as done:
+                    return done.value
 
 
 _RETURN_TYPES: dict[tuple[type, str], Any] = {}
