@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import io
 import json
 import os
@@ -458,4 +459,43 @@ class RestExecutor:
         return JobClient(job_graph.job_id, job_graph.job_name, client, self.loop, on_terminal=client.close)
 
 
-__all__ = ["RestClusterClient", "RestExecutor"]
+class SyncRestClusterClient:
+    """RestClusterClient for synchronous code: the same methods, each returning its result.
+
+    The calls run on flott's client event loop thread, so this works from scripts,
+    notebooks and threads that have no event loop of their own::
+
+        with SyncRestClusterClient(address="127.0.0.1:8081") as client:
+            for job in client.list_jobs():
+                print(job.job_id, job.status)
+    """
+
+    def __init__(
+        self, config: Configuration | None = None, address: str | None = None, loop: LoopThread | None = None
+    ) -> None:
+        self.client = RestClusterClient(config, address)
+        self._loop = loop or shared_loop_thread()
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.client, name)
+        if not inspect.iscoroutinefunction(method):
+            return method
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self._loop.run(method(*args, **kwargs))
+
+        call.__name__ = name
+        call.__doc__ = method.__doc__
+        return call
+
+    def close(self) -> None:
+        self._loop.run(self.client.close())
+
+    def __enter__(self) -> SyncRestClusterClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["RestClusterClient", "RestExecutor", "SyncRestClusterClient"]

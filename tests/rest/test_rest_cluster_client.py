@@ -204,3 +204,17 @@ async def test_endpoint_without_leader_answers_503() -> None:
                 await client.list_jobs()
     finally:
         await endpoint.stop()
+
+
+async def test_sync_client_for_code_without_an_event_loop(rest_cluster: RestCluster) -> None:
+    """Synchronous use: the same operations, called from a plain thread."""
+    from flott.client.rest_cluster_client import SyncRestClusterClient
+
+    def use_sync() -> tuple[int, list[str]]:
+        with SyncRestClusterClient(address=rest_cluster.address) as client:
+            overview = client.get_cluster_overview()
+            return overview.taskmanagers, [j.job_id for j in client.list_jobs()]
+
+    taskmanagers, jobs = await asyncio.to_thread(use_sync)
+    assert taskmanagers == 2
+    assert isinstance(jobs, list)
