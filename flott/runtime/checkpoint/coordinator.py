@@ -1,0 +1,606 @@
+"""The CheckpointCoordinator: a job's checkpoints and savepoints, as a pure state machine.
+
+Flink's CheckpointCoordinator + PendingCheckpoint + CompletedCheckpointStore +
+CheckpointFailureManager + CheckpointStatsTracker, in the style of the ExecutionGraph: events go in
+(:meth:`CheckpointCoordinator.handle` with the current time), actions come out. No sockets, no
+asyncio, no wall clock: time only advances through ``now_ms`` arguments, and periodic checkpoints
+are triggered by :class:`Tick` events (the JobMaster shell ticks at :meth:`next_wakeup`). File I/O
+goes through an injected :class:`CheckpointStorage` (``_metadata`` on completion, directory
+deletion for failed and subsumed checkpoints).
+
+Lifecycle of one checkpoint::
+
+    Tick (interval due, concurrency and min pause allow) / TriggerSavepoint / TriggerCheckpoint
+      -> action TriggerCheckpointBarrier(id, location, source execution ids)  [PENDING]
+    AcknowledgeCheckpoint from every task of the plan (with its TaskStateSnapshot)
+      -> _metadata written atomically, checkpoint added to the store, older ones beyond
+         ``num_retained`` disposed, older pending checkpoints aborted (subsumed)
+      -> actions NotifyCheckpointComplete (commit transactional sinks), CheckpointCompleted
+                                                                               [COMPLETED]
+    DeclineCheckpoint / Tick past the timeout / metadata write error
+      -> its directory deleted, actions NotifyCheckpointAborted, CheckpointFailed  [FAILED]
+      -> and FailJob when more consecutive checkpoints failed than tolerated.
+
+Savepoints are never subsumed or disposed (the user owns them) and their failures do not count
+toward the tolerable failures; a synchronous savepoint (stop-with-savepoint) pauses periodic
+checkpoints, which resume if it fails (Flink's H7).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from flott.errors import ConfigurationError
+from flott.runtime.checkpoint.errors import (
+    CheckpointTriggerError,
+    IllegalCheckpointTransitionError,
+    SnapshotFormatError,
+)
+from flott.runtime.checkpoint.metadata import (
+    CheckpointMetadata,
+    OperatorSubtaskState,
+    TaskStateSnapshot,
+    merge_operator_states,
+    write_metadata,
+)
+from flott.runtime.checkpoint.stats import CheckpointStats, CheckpointStatsTracker
+from flott.runtime.checkpoint.storage import CheckpointStorage, join
+from flott.runtime.operators.processing_time import parse_duration_ms
+
+CHECKPOINT = "CHECKPOINT"
+SAVEPOINT = "SAVEPOINT"
+SYNC_SAVEPOINT = "SYNC_SAVEPOINT"
+
+
+def _duration(conf: Mapping[str, str], key: str, default: int | None) -> int | None:
+    value = conf.get(key)
+    if value is None or str(value).strip() == "":
+        return default
+    ms = parse_duration_ms(key, str(value))
+    return None if ms <= 0 and default is None else ms
+
+
+def _int(conf: Mapping[str, str], keys: tuple[str, ...], default: int) -> int:
+    for key in keys:
+        if key in conf:
+            try:
+                return int(str(conf[key]).strip())
+            except ValueError as e:
+                raise ConfigurationError(f"Could not parse value '{conf[key]}' for key '{key}'") from e
+    return default
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    """Flink's checkpointing options (2.x keys with their 1.x aliases)."""
+
+    interval_ms: int | None = None
+    """None: no periodic checkpoints (savepoints still work)."""
+    timeout_ms: int = 600_000
+    min_pause_ms: int = 0
+    max_concurrent: int = 1
+    tolerable_failures: int = 0
+    """Flink's default 0: the first counted checkpoint failure fails the job (restart strategy applies)."""
+    num_retained: int = 1
+    checkpoints_dir: str | None = None
+    savepoints_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_concurrent < 1 or self.num_retained < 1 or self.tolerable_failures < 0:
+            raise ConfigurationError(
+                "max-concurrent-checkpoints and num-retained must be >= 1, tolerable-failed-checkpoints >= 0"
+            )
+        if self.timeout_ms <= 0 or self.min_pause_ms < 0:
+            raise ConfigurationError("checkpoint timeout must be > 0 and min pause >= 0")
+
+    @classmethod
+    def from_config(cls, conf: Mapping[str, str]) -> CheckpointConfig:
+        def first(*keys: str) -> str | None:
+            for key in keys:
+                if conf.get(key):
+                    return str(conf[key])
+            return None
+
+        timeout = _duration(conf, "execution.checkpointing.timeout", 600_000)
+        return cls(
+            interval_ms=_duration(conf, "execution.checkpointing.interval", None),
+            timeout_ms=timeout if timeout is not None else 600_000,
+            min_pause_ms=_duration(conf, "execution.checkpointing.min-pause", 0) or 0,
+            max_concurrent=_int(conf, ("execution.checkpointing.max-concurrent-checkpoints",), 1),
+            tolerable_failures=_int(conf, ("execution.checkpointing.tolerable-failed-checkpoints",), 0),
+            num_retained=_int(
+                conf, ("execution.checkpointing.num-retained", "state.checkpoints.num-retained"), 1
+            ),
+            checkpoints_dir=first("execution.checkpointing.dir", "state.checkpoints.dir"),
+            savepoints_dir=first("execution.checkpointing.savepoint-dir", "state.savepoints.dir"),
+        )
+
+
+@dataclass(frozen=True)
+class CheckpointPlan:
+    """Who takes part in checkpoints of the current execution attempt of the job."""
+
+    tasks_to_trigger: tuple[str, ...]
+    """Execution ids of the source tasks: barriers are injected there."""
+    tasks_to_ack: Mapping[str, str]
+    """Execution id -> vertex id of every task that must acknowledge."""
+
+
+# -- events -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JobRunning:
+    """All tasks are running (again): checkpoints may be triggered with this plan."""
+
+    plan: CheckpointPlan
+    stimulus: str = "job running"
+
+
+@dataclass(frozen=True)
+class JobNotRunning:
+    """The job is failing over, cancelling or finished: abort pending checkpoints, stop triggering."""
+
+    reason: str
+    stimulus: str = "job not running"
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passed: check timeouts, maybe trigger a periodic checkpoint."""
+
+    stimulus: str = "tick"
+
+
+@dataclass(frozen=True)
+class TriggerSavepoint:
+    target_dir: str | None = None
+    request_id: str | None = None
+    sync: bool = False
+    """True for stop-with-savepoint: periodic checkpoints pause (resume if the savepoint fails)."""
+    stimulus: str = "savepoint requested"
+
+
+@dataclass(frozen=True)
+class TriggerCheckpoint:
+    """A manual checkpoint (``POST /jobs/:id/checkpoints``)."""
+
+    request_id: str | None = None
+    stimulus: str = "checkpoint requested"
+
+
+@dataclass(frozen=True)
+class AcknowledgeCheckpoint:
+    checkpoint_id: int
+    execution_id: str
+    snapshot: TaskStateSnapshot = field(default_factory=TaskStateSnapshot)
+    stimulus: str = "task acknowledged checkpoint"
+
+
+@dataclass(frozen=True)
+class DeclineCheckpoint:
+    checkpoint_id: int
+    execution_id: str
+    reason: str
+    stimulus: str = "task declined checkpoint"
+
+
+@dataclass(frozen=True)
+class RestoredFrom:
+    """The job was (re)started from this snapshot: ids continue after it; statistics record it."""
+
+    checkpoint_id: int
+    external_path: str
+    is_savepoint: bool
+    stimulus: str = "restored"
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    reason: str = "job master shut down"
+    stimulus: str = "shutdown"
+
+
+Event = (
+    JobRunning | JobNotRunning | Tick | TriggerSavepoint | TriggerCheckpoint
+    | AcknowledgeCheckpoint | DeclineCheckpoint | RestoredFrom | Shutdown
+)  # fmt: skip
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TriggerCheckpointBarrier:
+    """Inject barrier ``checkpoint_id`` at these source tasks; tasks write state under ``location``."""
+
+    checkpoint_id: int
+    timestamp: int
+    checkpoint_type: str
+    location: str
+    execution_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NotifyCheckpointComplete:
+    """Tell tasks (e.g. transactional sinks: commit what is pending up to this checkpoint)."""
+
+    checkpoint_id: int
+    execution_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NotifyCheckpointAborted:
+    checkpoint_id: int
+    execution_ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class CheckpointCompleted:
+    """For whoever waits on it (savepoint trigger operations, stop-with-savepoint)."""
+
+    checkpoint_id: int
+    checkpoint_type: str
+    external_path: str
+    request_id: str | None
+
+
+@dataclass(frozen=True)
+class CheckpointFailed:
+    checkpoint_id: int
+    checkpoint_type: str
+    reason: str
+    request_id: str | None
+
+
+@dataclass(frozen=True)
+class FailJob:
+    """Too many consecutive checkpoint failures: fail the job (the restart strategy decides what next).
+
+    The shell raises it as :class:`CheckpointFailureLimitExceededError` into the ExecutionGraph."""
+
+    reason: str
+
+
+Action = (
+    TriggerCheckpointBarrier | NotifyCheckpointComplete | NotifyCheckpointAborted
+    | CheckpointCompleted | CheckpointFailed | FailJob
+)  # fmt: skip
+
+
+@dataclass
+class PendingCheckpoint:
+    checkpoint_id: int
+    checkpoint_type: str
+    timestamp: int
+    location: str
+    plan: CheckpointPlan
+    request_id: str | None
+    stats: CheckpointStats
+    not_yet_acked: set[str]
+    acked: dict[str, TaskStateSnapshot] = field(default_factory=dict)
+
+    @property
+    def is_savepoint(self) -> bool:
+        return self.checkpoint_type != CHECKPOINT
+
+
+@dataclass(frozen=True)
+class CompletedCheckpoint:
+    checkpoint_id: int
+    checkpoint_type: str
+    timestamp: int
+    external_path: str
+    metadata: CheckpointMetadata
+
+
+class CheckpointCoordinator:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        job_id: str,
+        config: CheckpointConfig,
+        storage: CheckpointStorage,
+        *,
+        first_checkpoint_id: int = 1,
+        random_hex: Callable[[int], str] = secrets.token_hex,
+        history_size: int = 10,
+    ) -> None:
+        self.job_id = job_id
+        self.config = config
+        self.storage = storage
+        self._random_hex = random_hex
+        self.next_checkpoint_id = first_checkpoint_id
+        self.plan: CheckpointPlan | None = None
+        self.pending: dict[int, PendingCheckpoint] = {}
+        self.completed: list[CompletedCheckpoint] = []
+        """The CompletedCheckpointStore: retained checkpoints, oldest first (no savepoints)."""
+        self.stats = CheckpointStatsTracker(history_size)
+        self.consecutive_failures = 0
+        self.periodic_suspended = False
+        self.next_trigger_at: int | None = None
+        self.last_checkpoint_end: int | None = None
+        self.shut_down = False
+        self.history: list[str] = []
+
+    # -- queries --------------------------------------------------------------------------
+
+    def latest_completed(self) -> CompletedCheckpoint | None:
+        """What a failover restores (D5: it wins over the job's initial savepoint path)."""
+        return self.completed[-1] if self.completed else None
+
+    def num_pending_checkpoints(self) -> int:
+        return sum(1 for p in self.pending.values() if not p.is_savepoint)
+
+    def next_wakeup(self) -> int | None:
+        """The earliest time a :class:`Tick` has something to do (a trigger or a timeout)."""
+        times = [p.timestamp + self.config.timeout_ms for p in self.pending.values()]
+        if self._periodic_active() and self.next_trigger_at is not None:
+            times.append(self.next_trigger_at)
+        return min(times) if times else None
+
+    def checkpoint_statistics(self) -> dict[str, Any]:
+        """The body of ``GET /jobs/:id/checkpoints`` (Flink's CheckpointingStatistics)."""
+        return self.stats.to_rest()
+
+    def _periodic_active(self) -> bool:
+        return (
+            self.config.interval_ms is not None
+            and self.plan is not None
+            and not self.periodic_suspended
+            and not self.shut_down
+        )
+
+    # -- the state machine ----------------------------------------------------------------
+
+    def handle(self, event: Event, now_ms: int) -> list[Action]:
+        self.history.append(f"{now_ms}: {type(event).__name__}: {event.stimulus}")
+        if isinstance(event, Shutdown):
+            return self._on_shutdown(event, now_ms)
+        if self.shut_down:
+            if isinstance(event, (Tick, JobNotRunning, AcknowledgeCheckpoint, DeclineCheckpoint)):
+                return []  # late messages after shutdown are harmless
+            raise IllegalCheckpointTransitionError(
+                f"checkpoint coordinator of job {self.job_id} is shut down ({type(event).__name__})"
+            )
+        if isinstance(event, Tick):
+            return self._on_tick(now_ms)
+        if isinstance(event, AcknowledgeCheckpoint):
+            return self._on_ack(event, now_ms)
+        if isinstance(event, DeclineCheckpoint):
+            return self._on_decline(event, now_ms)
+        if isinstance(event, TriggerSavepoint):
+            return self._on_trigger_savepoint(event, now_ms)
+        if isinstance(event, TriggerCheckpoint):
+            return self._on_trigger_manual(event, now_ms)
+        if isinstance(event, JobRunning):
+            return self._on_job_running(event, now_ms)
+        if isinstance(event, JobNotRunning):
+            return self._on_job_not_running(event, now_ms)
+        return self._on_restored(event, now_ms)
+
+    # -- lifecycle of the job -------------------------------------------------------------
+
+    def _on_job_running(self, event: JobRunning, now_ms: int) -> list[Action]:
+        if self.plan is not None:
+            raise IllegalCheckpointTransitionError("JobRunning while the job is already running")
+        if not event.plan.tasks_to_trigger:
+            raise IllegalCheckpointTransitionError("a checkpoint plan needs at least one source task")
+        if not set(event.plan.tasks_to_trigger) <= set(event.plan.tasks_to_ack):
+            raise IllegalCheckpointTransitionError("every source task must also acknowledge checkpoints")
+        self.plan = event.plan
+        if self.config.interval_ms is not None:
+            self.next_trigger_at = now_ms + self.config.interval_ms
+        return []
+
+    def _on_job_not_running(self, event: JobNotRunning, now_ms: int) -> list[Action]:
+        self.plan = None
+        self.next_trigger_at = None
+        actions: list[Action] = []
+        for cid in sorted(self.pending):
+            # Not the checkpoint's fault: does not count toward tolerable failures, no notifications
+            # (the tasks are going away).
+            actions += self._fail(cid, f"job not running: {event.reason}", now_ms, count=False, notify=False)
+        return actions
+
+    def _on_shutdown(self, event: Shutdown, now_ms: int) -> list[Action]:
+        if self.shut_down:
+            return []
+        actions = self._on_job_not_running(JobNotRunning(event.reason), now_ms)
+        self.shut_down = True
+        return actions
+
+    def _on_restored(self, event: RestoredFrom, now_ms: int) -> list[Action]:
+        self.next_checkpoint_id = max(self.next_checkpoint_id, event.checkpoint_id + 1)
+        self.stats.reported_restored(event.checkpoint_id, event.external_path, event.is_savepoint, now_ms)
+        return []
+
+    # -- triggering -----------------------------------------------------------------------
+
+    def _on_tick(self, now_ms: int) -> list[Action]:
+        actions: list[Action] = []
+        for cid in sorted(self.pending):
+            p = self.pending[cid]
+            if now_ms >= p.timestamp + self.config.timeout_ms:
+                actions += self._fail(cid, "Checkpoint expired before completing.", now_ms, count=True)
+        if not self._periodic_active() or self.next_trigger_at is None or now_ms < self.next_trigger_at:
+            return actions
+        if self.num_pending_checkpoints() >= self.config.max_concurrent:
+            return actions  # retried on a later tick, once a pending checkpoint ended
+        if self.config.min_pause_ms > 0:
+            if self.num_pending_checkpoints() > 0:
+                return actions  # a min pause implies one checkpoint at a time, as in Flink
+            if self.last_checkpoint_end is not None:
+                earliest = self.last_checkpoint_end + self.config.min_pause_ms
+                if now_ms < earliest:
+                    self.next_trigger_at = earliest
+                    return actions
+        dir_ = self._checkpoints_dir()
+        self.next_trigger_at = now_ms + (self.config.interval_ms or 0)
+        actions.append(self._trigger(CHECKPOINT, join(dir_, self.job_id, "chk-{id}"), now_ms, None))
+        return actions
+
+    def _checkpoints_dir(self) -> str:
+        if not self.config.checkpoints_dir:
+            raise ConfigurationError(
+                "Config key [execution.checkpointing.dir] (state.checkpoints.dir) is not set: "
+                "checkpoints need a directory"
+            )
+        return self.config.checkpoints_dir
+
+    def _on_trigger_manual(self, event: TriggerCheckpoint, now_ms: int) -> list[Action]:
+        self._require_running("checkpoint")
+        location = join(self._checkpoints_dir(), self.job_id, "chk-{id}")
+        return [self._trigger(CHECKPOINT, location, now_ms, event.request_id)]
+
+    def _on_trigger_savepoint(self, event: TriggerSavepoint, now_ms: int) -> list[Action]:
+        target = event.target_dir or self.config.savepoints_dir
+        if not target:
+            raise ConfigurationError(
+                "Config key [state.savepoints.dir] is not set. Property [target-directory] must be provided."
+            )
+        self._require_running("savepoint")
+        if event.sync and any(p.checkpoint_type == SYNC_SAVEPOINT for p in self.pending.values()):
+            raise CheckpointTriggerError("a stop-with-savepoint is already in progress")
+        name = f"savepoint-{self.job_id[:6]}-{self._random_hex(6)}"
+        if event.sync:
+            self.periodic_suspended = True
+        kind = SYNC_SAVEPOINT if event.sync else SAVEPOINT
+        return [self._trigger(kind, join(target, name), now_ms, event.request_id)]
+
+    def _require_running(self, what: str) -> None:
+        if self.plan is None:
+            raise CheckpointTriggerError(
+                f"cannot trigger a {what} of job {self.job_id}: not all required tasks are currently running"
+            )
+
+    def _trigger(
+        self, kind: str, location: str, now_ms: int, request_id: str | None
+    ) -> TriggerCheckpointBarrier:
+        assert self.plan is not None
+        cid = self.next_checkpoint_id
+        self.next_checkpoint_id += 1
+        location = location.replace("{id}", str(cid))
+        plan = self.plan
+        stats = CheckpointStats(cid, kind, now_ms, len(plan.tasks_to_ack), dict(plan.tasks_to_ack))
+        self.pending[cid] = PendingCheckpoint(
+            cid, kind, now_ms, location, plan, request_id, stats, set(plan.tasks_to_ack)
+        )
+        self.stats.reported_pending(stats)
+        return TriggerCheckpointBarrier(cid, now_ms, kind, location, tuple(plan.tasks_to_trigger))
+
+    # -- acknowledgements -----------------------------------------------------------------
+
+    def _pending_for(self, checkpoint_id: int, what: str) -> PendingCheckpoint | None:
+        if checkpoint_id >= self.next_checkpoint_id or checkpoint_id < 1:
+            raise IllegalCheckpointTransitionError(
+                f"{what} for checkpoint {checkpoint_id}, which was never triggered"
+            )
+        return self.pending.get(checkpoint_id)  # None: already completed or failed (a late message)
+
+    def _on_ack(self, event: AcknowledgeCheckpoint, now_ms: int) -> list[Action]:
+        pending = self._pending_for(event.checkpoint_id, "acknowledgement")
+        if pending is None:
+            return []
+        if event.execution_id not in pending.plan.tasks_to_ack:
+            raise IllegalCheckpointTransitionError(
+                f"task {event.execution_id} acknowledged checkpoint {event.checkpoint_id}, not part of it"
+            )
+        if event.execution_id not in pending.not_yet_acked:
+            raise IllegalCheckpointTransitionError(
+                f"task {event.execution_id} acknowledged checkpoint {event.checkpoint_id} twice"
+            )
+        pending.not_yet_acked.discard(event.execution_id)
+        pending.acked[event.execution_id] = event.snapshot
+        pending.stats.acks[event.execution_id] = (now_ms, event.snapshot.state_size)
+        if pending.not_yet_acked:
+            return []
+        return self._complete(pending, now_ms)
+
+    def _on_decline(self, event: DeclineCheckpoint, now_ms: int) -> list[Action]:
+        pending = self._pending_for(event.checkpoint_id, "decline")
+        if pending is None:
+            return []
+        if event.execution_id not in pending.plan.tasks_to_ack:
+            raise IllegalCheckpointTransitionError(
+                f"task {event.execution_id} declined checkpoint {event.checkpoint_id} but is not part of it"
+            )
+        reason = f"Checkpoint was declined by task {event.execution_id}: {event.reason}"
+        return self._fail(event.checkpoint_id, reason, now_ms, count=True)
+
+    # -- completion and failure -----------------------------------------------------------
+
+    def _complete(self, pending: PendingCheckpoint, now_ms: int) -> list[Action]:
+        cid = pending.checkpoint_id
+        states: list[OperatorSubtaskState] = [op for snap in pending.acked.values() for op in snap.operators]
+        try:
+            metadata = CheckpointMetadata(
+                job_id=self.job_id,
+                checkpoint_id=cid,
+                timestamp=pending.timestamp,
+                is_savepoint=pending.is_savepoint,
+                checkpoint_type=pending.checkpoint_type,
+                operators=merge_operator_states(states),
+            )
+            write_metadata(self.storage, pending.location, metadata)
+        except (SnapshotFormatError, OSError) as e:
+            return self._fail(cid, f"Failure to finalize checkpoint: {e}", now_ms, count=True)
+        del self.pending[cid]
+        self.last_checkpoint_end = now_ms
+        self.stats.reported_completed(pending.stats, pending.location)
+        actions: list[Action] = []
+        if pending.is_savepoint:
+            if pending.checkpoint_type == SYNC_SAVEPOINT:
+                self.periodic_suspended = True  # stays off: the job is stopping (H8 happy path)
+        else:
+            self.consecutive_failures = 0
+            self.completed.append(CompletedCheckpoint(cid, pending.checkpoint_type, pending.timestamp,
+                                                      pending.location, metadata))  # fmt: skip
+            while len(self.completed) > self.config.num_retained:
+                old = self.completed.pop(0)
+                self._dispose(old.external_path)
+                for s in self.stats.history:
+                    if s.checkpoint_id == old.checkpoint_id:
+                        s.discarded = True
+            # Older pending checkpoints are subsumed: a newer one completed (not a failure).
+            for older in sorted(c for c, p in self.pending.items() if c < cid and not p.is_savepoint):
+                actions += self._fail(older, "Checkpoint has been subsumed.", now_ms, count=False)
+        actions.append(NotifyCheckpointComplete(cid, tuple(pending.plan.tasks_to_ack)))
+        actions.append(
+            CheckpointCompleted(cid, pending.checkpoint_type, pending.location, pending.request_id)
+        )
+        return actions
+
+    def _dispose(self, location: str) -> None:
+        try:
+            self.storage.delete_dir(location)
+        except OSError as e:  # leftover files are garbage, not a reason to fail anything
+            self.history.append(f"could not dispose {location}: {e}")
+
+    def _fail(self, cid: int, reason: str, now_ms: int, *, count: bool, notify: bool = True) -> list[Action]:
+        pending = self.pending.pop(cid)
+        self.last_checkpoint_end = now_ms
+        self.stats.reported_failed(pending.stats, now_ms, reason)
+        self._dispose(pending.location)
+        actions: list[Action] = []
+        if notify:
+            actions.append(NotifyCheckpointAborted(cid, tuple(pending.plan.tasks_to_ack), reason))
+        actions.append(CheckpointFailed(cid, pending.checkpoint_type, reason, pending.request_id))
+        if pending.checkpoint_type == SYNC_SAVEPOINT:
+            self.periodic_suspended = False  # H7: periodic checkpoints resume when the stop fails
+            if self.config.interval_ms is not None and self.plan is not None:
+                self.next_trigger_at = now_ms + self.config.interval_ms
+        if count and not pending.is_savepoint:
+            self.consecutive_failures += 1
+            if self.consecutive_failures > self.config.tolerable_failures:
+                actions.append(FailJob(
+                    f"Exceeded checkpoint tolerable failure threshold "
+                    f"({self.consecutive_failures} consecutive failures, "
+                    f"{self.config.tolerable_failures} tolerated); last: {reason}"
+                ))  # fmt: skip
+                self.consecutive_failures = 0
+        return actions

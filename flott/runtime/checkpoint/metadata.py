@@ -1,0 +1,245 @@
+"""The snapshot format: state handles (what tasks acknowledge) and the ``_metadata`` file.
+
+A checkpoint or savepoint is a directory::
+
+    <dir>/_metadata                         JSON, this module (written last, atomically)
+    <dir>/op-<operator id>/kg-<n>.bin       keyed state of one operator, one key group (snapshot.py)
+    <dir>/op-<operator id>/os-<i>.bin       operator (non-keyed) list state of subtask i (snapshot.py)
+
+Every path inside ``_metadata`` is *relative to the directory*, so a savepoint can be moved or
+copied anywhere (another machine, another bucket) and still restores. The metadata is plain JSON
+(msgspec), readable without user code: the JobMaster plans a restore (which subtask reads which
+files) from it alone and never unpickles state. ``format_version`` is there from day one; a reader
+refuses versions it does not know.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from flott.runtime.checkpoint.errors import SnapshotFormatError
+from flott.runtime.checkpoint.storage import CheckpointStorage, join
+
+FORMAT_NAME = "flott-snapshot"
+FORMAT_VERSION = 1
+SUPPORTED_FORMAT_VERSIONS = frozenset({1})
+METADATA_FILE = "_metadata"
+
+# Operator list-state redistribution modes (Flink's OperatorStateHandle.Mode).
+SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"
+"""Elements of all subtasks are pooled and split over the new subtasks (each element once)."""
+UNION = "UNION"
+"""Every new subtask gets every element of every old subtask."""
+
+
+class KeyGroupStateHandle(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
+    """Keyed state of one operator in one key group: one file."""
+
+    key_group: int
+    path: str
+    """Relative to the snapshot directory."""
+    size: int
+    entries: dict[str, int] = {}
+    """Number of keys per state name (for ``savepoint inspect``)."""
+
+
+class OperatorListStateInfo(msgspec.Struct, frozen=True):
+    mode: str
+    count: int
+
+
+class OperatorStateHandle(msgspec.Struct, frozen=True):
+    """Operator (non-keyed) list states of one subtask (e.g. a source's offsets): one file."""
+
+    subtask_index: int
+    path: str
+    size: int
+    states: dict[str, OperatorListStateInfo] = {}
+
+
+class OperatorSubtaskState(msgspec.Struct, frozen=True):
+    """What one subtask acknowledges for one of its (chained) operators."""
+
+    operator_id: str
+    subtask_index: int
+    parallelism: int
+    max_parallelism: int
+    uid: str | None = None
+    name: str = ""
+    key_group_range: tuple[int, int] | None = None
+    """Inclusive key groups this subtask owned when it snapshotted (None for non-keyed operators)."""
+    keyed_state_kinds: dict[str, str] = {}
+    key_groups: list[KeyGroupStateHandle] = []
+    operator_state: OperatorStateHandle | None = None
+
+    @property
+    def state_size(self) -> int:
+        size = sum(h.size for h in self.key_groups)
+        return size + (self.operator_state.size if self.operator_state is not None else 0)
+
+
+class TaskStateSnapshot(msgspec.Struct, frozen=True):
+    """A task's acknowledgement payload: one entry per operator in its chain."""
+
+    operators: list[OperatorSubtaskState] = []
+
+    @property
+    def state_size(self) -> int:
+        return sum(op.state_size for op in self.operators)
+
+
+class OperatorMetadata(msgspec.Struct, frozen=True):
+    """All state of one operator in a snapshot, merged over its subtasks."""
+
+    operator_id: str
+    parallelism: int
+    max_parallelism: int
+    uid: str | None = None
+    name: str = ""
+    keyed_state_kinds: dict[str, str] = {}
+    key_groups: list[KeyGroupStateHandle] = []
+    """Sorted by key group; key groups without state have no file and are absent."""
+    operator_states: list[OperatorStateHandle] = []
+    """Sorted by subtask index."""
+
+    @property
+    def state_size(self) -> int:
+        return sum(h.size for h in self.key_groups) + sum(h.size for h in self.operator_states)
+
+    def state_sizes(self) -> dict[str, int]:
+        """Number of entries per state name (keyed: keys; operator state: list elements)."""
+        out: dict[str, int] = {}
+        for h in self.key_groups:
+            for name, n in h.entries.items():
+                out[name] = out.get(name, 0) + n
+        for oh in self.operator_states:
+            for name, info in oh.states.items():
+                out[name] = out.get(name, 0) + info.count
+        return out
+
+
+class CheckpointMetadata(msgspec.Struct, frozen=True):
+    """The ``_metadata`` file."""
+
+    job_id: str
+    checkpoint_id: int
+    timestamp: int
+    is_savepoint: bool
+    checkpoint_type: str
+    """Flink's RestAPICheckpointType: CHECKPOINT, SAVEPOINT, SYNC_SAVEPOINT."""
+    operators: list[OperatorMetadata]
+    format: str = FORMAT_NAME
+    format_version: int = FORMAT_VERSION
+    savepoint_format: str = "CANONICAL"
+
+    @property
+    def state_size(self) -> int:
+        return sum(op.state_size for op in self.operators)
+
+    def operator(self, operator_id_or_uid: str) -> OperatorMetadata:
+        for op in self.operators:
+            if op.operator_id == operator_id_or_uid or (op.uid is not None and op.uid == operator_id_or_uid):
+                return op
+        raise KeyError(operator_id_or_uid)
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(CheckpointMetadata)
+
+
+def merge_operator_states(subtask_states: list[OperatorSubtaskState]) -> list[OperatorMetadata]:
+    """Merge the acknowledged per-subtask states into per-operator metadata.
+
+    Raises :class:`SnapshotFormatError` if subtasks disagree (parallelism, max parallelism) or two
+    subtasks claim the same key group: such a snapshot would restore state twice.
+    """
+    by_op: dict[str, list[OperatorSubtaskState]] = {}
+    for s in subtask_states:
+        by_op.setdefault(s.operator_id, []).append(s)
+    out = []
+    for op_id in sorted(by_op):
+        states = sorted(by_op[op_id], key=lambda s: s.subtask_index)
+        first = states[0]
+        if any(
+            s.parallelism != first.parallelism or s.max_parallelism != first.max_parallelism for s in states
+        ):
+            raise SnapshotFormatError(f"operator {op_id}: subtasks report different (max) parallelism")
+        seen: dict[int, KeyGroupStateHandle] = {}
+        kinds: dict[str, str] = {}
+        for s in states:
+            kinds.update(s.keyed_state_kinds)
+            for h in s.key_groups:
+                if not 0 <= h.key_group < first.max_parallelism:
+                    raise SnapshotFormatError(f"operator {op_id}: key group {h.key_group} out of range")
+                if h.key_group in seen:
+                    raise SnapshotFormatError(f"operator {op_id}: key group {h.key_group} snapshotted twice")
+                seen[h.key_group] = h
+        op_states = [s.operator_state for s in states if s.operator_state is not None]
+        out.append(
+            OperatorMetadata(
+                operator_id=op_id,
+                parallelism=first.parallelism,
+                max_parallelism=first.max_parallelism,
+                uid=first.uid,
+                name=first.name,
+                keyed_state_kinds=kinds,
+                key_groups=[seen[g] for g in sorted(seen)],
+                operator_states=sorted(op_states, key=lambda h: h.subtask_index),
+            )
+        )
+    return out
+
+
+def encode_metadata(metadata: CheckpointMetadata) -> bytes:
+    return _encoder.encode(metadata)
+
+
+def decode_metadata(data: bytes, where: str = "<bytes>") -> CheckpointMetadata:
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError as e:
+        raise SnapshotFormatError(f"corrupt snapshot metadata {where}: not valid JSON ({e})") from e
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
+        raise SnapshotFormatError(f"{where} is not a flott snapshot metadata file")
+    version = raw.get("format_version")
+    if version not in SUPPORTED_FORMAT_VERSIONS:
+        raise SnapshotFormatError(
+            f"snapshot metadata {where} has format version {version!r}; this flott reads "
+            f"{sorted(SUPPORTED_FORMAT_VERSIONS)}"
+        )
+    try:
+        return _decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as e:
+        raise SnapshotFormatError(f"corrupt snapshot metadata {where}: {e}") from e
+
+
+def snapshot_dir_of(path: str) -> str:
+    """A snapshot path as users give it (the directory or its ``_metadata`` file) -> the directory."""
+    p = path.rstrip("/")
+    if p.endswith("/" + METADATA_FILE) or p == METADATA_FILE:
+        return p[: -len(METADATA_FILE)].rstrip("/") or "."
+    return p
+
+
+def write_metadata(storage: CheckpointStorage, snapshot_dir: str, metadata: CheckpointMetadata) -> str:
+    """Write ``_metadata`` atomically (temporary file, then rename); returns its path."""
+    path = join(snapshot_dir, METADATA_FILE)
+    storage.write_atomic(path, encode_metadata(metadata))
+    return path
+
+
+def load_metadata(storage: CheckpointStorage, path: str) -> CheckpointMetadata:
+    """Read a snapshot's metadata from its directory (or the ``_metadata`` file itself).
+
+    Raises :class:`SnapshotFormatError` with the path in the message when the directory or the
+    file is missing, or the file is corrupt or of an unknown format version.
+    """
+    directory = snapshot_dir_of(path)
+    meta_path = join(directory, METADATA_FILE)
+    if not storage.exists(meta_path):
+        if not storage.exists(directory):
+            raise SnapshotFormatError(f"snapshot path {path} does not exist")
+        raise SnapshotFormatError(
+            f"snapshot path {path} has no {METADATA_FILE} file: not a completed checkpoint or savepoint"
+        )
+    return decode_metadata(storage.read(meta_path), meta_path)

@@ -1,0 +1,143 @@
+"""Restore planning: which new subtask reads which files of a snapshot (the basis of rescaling).
+
+Pure and user-code free: it reads only the metadata, so the JobMaster computes it and ships each
+subtask its :class:`SubtaskRestore` with the deployment.
+
+* Keyed state moves a key group at a time: new subtask ``i`` of ``p`` owns Flink's key-group
+  range ``[ceil(i*M/p), floor(((i+1)*M-1)/p)]`` (M = max parallelism, which never changes for
+  the life of the state) and reads exactly the files of those key groups. The ranges partition
+  ``[0, M)``, so every key group is restored exactly once, whatever the new parallelism.
+* Operator list state (sources' offsets/splits): SPLIT_DISTRIBUTE pools the elements of all old
+  subtasks in order and gives each new subtask a contiguous share (Flink's round-robin
+  repartitioner at element granularity); UNION gives every new subtask everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from flott.runtime.checkpoint.errors import RestoreError
+from flott.runtime.checkpoint.metadata import SPLIT_DISTRIBUTE, UNION, CheckpointMetadata, OperatorMetadata
+from flott.runtime.checkpoint.storage import join
+from flott.runtime.state.key_groups import KeyGroupRange, compute_key_group_range_for_operator_index
+
+
+@dataclass(frozen=True)
+class OperatorStateSlice:
+    """Elements ``[start, end)`` of list state ``state_name`` in the operator-state file ``path``."""
+
+    path: str
+    state_name: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class SubtaskRestore:
+    """What one new subtask of one operator restores."""
+
+    operator_id: str
+    subtask_index: int
+    parallelism: int
+    max_parallelism: int
+    key_group_range: KeyGroupRange
+    key_group_files: list[tuple[int, str]] = field(default_factory=list)
+    """``(key group, absolute path)`` for the key groups of the range that have state."""
+    keyed_state_kinds: dict[str, str] = field(default_factory=dict)
+    operator_state: list[OperatorStateSlice] = field(default_factory=list)
+    union_state_files: list[str] = field(default_factory=list)
+    """Operator-state files whose UNION states this subtask reads whole."""
+
+
+def _split(total: int, parts: int, index: int) -> tuple[int, int]:
+    """Contiguous share ``index`` of ``total`` elements over ``parts`` (first shares one larger)."""
+    base, extra = divmod(total, parts)
+    start = index * base + min(index, extra)
+    return start, start + base + (1 if index < extra else 0)
+
+
+def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: int) -> list[SubtaskRestore]:
+    if not 0 < new_parallelism <= op.max_parallelism:
+        raise RestoreError(
+            f"cannot restore operator {op.uid or op.operator_id} at parallelism {new_parallelism}: "
+            f"its max parallelism is {op.max_parallelism} (fixed when the state was created)"
+        )
+    by_group = {h.key_group: h for h in op.key_groups}
+    # Operator list state: number the elements of every SPLIT_DISTRIBUTE state across old subtasks.
+    split_states: dict[str, list[tuple[str, int]]] = {}  # name -> [(file, count)] in subtask order
+    union_files: list[str] = []
+    for handle in op.operator_states:
+        path = join(snapshot_dir, handle.path)
+        has_union = False
+        for name, info in handle.states.items():
+            if info.mode == SPLIT_DISTRIBUTE:
+                split_states.setdefault(name, []).append((path, info.count))
+            elif info.mode == UNION:
+                has_union = True
+            else:
+                raise RestoreError(f"operator {op.operator_id}: unknown operator state mode {info.mode!r}")
+        if has_union:
+            union_files.append(path)
+    out = []
+    for i in range(new_parallelism):
+        kgr = compute_key_group_range_for_operator_index(op.max_parallelism, new_parallelism, i)
+        files = [(g, join(snapshot_dir, by_group[g].path)) for g in kgr if g in by_group]
+        slices: list[OperatorStateSlice] = []
+        for name, pieces in split_states.items():
+            total = sum(count for _, count in pieces)
+            lo, hi = _split(total, new_parallelism, i)
+            offset = 0
+            for path, count in pieces:
+                a, b = max(lo, offset), min(hi, offset + count)
+                if a < b:
+                    slices.append(OperatorStateSlice(path, name, a - offset, b - offset))
+                offset += count
+        out.append(
+            SubtaskRestore(
+                operator_id=op.operator_id,
+                subtask_index=i,
+                parallelism=new_parallelism,
+                max_parallelism=op.max_parallelism,
+                key_group_range=kgr,
+                key_group_files=files,
+                keyed_state_kinds=dict(op.keyed_state_kinds),
+                operator_state=slices,
+                union_state_files=list(union_files),
+            )
+        )
+    return out
+
+
+def restore_assignment(
+    metadata: CheckpointMetadata,
+    new_parallelism: int | Mapping[str, int],
+    snapshot_dir: str,
+    *,
+    allow_non_restored_state: bool = True,
+) -> dict[str, list[SubtaskRestore]]:
+    """Plan the restore of every operator in ``metadata`` at ``new_parallelism``.
+
+    ``new_parallelism`` is one number for all operators, or a mapping from operator id *or* uid to
+    parallelism (operators are matched by uid first, as Flink does). With a mapping and
+    ``allow_non_restored_state=False``, an operator of the snapshot missing from the mapping is an
+    error (Flink's ``allowNonRestoredState``). Result: operator id -> one :class:`SubtaskRestore` per
+    new subtask, with absolute paths under ``snapshot_dir`` (where the snapshot is *now*).
+    """
+    out: dict[str, list[SubtaskRestore]] = {}
+    for op in metadata.operators:
+        if isinstance(new_parallelism, int):
+            par: int | None = new_parallelism
+        else:
+            par = new_parallelism.get(op.uid) if op.uid is not None else None
+            if par is None:
+                par = new_parallelism.get(op.operator_id)
+        if par is None:
+            if not allow_non_restored_state:
+                raise RestoreError(
+                    f"the snapshot has state for operator {op.uid or op.operator_id} that the job does not "
+                    "contain; set allowNonRestoredState to skip it"
+                )
+            continue
+        out[op.operator_id] = _assign_operator(op, snapshot_dir.rstrip("/"), par)
+    return out
