@@ -47,6 +47,12 @@ _OPTIONS = [
     ConfigOption("jobstore.expiration-time", "3600", "Seconds finished jobs are kept."),
     ConfigOption("local.number-taskmanager", "0", "TaskExecutors of an embedded cluster (0 = one per core)."),
     ConfigOption("high-availability.type", "none", "none | zookeeper."),
+    ConfigOption("high-availability.zookeeper.path.root", "/flott", "ZooKeeper root node of flott clusters."),
+    ConfigOption("high-availability.cluster-id", "/default", "This cluster's node under the root."),
+    ConfigOption("high-availability.zookeeper.client.session-timeout", "60000", "Session timeout, ms."),
+    ConfigOption("high-availability.zookeeper.client.connection-timeout", "15000", "Connect timeout, ms."),
+    ConfigOption("blob.server.port", "0", "Port of the BlobServer serving job artifacts (0 = any)."),
+    ConfigOption("rest.server.max-content-length", "104857600", "Largest accepted REST request body, bytes."),
 ]
 
 DEFAULTS: dict[str, str] = {o.key: o.default for o in _OPTIONS}
