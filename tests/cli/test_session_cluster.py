@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import socket
 import subprocess
@@ -126,27 +127,22 @@ def test_attached_run_on_session_cluster_waits_for_result(
     assert sorted(lines) == sorted(f"({w},{n})" for w, n in expected.items())
 
 
-def test_standalone_taskmanager_registers_and_runs_tasks(run_dir: Path, tmp_path: Path) -> None:
+@contextlib.contextmanager
+def standalone_cluster(*extra_conf: str) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
+    """``flott jobmanager start`` plus one ``flott taskmanager start -m`` registered with it.
+
+    Yields (REST address, RPC address, the TaskManager's process); stops both by PID.
+    """
     rest_port, rpc_port = free_port(), free_port()
-    conf = ["-D", f"rest.port={rest_port}", "-D", f"jobmanager.rpc.port={rpc_port}"]
+    conf = ["-D", f"rest.port={rest_port}", "-D", f"jobmanager.rpc.port={rpc_port}", *extra_conf]
+    cli = [sys.executable, "-m", "flott.cli.main"]
     jm = subprocess.Popen(
-        [sys.executable, "-m", "flott.cli.main", "jobmanager", "start", *conf],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        [*cli, "jobmanager", "start", *conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     tm = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "flott.cli.main",
-            "taskmanager",
-            "start",
-            "-m",
-            f"127.0.0.1:{rpc_port}",
-            *conf,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        [*cli, "taskmanager", "start", "-m", f"127.0.0.1:{rpc_port}", *conf],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 30
@@ -158,10 +154,25 @@ def test_standalone_taskmanager_registers_and_runs_tasks(run_dir: Path, tmp_path
                 pass
             assert time.monotonic() < deadline, "the standalone TaskManager did not register"
             time.sleep(0.2)
+        yield f"127.0.0.1:{rest_port}", f"127.0.0.1:{rpc_port}", tm
+    finally:
+        for proc in (tm, jm):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in (tm, jm):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def test_standalone_taskmanager_registers_and_runs_tasks(run_dir: Path, tmp_path: Path) -> None:
+    with standalone_cluster() as (address, _, _tm):
         run = flott(
             "run",
             "-m",
-            f"127.0.0.1:{rest_port}",
+            address,
             "-p",
             "1",
             str(REPO / "examples" / "word_count.py"),
@@ -172,68 +183,18 @@ def test_standalone_taskmanager_registers_and_runs_tasks(run_dir: Path, tmp_path
         )
         assert run.returncode == 0, run.stderr
         assert any(p.is_file() and not p.name.startswith(".") for p in (tmp_path / "out").rglob("*"))
-    finally:
-        for proc in (tm, jm):
-            proc.terminate()
-        for proc in (tm, jm):
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def test_killed_standalone_taskmanager_fails_job_by_heartbeat_timeout(run_dir: Path) -> None:
     """No driver watches a standalone TaskManager: only its missing heartbeats can tell."""
-    rest_port, rpc_port = free_port(), free_port()
-    conf = [
-        "-D",
-        f"rest.port={rest_port}",
-        "-D",
-        f"jobmanager.rpc.port={rpc_port}",
-        "-D",
-        "heartbeat.interval=300",
-        "-D",
-        "heartbeat.timeout=2000",
-    ]
-    jm = subprocess.Popen(
-        [sys.executable, "-m", "flott.cli.main", "jobmanager", "start", *conf],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    tm = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "flott.cli.main",
-            "taskmanager",
-            "start",
-            "-m",
-            f"127.0.0.1:{rpc_port}",
-            *conf,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{rest_port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if get_json(f"{base}/overview")["taskmanagers"] == 1:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+    with standalone_cluster("-D", "heartbeat.interval=300", "-D", "heartbeat.timeout=2000") as (
+        address,
+        _,
+        tm,
+    ):
+        base = f"http://{address}"
         run = flott(
-            "run",
-            "-m",
-            f"127.0.0.1:{rest_port}",
-            "-d",
-            str(REPO / "examples" / "streaming_counts.py"),
-            "--parallelism",
-            "1",
+            "run", "-m", address, "-d", str(REPO / "examples" / "streaming_counts.py"), "--parallelism", "1"
         )
         assert run.returncode == 0, run.stderr
         job_id = run.stdout.strip().split()[-1]
@@ -249,15 +210,4 @@ def test_killed_standalone_taskmanager_fails_job_by_heartbeat_timeout(run_dir: P
             time.sleep(0.1)
         took = time.monotonic() - killed
         assert took < 2.0 + 2.0, f"failure noticed after {took:.1f}s with a 2 s heartbeat timeout"
-        result = get_json(f"{base}/jobs/{job_id}/exceptions")
-        assert "heartbeat" in json.dumps(result).lower()
-    finally:
-        for proc in (tm, jm):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in (tm, jm):
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        assert "heartbeat" in json.dumps(get_json(f"{base}/jobs/{job_id}/exceptions")).lower()
