@@ -54,9 +54,9 @@ def word_count(input_path: str | None, output_path: str | None, parallelism: int
                 OutputFileConfig.builder().with_part_prefix("prefix").with_part_suffix(".ext").build()
             )
             .build()
-        )
+        ).uid("counts-sink")
     else:
-        ds.print()
+        ds.print().uid("print")
 
     env.execute("word_count")
 
