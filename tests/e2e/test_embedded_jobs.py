@@ -276,3 +276,22 @@ def test_ctrl_c_of_flott_run_leaves_no_process() -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_keyed_state_example_prints_per_sensor_summaries() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "keyed_state.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr
+    readings = [(f"sensor-{i % 4}", float((i * 7919) % 1000) / 10.0) for i in range(1000)]
+    expected = set()
+    for sensor in {s for s, _ in readings}:
+        values = [v for s, v in readings if s == sensor]
+        for n in (100, 200):
+            expected.add(f"({sensor},{n},{max(values[:n])})")
+    printed = {line.split("> ", 1)[-1] for line in proc.stdout.splitlines() if line.strip()}
+    assert printed == expected
