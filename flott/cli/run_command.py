@@ -84,9 +84,8 @@ class ProgressReporter:
 class ProgressExecutor:
     """Embedded execution with progress lines for an interactive user."""
 
-    def __init__(self, inner: EmbeddedExecutor, detached: bool) -> None:
+    def __init__(self, inner: EmbeddedExecutor) -> None:
         self._inner = inner
-        self._detached = detached
         self.clients: list[JobClient] = []
 
     def execute(self, job_graph: JobGraph) -> JobClient:
@@ -175,7 +174,7 @@ def run_script(
         remote = RestExecutor(config, jobmanager)
         executor = DetachedExecutor(remote) if detached else _AttachedRemoteExecutor(remote)
     else:
-        executor = ProgressExecutor(EmbeddedExecutor(config), detached)
+        executor = ProgressExecutor(EmbeddedExecutor(config))
     old_argv = sys.argv
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))

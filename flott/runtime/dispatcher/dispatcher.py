@@ -19,7 +19,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +70,7 @@ class JobManagerRunner:
 
     job_graph: JobGraph
     job_master: JobMaster
-    result: asyncio.Future[JobResult] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future())
+    result: asyncio.Future[JobResult]
 
 
 def archive_execution_graph(job_master: JobMaster, endpoints: Mapping[str, str]) -> ArchivedExecutionGraph:

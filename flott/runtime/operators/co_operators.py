@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flott.datastream.functions import CoProcessFunction, KeyedCoProcessFunction
-from flott.datastream.time_domain import TimeDomain
 from flott.errors import InvalidJobGraphError
 from flott.runtime.operators.keyed_operators import KeyedProcessContext
 from flott.runtime.operators.specs import KeySelectorPair
@@ -30,6 +29,7 @@ from flott.runtime.operators.stream_operator import (
     user_method,
 )
 from flott.runtime.operators.timer_service import InternalTimerService, KeyedTimerService
+from flott.runtime.operators.user_timers import UserTimerFiring
 from flott.runtime.state.heap import HeapKeyedStateBackend
 
 
@@ -176,7 +176,7 @@ class CoProcessOperator(_TwoInputOperator):
         self._ctx.timestamped_output = self._ts_out
 
 
-class KeyedCoProcessOperator(_TwoInputOperator):
+class KeyedCoProcessOperator(UserTimerFiring, _TwoInputOperator):
     """``process`` with a KeyedCoProcessFunction on connected keyed streams: shared keyed state, timers."""
 
     methods = ("process_element1", "process_element2")
@@ -196,43 +196,10 @@ class KeyedCoProcessOperator(_TwoInputOperator):
         self._ctx.timestamped_output = self._ts_out
         self._batch_size = setup.batch_size
         self._timer_out: list[Any] = []
+        self._timer_results_timestamped = self._ts_out
 
-    def _fire(self, timestamp: int, domain: TimeDomain, output_timestamp: int | None) -> None:
-        if self._on_timer is None:
-            return
-        ctx = self._ctx
-        out = self._timer_out
-        ctx.out = out
-        ctx.domain = domain
-        ctx.record_timestamp = timestamp
-        produced = self._on_timer(timestamp, ctx)
-        if produced is not None:
-            if self._ts_out:
-                out.extend([(result, output_timestamp) for result in produced])
-            else:
-                out.extend(produced)
-        if len(out) >= self._batch_size:
-            self._flush_timer_output()
-
-    def _flush_timer_output(self) -> None:
-        out, self._timer_out = self._timer_out, []
-        if out:
-            out = self._finish(out)
-            if out:
-                self.output.collect(out)
-
-    def on_event_time(self, timestamp: int, key: Any, namespace: Any) -> None:
-        self._fire(timestamp, TimeDomain.EVENT_TIME, timestamp)
-
-    def on_processing_time(self, timestamp: int, key: Any, namespace: Any) -> None:
-        self._fire(timestamp, TimeDomain.PROCESSING_TIME, None)
-        self._flush_timer_output()
-
-    def process_watermark(self, timestamp: int) -> None:
-        self.current_watermark = timestamp
-        self.timers.advance_watermark(timestamp)
-        self._flush_timer_output()
-        self.output.emit_watermark(timestamp)
+    def _finish_timer_output(self, out: list[Any]) -> list[Any]:
+        return self._finish(out)
 
     def close(self) -> None:
         self.timers.close()

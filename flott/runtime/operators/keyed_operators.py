@@ -33,6 +33,7 @@ from flott.runtime.operators.stream_operator import (
     user_method,
 )
 from flott.runtime.operators.timer_service import InternalTimerService, KeyedTimerService
+from flott.runtime.operators.user_timers import UserTimerFiring
 from flott.runtime.partitioner.key_group_stream_partitioner import unhashable_key_error
 from flott.runtime.state.heap import HeapKeyedStateBackend
 
@@ -181,7 +182,7 @@ class KeyedProcessContext(KeyedProcessFunction.OnTimerContext):
         self.out.append((side, self.record_timestamp) if self.timestamped_output else side)
 
 
-class KeyedProcessOperator(StreamOperator):
+class KeyedProcessOperator(UserTimerFiring, StreamOperator):
     """``process`` on a keyed stream with a KeyedProcessFunction; ``process_element`` yields outputs."""
 
     def __init__(self, setup: OperatorSetup) -> None:
@@ -200,6 +201,7 @@ class KeyedProcessOperator(StreamOperator):
         self._keep_side_outputs = bool(setup.side_output_tags)
         self._batch_size = setup.batch_size
         self._timer_out: list[Any] = []
+        self._timer_results_timestamped = self._timestamped
 
     def open(self) -> None:
         ctx = self._setup.runtime_context(self.backend)
@@ -239,42 +241,8 @@ class KeyedProcessOperator(StreamOperator):
 
     # --- timers ---------------------------------------------------------------------------------
 
-    def _fire(self, timestamp: int, domain: TimeDomain, output_timestamp: int | None) -> None:
-        if self._on_timer is None:
-            return
-        ctx = self._ctx
-        out = self._timer_out
-        ctx.out = out
-        ctx.domain = domain
-        ctx.record_timestamp = timestamp
-        produced = self._on_timer(timestamp, ctx)
-        if produced is not None:
-            if self._timestamped:
-                out.extend((result, output_timestamp) for result in produced)
-            else:
-                out.extend(produced)
-        if len(out) >= self._batch_size:
-            self._flush_timer_output()
-
-    def _flush_timer_output(self) -> None:
-        out, self._timer_out = self._timer_out, []
-        if out:
-            out = self._finish_outputs(out)
-            if out:
-                self.output.collect(out)
-
-    def on_event_time(self, timestamp: int, key: Any, namespace: Any) -> None:
-        self._fire(timestamp, TimeDomain.EVENT_TIME, timestamp)
-
-    def on_processing_time(self, timestamp: int, key: Any, namespace: Any) -> None:
-        self._fire(timestamp, TimeDomain.PROCESSING_TIME, None)
-        self._flush_timer_output()
-
-    def process_watermark(self, timestamp: int) -> None:
-        self.current_watermark = timestamp
-        self.timers.advance_watermark(timestamp)
-        self._flush_timer_output()
-        self.output.emit_watermark(timestamp)
+    def _finish_timer_output(self, out: list[Any]) -> list[Any]:
+        return self._finish_outputs(out)
 
     def close(self) -> None:
         try:

@@ -82,12 +82,6 @@ class SlotManager:
         te.slots[slot_index] = SlotState()
         return True
 
-    def free_all_of_job(self, job_id: str) -> None:
-        for te in self.task_executors.values():
-            for i, s in enumerate(te.slots):
-                if s.job_id == job_id:
-                    te.slots[i] = SlotState()
-
     def sync_report(self, resource_id: str, allocated: dict[int, tuple[str, str]]) -> None:
         """Adopt allocations the TaskExecutor reports (e.g. after the RM restarted).
 
