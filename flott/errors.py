@@ -27,6 +27,7 @@ answers with, so the mapping lives here and nowhere else::
     │   ├── DuplicateJobSubmissionError     409
     │   ├── JobNotTerminalError             409  result asked before the job ended
     │   ├── JobAlreadyTerminalError         409  e.g. cancel of a FINISHED job
+    │   ├── OperationNotFoundError          404  status of an async operation never triggered
     │   ├── JobExecutionError               500  the job ended FAILED (cause attached)
     │   ├── JobCancellationError            500  the job ended CANCELED while waiting for it
     │   ├── JobSubmissionError              500  client side: submission did not go through
@@ -130,6 +131,12 @@ class JobNotTerminalError(JobError):
 
 class JobAlreadyTerminalError(JobError):
     http_status = 409
+
+
+class OperationNotFoundError(JobError):
+    """No savepoint/stop/checkpoint/disposal/rescale operation under this trigger id (or it expired)."""
+
+    http_status = 404
 
 
 class JobExecutionError(JobError):

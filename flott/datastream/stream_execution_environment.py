@@ -242,13 +242,14 @@ class StreamExecutionEnvironment:
     def get_stream_time_characteristic(self) -> Any:
         return self._config.get(TIME_CHARACTERISTIC, "EventTime")
 
-    # --- checkpointing, state, restarts (stored; honoured by later issues) ----------------------
+    # --- checkpointing, state, restarts ----------------------------------------------------------
 
     def enable_checkpointing(
         self, interval: int, mode: CheckpointingMode | None = None
     ) -> StreamExecutionEnvironment:
-        """Stores ``execution.checkpointing.interval`` (and mode). Checkpointing is not built yet:
-        the settings travel with the job and are ignored until it is."""
+        """Checkpoint every ``interval`` ms (``execution.checkpointing.interval``): aligned barriers,
+        exactly-once state, transactional file sinks. Checkpoints go to the checkpoint storage
+        directory (``execution.checkpointing.dir``; a local temporary directory if unset)."""
         config = self.get_checkpoint_config()
         config.set_checkpoint_interval(interval)
         if mode is not None:

@@ -120,8 +120,18 @@ def test_trigger_all_acks_completed() -> None:
     assert coord.next_wakeup() == 2000
 
 
-def test_missing_ack_times_out_and_fails_the_job_by_default() -> None:
-    coord, storage = make(timeout_ms=500)
+def test_missing_ack_times_out_and_never_fails_the_job_by_default() -> None:
+    coord, _ = make(timeout_ms=500)
+    coord.handle(JobRunning(PLAN), 0)
+    for i in range(3):
+        coord.handle(Tick(), 1000 + 1000 * i)
+        ack_all(coord, i + 1, 1100 + 1000 * i, skip=("map-1",))
+        actions: list[Any] = coord.handle(Tick(), 1500 + 1000 * i)
+        assert [type(a) for a in actions] == [NotifyCheckpointAborted, CheckpointFailed]
+
+
+def test_missing_ack_times_out_and_fails_the_job_when_no_failure_is_tolerated() -> None:
+    coord, storage = make(timeout_ms=500, tolerable_failures=0)
     coord.handle(JobRunning(PLAN), 0)
     coord.handle(Tick(), 1000)
     ack_all(coord, 1, 1100, skip=("map-1",))

@@ -82,14 +82,16 @@ class CheckpointConfig:
     timeout_ms: int = 600_000
     min_pause_ms: int = 0
     max_concurrent: int = 1
-    tolerable_failures: int = 0
-    """Flink's default 0: the first counted checkpoint failure fails the job (restart strategy applies)."""
+    tolerable_failures: int | None = None
+    """Consecutive checkpoint failures tolerated before the job fails (restart strategy applies).
+    None (the key unset): a failed checkpoint never fails the job, the next one simply tries again.
+    Flink's 0 makes a single slow checkpoint restart the whole job, a common surprise."""
     num_retained: int = 1
     checkpoints_dir: str | None = None
     savepoints_dir: str | None = None
 
     def __post_init__(self) -> None:
-        if self.max_concurrent < 1 or self.num_retained < 1 or self.tolerable_failures < 0:
+        if self.max_concurrent < 1 or self.num_retained < 1 or (self.tolerable_failures or 0) < 0:
             raise ConfigurationError(
                 "max-concurrent-checkpoints and num-retained must be >= 1, tolerable-failed-checkpoints >= 0"
             )
@@ -110,7 +112,11 @@ class CheckpointConfig:
             timeout_ms=timeout if timeout is not None else 600_000,
             min_pause_ms=_duration(conf, "execution.checkpointing.min-pause", 0) or 0,
             max_concurrent=_int(conf, ("execution.checkpointing.max-concurrent-checkpoints",), 1),
-            tolerable_failures=_int(conf, ("execution.checkpointing.tolerable-failed-checkpoints",), 0),
+            tolerable_failures=(
+                _int(conf, ("execution.checkpointing.tolerable-failed-checkpoints",), 0)
+                if conf.get("execution.checkpointing.tolerable-failed-checkpoints") not in (None, "")
+                else None
+            ),
             num_retained=_int(
                 conf, ("execution.checkpointing.num-retained", "state.checkpoints.num-retained"), 1
             ),
@@ -161,6 +167,8 @@ class TriggerSavepoint:
     request_id: str | None = None
     sync: bool = False
     """True for stop-with-savepoint: periodic checkpoints pause (resume if the savepoint fails)."""
+    drain: bool = False
+    """Stop-with-savepoint with ``--drain``: sources emit the final watermark before the barrier."""
     stimulus: str = "savepoint requested"
 
 
@@ -221,6 +229,7 @@ class TriggerCheckpointBarrier:
     checkpoint_type: str
     location: str
     execution_ids: tuple[str, ...]
+    drain: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,6 +238,8 @@ class NotifyCheckpointComplete:
 
     checkpoint_id: int
     execution_ids: tuple[str, ...]
+    final: bool = False
+    """Every source task acknowledged with ``end_of_input``: sources may finish now."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +293,7 @@ class PendingCheckpoint:
     stats: CheckpointStats
     not_yet_acked: set[str]
     acked: dict[str, TaskStateSnapshot] = field(default_factory=dict)
+    drain: bool = False
 
     @property
     def is_savepoint(self) -> bool:
@@ -470,7 +482,7 @@ class CheckpointCoordinator:
         if event.sync:
             self.periodic_suspended = True
         kind = SYNC_SAVEPOINT if event.sync else SAVEPOINT
-        return [self._trigger(kind, join(target, name), now_ms, event.request_id)]
+        return [self._trigger(kind, join(target, name), now_ms, event.request_id, drain=event.drain)]
 
     def _require_running(self, what: str) -> None:
         if self.plan is None:
@@ -479,7 +491,7 @@ class CheckpointCoordinator:
             )
 
     def _trigger(
-        self, kind: str, location: str, now_ms: int, request_id: str | None
+        self, kind: str, location: str, now_ms: int, request_id: str | None, *, drain: bool = False
     ) -> TriggerCheckpointBarrier:
         assert self.plan is not None
         cid = self.next_checkpoint_id
@@ -488,10 +500,10 @@ class CheckpointCoordinator:
         plan = self.plan
         stats = CheckpointStats(cid, kind, now_ms, len(plan.tasks_to_ack), dict(plan.tasks_to_ack))
         self.pending[cid] = PendingCheckpoint(
-            cid, kind, now_ms, location, plan, request_id, stats, set(plan.tasks_to_ack)
+            cid, kind, now_ms, location, plan, request_id, stats, set(plan.tasks_to_ack), drain=drain
         )
         self.stats.reported_pending(stats)
-        return TriggerCheckpointBarrier(cid, now_ms, kind, location, tuple(plan.tasks_to_trigger))
+        return TriggerCheckpointBarrier(cid, now_ms, kind, location, tuple(plan.tasks_to_trigger), drain)
 
     # -- acknowledgements -----------------------------------------------------------------
 
@@ -569,7 +581,10 @@ class CheckpointCoordinator:
             # Older pending checkpoints are subsumed: a newer one completed (not a failure).
             for older in sorted(c for c, p in self.pending.items() if c < cid and not p.is_savepoint):
                 actions += self._fail(older, "Checkpoint has been subsumed.", now_ms, count=False)
-        actions.append(NotifyCheckpointComplete(cid, tuple(pending.plan.tasks_to_ack)))
+        final = all(
+            pending.acked[eid].end_of_input for eid in pending.plan.tasks_to_trigger if eid in pending.acked
+        )
+        actions.append(NotifyCheckpointComplete(cid, tuple(pending.plan.tasks_to_ack), final))
         actions.append(
             CheckpointCompleted(cid, pending.checkpoint_type, pending.location, pending.request_id)
         )
@@ -596,7 +611,8 @@ class CheckpointCoordinator:
                 self.next_trigger_at = now_ms + self.config.interval_ms
         if count and not pending.is_savepoint:
             self.consecutive_failures += 1
-            if self.consecutive_failures > self.config.tolerable_failures:
+            tolerated = self.config.tolerable_failures
+            if tolerated is not None and self.consecutive_failures > tolerated:
                 actions.append(FailJob(
                     f"Exceeded checkpoint tolerable failure threshold "
                     f"({self.consecutive_failures} consecutive failures, "

@@ -82,6 +82,9 @@ class TaskStateSnapshot(msgspec.Struct, frozen=True):
     """A task's acknowledgement payload: one entry per operator in its chain."""
 
     operators: list[OperatorSubtaskState] = []
+    end_of_input: bool = False
+    """A source task whose input was exhausted when it took this snapshot: once a checkpoint in
+    which every source says so completes, the sources may finish (their final checkpoint)."""
 
     @property
     def state_size(self) -> int:

@@ -19,7 +19,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,13 @@ from flott.errors import (
     JobAlreadyTerminalError,
     JobArtifactError,
     JobNotFoundError,
+    OperationNotFoundError,
 )
+from flott.rest.handler.async_operations import CompletedOperationCache
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.blob.python_artifacts import artifact_kind
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
+from flott.runtime.dispatcher import savepoints
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.job_master import JobMaster, now_ms
@@ -46,10 +50,16 @@ from flott.runtime.messages.archived_execution_graph import (
 )
 from flott.runtime.messages.cluster import TaskExecutorInfo
 from flott.runtime.messages.execution import PythonArtifactDescriptor
-from flott.runtime.messages.job import ClusterOverview, ExecutionGraphInfo, JobDetails, JobResult
+from flott.runtime.messages.job import (
+    ClusterOverview,
+    ExecutionGraphInfo,
+    JobDetails,
+    JobResult,
+    OperationStatus,
+)
 from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
-from flott.runtime.rpc.service import RpcEndpoint, RpcService
+from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +72,7 @@ class _ArchivedJob:
     result: JobResult
     archived_at: float
     graph: ArchivedExecutionGraph | None = None
+    checkpoint_statistics: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -159,6 +170,12 @@ class Dispatcher(RpcEndpoint):
         self.client_heartbeats: dict[str, int] = {}
         self._te_endpoints: dict[str, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self._storage = FsspecCheckpointStorage()
+        self._operations: CompletedOperationCache[tuple[int | None, str]] = CompletedOperationCache(
+            config.get_seconds("rest.async.store-duration", "300 s")
+        )
+        self._rescaling: set[str] = set()
+        """Jobs being stopped to be restarted at a new parallelism: their files must stay."""
         self._max_archived = config.get_int("jobstore.max-capacity")
         self._archive_ttl = float(config.get_int("jobstore.expiration-time"))
 
@@ -194,18 +211,25 @@ class Dispatcher(RpcEndpoint):
 
         def on_terminal(res: JobResult, info: ExecutionGraphInfo) -> None:
             self._archive(info, res, graph=archive_execution_graph(jm, self._te_endpoints))
+            if jm.checkpointing is not None:
+                stats = jm.checkpointing.coordinator.checkpoint_statistics()
+                self.archive[job_id].checkpoint_statistics = stats
             if not result.done():
                 result.set_result(res)
             runner = self.runners.pop(job_id, None)
             if runner is not None:
                 self._spawn(runner.job_master.stop())
-            if self._blob_server is not None and python_artifacts:
+            if self._blob_server is not None and python_artifacts and job_id not in self._rescaling:
                 self._spawn(asyncio.to_thread(self._blob_server.cleanup_job, job_id))
 
+        # A missing or corrupt savepoint, or one whose state does not fit the job, refuses the job.
+        initial = await asyncio.to_thread(savepoints.savepoint_to_restore, self._storage, job_graph)
+        self._check_not_submitted(job_id)
         jm = JobMaster(
             job_graph, self._rpc, self._rm, self._config, on_terminal,
             python_artifacts=python_artifacts,
             blob_server_address=self._blob_server.address if self._blob_server is not None else "",
+            initial_snapshot=initial,
         )
         self.runners[job_id] = JobManagerRunner(job_graph, jm, result)
         log.info("job %s (%s) submitted", job_id, job_graph.job_name)
@@ -326,6 +350,110 @@ class Dispatcher(RpcEndpoint):
         except BaseException:
             await asyncio.to_thread(server.cleanup_job, job_id)
             raise
+
+    # -- savepoints and checkpoints (asynchronous operations) ----------------------------------
+
+    def _job_master(self, job_id: str) -> JobMaster:
+        runner = self.runners.get(job_id)
+        if runner is None:
+            archived = self._archived(job_id)  # JobNotFoundError if unknown
+            raise JobAlreadyTerminalError(f"job {job_id} already reached {archived.result.status}")
+        return runner.job_master
+
+    async def trigger_savepoint(
+        self, job_id: str, target_directory: str | None, cancel_job: bool, trigger_id: str | None = None
+    ) -> str:
+        jm = self._job_master(job_id)
+
+        async def run() -> tuple[int | None, str]:
+            return None, await jm.trigger_savepoint(target_directory, cancel_job)
+
+        return self._operations.trigger(job_id, trigger_id, run)
+
+    async def stop_with_savepoint(
+        self, job_id: str, target_directory: str | None, drain: bool, trigger_id: str | None = None
+    ) -> str:
+        jm = self._job_master(job_id)
+
+        async def run() -> tuple[int | None, str]:
+            return None, await jm.stop_with_savepoint(target_directory, drain)
+
+        return self._operations.trigger(job_id, trigger_id, run)
+
+    async def trigger_checkpoint(self, job_id: str, trigger_id: str | None = None) -> str:
+        jm = self._job_master(job_id)
+
+        async def run() -> tuple[int | None, str]:
+            return await jm.trigger_checkpoint(), ""
+
+        return self._operations.trigger(job_id, trigger_id, run)
+
+    async def rescale_job(self, job_id: str, parallelism: int, trigger_id: str | None = None) -> str:
+        if parallelism < 1:
+            from flott.errors import ConfigurationError
+
+            raise ConfigurationError(f"parallelism must be >= 1, got {parallelism}")
+        runner = self.runners.get(job_id)
+        jm = self._job_master(job_id)
+        assert runner is not None
+
+        async def run() -> tuple[int | None, str]:
+            self._rescaling.add(job_id)
+            try:
+                path = await jm.stop_with_savepoint(None, drain=False)
+                result = await runner.result
+                if result.status != "FINISHED":
+                    raise JobAlreadyTerminalError(f"job {job_id} ended {result.status} while rescaling")
+                graph = savepoints.rescaled_job_graph(runner.job_graph, parallelism, path)
+                self.archive.pop(job_id, None)
+                await self._start_job(graph, jm.python_artifacts)
+            finally:
+                self._rescaling.discard(job_id)
+            return None, path
+
+        return self._operations.trigger(job_id, trigger_id, run)
+
+    async def get_job_operation_status(self, job_id: str, trigger_id: str) -> OperationStatus:
+        if job_id not in self.runners:
+            self._archived(job_id)
+        return self._operation_status(job_id, trigger_id)
+
+    def _operation_status(self, scope: str, trigger_id: str) -> OperationStatus:
+        try:
+            result = self._operations.get(scope, trigger_id)
+        except FlottError as e:
+            raise OperationNotFoundError(str(e)) from None
+        if not result.done:
+            return OperationStatus("IN_PROGRESS")
+        if result.failure is not None:
+            return OperationStatus("COMPLETED", failure=error_to_wire(result.failure))
+        assert result.value is not None
+        checkpoint_id, location = result.value
+        return OperationStatus("COMPLETED", location=location or None, checkpoint_id=checkpoint_id)
+
+    async def dispose_savepoint(self, savepoint_path: str, trigger_id: str | None = None) -> str:
+        async def run() -> tuple[int | None, str]:
+            await asyncio.to_thread(savepoints.dispose_savepoint, self._storage, savepoint_path)
+            return None, ""
+
+        return self._operations.trigger("", trigger_id, run)
+
+    async def get_disposal_status(self, trigger_id: str) -> OperationStatus:
+        return self._operation_status("", trigger_id)
+
+    async def request_checkpoint_statistics(self, job_id: str) -> dict[str, Any]:
+        runner = self.runners.get(job_id)
+        if runner is not None:
+            return await runner.job_master.request_checkpoint_statistics()
+        archived = self._archived(job_id)
+        return archived.checkpoint_statistics
+
+    async def request_checkpoint_config(self, job_id: str) -> dict[str, Any]:
+        runner = self.runners.get(job_id)
+        if runner is None:
+            self._archived(job_id)
+            raise JobAlreadyTerminalError(f"job {job_id} is not running; its checkpoint config is gone")
+        return runner.job_master.checkpoint_config_info()
 
     async def request_blob_server_port(self) -> int:
         """The port TaskExecutors fetch job files from (Flink: DispatcherGateway#getBlobServerPort)."""

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.archived_execution_graph import ArchivedExecutionGraph
 from flott.runtime.messages.cluster import TaskExecutorInfo
-from flott.runtime.messages.job import ClusterOverview, ExecutionGraphInfo, JobDetails, JobResult
+from flott.runtime.messages.job import (
+    ClusterOverview,
+    ExecutionGraphInfo,
+    JobDetails,
+    JobResult,
+    OperationStatus,
+)
 from flott.runtime.messages.job_artifacts import JobArtifact
 
 DISPATCHER_ENDPOINT = "dispatcher"
@@ -54,3 +60,35 @@ class DispatcherGateway(Protocol):
 
     async def report_job_client_heartbeat(self, job_id: str, expired_timestamp: int) -> None:
         """An attached client is alive until ``expired_timestamp`` (ms); recorded, not yet enforced."""
+
+    # -- checkpoints and savepoints (asynchronous operations: trigger id, then poll) -----------
+
+    async def trigger_savepoint(
+        self, job_id: str, target_directory: str | None, cancel_job: bool, trigger_id: str | None = None
+    ) -> str:
+        """Start a savepoint (and cancel the job after it, for cancel-with-savepoint); the trigger id."""
+
+    async def stop_with_savepoint(
+        self, job_id: str, target_directory: str | None, drain: bool, trigger_id: str | None = None
+    ) -> str:
+        """Start stop-with-savepoint; the job ends FINISHED once the savepoint completed."""
+
+    async def trigger_checkpoint(self, job_id: str, trigger_id: str | None = None) -> str: ...
+
+    async def rescale_job(self, job_id: str, parallelism: int, trigger_id: str | None = None) -> str:
+        """Savepoint, then restart the job from it with every vertex at ``parallelism`` (one operation)."""
+
+    async def get_job_operation_status(self, job_id: str, trigger_id: str) -> OperationStatus:
+        """Status of a savepoint/stop/checkpoint/rescale operation.
+
+        OperationNotFoundError (404) for a trigger id never seen (or expired)."""
+
+    async def dispose_savepoint(self, savepoint_path: str, trigger_id: str | None = None) -> str: ...
+
+    async def get_disposal_status(self, trigger_id: str) -> OperationStatus: ...
+
+    async def request_checkpoint_statistics(self, job_id: str) -> dict[str, Any]:
+        """The body of ``GET /jobs/:id/checkpoints`` in Flink's shape."""
+
+    async def request_checkpoint_config(self, job_id: str) -> dict[str, Any]:
+        """The body of ``GET /jobs/:id/checkpoints/config`` in Flink's shape."""

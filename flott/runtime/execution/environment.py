@@ -7,13 +7,51 @@ task's own thread. Everything here is safe to use from that thread.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from flott.runtime.io.network.api import InputGate, ResultPartitionWriter
 from flott.runtime.jobgraph import JobEdge, JobVertex
+from flott.runtime.messages.execution import TaskRestore
+
+if TYPE_CHECKING:
+    from flott.runtime.checkpoint.metadata import TaskStateSnapshot
+
+
+@dataclass(frozen=True)
+class TriggerCheckpointMail:
+    """The JobMaster asks this source task to inject a barrier (and snapshot its state)."""
+
+    checkpoint_id: int
+    timestamp: int
+    checkpoint_type: str
+    location: str
+    drain: bool = False
+
+
+@dataclass(frozen=True)
+class CheckpointCompleteMail:
+    checkpoint_id: int
+    final: bool = False
+
+
+@dataclass(frozen=True)
+class CheckpointAbortedMail:
+    checkpoint_id: int
+
+
+Mail = TriggerCheckpointMail | CheckpointCompleteMail | CheckpointAbortedMail
+
+
+class CheckpointResponder(Protocol):
+    """How a task answers the JobMaster's checkpoint coordinator (thread-safe; Flink's name)."""
+
+    def acknowledge(self, checkpoint_id: int, snapshot: TaskStateSnapshot) -> None: ...
+
+    def decline(self, checkpoint_id: int, reason: str) -> None: ...
 
 
 @dataclass
@@ -64,6 +102,11 @@ class TaskEnvironment:
     cancelled: threading.Event = field(default_factory=threading.Event)
     """Set by the TaskExecutor when the task must stop; the task loop checks it between batches."""
     stdout_prefix: str = ""
+    mailbox: queue.SimpleQueue[Mail] = field(default_factory=queue.SimpleQueue)
+    """Messages for the task thread (checkpoint triggers and notifications), read between batches."""
+    checkpoint_responder: CheckpointResponder | None = None
+    restore: TaskRestore | None = None
+    """The snapshot this attempt starts from (None: empty state)."""
 
     @property
     def parallelism(self) -> int:

@@ -8,7 +8,7 @@ all-to-all (consumer j reads subpartition j of every producer).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from flott.runtime.jobgraph import JobEdge, JobGraph
 from flott.runtime.jobmaster.execution_graph import Execution, ExecutionGraph
@@ -18,6 +18,7 @@ from flott.runtime.messages.execution import (
     PythonArtifactDescriptor,
     ResultPartitionDeploymentDescriptor,
     TaskDeploymentDescriptor,
+    TaskRestore,
 )
 
 
@@ -36,6 +37,9 @@ def build_deployment(
     data_addresses: dict[str, str],
     python_artifacts: Sequence[PythonArtifactDescriptor] = (),
     blob_server_address: str = "",
+    *,
+    job_config: Mapping[str, str] | None = None,
+    restore: TaskRestore | None = None,
 ) -> TaskDeploymentDescriptor:
     """The descriptor of one attempt; every task of the job names all of the job's Python files.
 
@@ -94,7 +98,7 @@ def build_deployment(
         vertex=vertex,
         subtask_index=ex.subtask_index,
         attempt_number=ex.attempt_number,
-        job_config=graph.config,
+        job_config=dict(job_config) if job_config is not None else graph.config,
         input_gates=gates,
         output_partitions=outputs,
         artifacts={r: graph.user_artifacts[r] for r in refs},
@@ -104,4 +108,5 @@ def build_deployment(
         },
         python_artifacts=list(python_artifacts),
         blob_server_address=blob_server_address if python_artifacts else "",
+        restore=restore,
     )

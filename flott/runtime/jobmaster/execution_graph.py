@@ -6,14 +6,22 @@ task state reports, lost TaskExecutors, cancel requests) and carries out the
 actions (deploy, cancel a task, report the job's status). Each event carries
 a ``stimulus`` string so a job's history can say why it changed.
 
-Job states follow Flink: CREATED → RUNNING → FINISHED; any task FAILED or a
-TaskExecutor lost → FAILING → (all tasks terminal) FAILED; cancel → CANCELLING
-→ CANCELED. Restarts (RESTARTING) come with checkpoints.
+Job states follow Flink: CREATED → RUNNING → FINISHED; cancel → CANCELLING →
+CANCELED. A failure (a task FAILED, a TaskExecutor lost, a global failure such as
+too many failed checkpoints) asks the restart strategy: if it allows a restart
+and the error is recoverable, RUNNING → RESTARTING, every task is cancelled,
+and once all are terminal the graph asks the shell to wait the backoff
+(:class:`ScheduleRestart`); :class:`RestartJob` then creates a new attempt of
+every subtask (global failover: the shell restores them all from the latest
+completed checkpoint) and the job is RUNNING again. Otherwise → FAILING →
+(all tasks terminal) FAILED.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from flott.common.job_status import JobStatus
 from flott.errors import IllegalStateTransitionError, TaskExecutorLostError
@@ -22,6 +30,7 @@ from flott.runtime.messages.execution import ExecutionState
 from flott.runtime.rpc.service import WireError, error_to_wire
 
 _ES = ExecutionState
+_ECHO = "DataExchangeError"
 
 # Legal moves of one execution (attempt) of a subtask.
 _EXECUTION_TRANSITIONS: dict[ExecutionState, set[ExecutionState]] = {
@@ -40,7 +49,8 @@ _EXECUTION_TRANSITIONS: dict[ExecutionState, set[ExecutionState]] = {
 _JS = JobStatus
 _JOB_TRANSITIONS: dict[JobStatus, set[JobStatus]] = {
     _JS.CREATED: {_JS.RUNNING, _JS.FAILING, _JS.FAILED, _JS.CANCELLING, _JS.CANCELED},
-    _JS.RUNNING: {_JS.FINISHED, _JS.FAILING, _JS.CANCELLING},
+    _JS.RUNNING: {_JS.FINISHED, _JS.FAILING, _JS.CANCELLING, _JS.RESTARTING},
+    _JS.RESTARTING: {_JS.RUNNING, _JS.CANCELLING, _JS.CANCELED, _JS.FAILING, _JS.FAILED},
     _JS.FAILING: {_JS.FAILED},
     _JS.CANCELLING: {_JS.CANCELED, _JS.FAILED},
     _JS.FINISHED: set(),
@@ -106,9 +116,31 @@ class CancelJob:
 class GlobalFailure:
     error: WireError
     stimulus: str = "global failure"
+    restartable: bool = True
+    """False: fail the job whatever the restart strategy says (e.g. a restore that cannot work)."""
 
 
-Event = StartScheduling | SlotAssigned | TaskStateChanged | TaskExecutorLost | CancelJob | GlobalFailure
+@dataclass(frozen=True)
+class RestartJob:
+    """The backoff of a :class:`ScheduleRestart` passed: start a new attempt of every subtask."""
+
+    stimulus: str = "restart backoff passed"
+
+
+Event = (
+    StartScheduling | SlotAssigned | TaskStateChanged | TaskExecutorLost | CancelJob | GlobalFailure
+    | RestartJob
+)  # fmt: skip
+
+
+class RestartPolicy(Protocol):
+    """What the graph needs of a restart strategy (flott.runtime.executiongraph.failover)."""
+
+    def notify_failure(self, now_ms: int) -> None: ...
+
+    def can_restart(self) -> bool: ...
+
+    def backoff_time_ms(self) -> int: ...
 
 # -- actions ----------------------------------------------------------------------------------
 
@@ -137,26 +169,41 @@ class JobStatusChanged:
     stimulus: str
 
 
-Action = RequestSlots | DeployTasks | CancelTask | JobStatusChanged
+@dataclass(frozen=True)
+class ScheduleRestart:
+    """All tasks of the failed attempt are terminal: send :class:`RestartJob` after ``delay_ms``."""
+
+    delay_ms: int
+
+
+Action = RequestSlots | DeployTasks | CancelTask | JobStatusChanged | ScheduleRestart
 
 
 class ExecutionGraph:
     """States of a job and its subtasks; see the module docstring."""
 
-    def __init__(self, job_graph: JobGraph, now_ms: int = 0) -> None:
+    def __init__(
+        self,
+        job_graph: JobGraph,
+        now_ms: int = 0,
+        *,
+        restart_policy: RestartPolicy | None = None,
+        is_recoverable: Callable[[str], bool] = lambda error_type: True,
+    ) -> None:
+        """Without a ``restart_policy`` every failure fails the job (Flink's ``none``)."""
         self.job_graph = job_graph
         self.status = JobStatus.CREATED
         self.failure: WireError | None = None
         self.status_timestamps: dict[str, int] = {JobStatus.CREATED.name: now_ms}
+        self.restart_policy = restart_policy
+        self._is_recoverable = is_recoverable
+        self.num_restarts = 0
+        self.last_failure: WireError | None = None
+        """The cause of the latest failover (kept after a restart; ``failure`` is the job's final one)."""
+        self._restart_delay_ms: int | None = None
         self.executions: dict[str, Execution] = {}
         self.by_vertex: dict[str, list[Execution]] = {}
-        for vertex in job_graph.topological_order():
-            row = []
-            for i in range(vertex.parallelism):
-                ex = Execution(new_id(), vertex.id, i, 0, timestamps={"CREATED": now_ms})
-                self.executions[ex.execution_id] = ex
-                row.append(ex)
-            self.by_vertex[vertex.id] = row
+        self._new_attempt(0, now_ms)
         self.slots_needed = job_graph.slots_needed()
         # Slot numbers: group g's i-th slot is offset[g] + i (slot sharing within a group).
         self._slot_offset: dict[str, int] = {}
@@ -167,6 +214,17 @@ class ExecutionGraph:
         self._group_of = {v.id: v.slot_sharing_group for v in job_graph.vertices}
         self.slots: dict[int, tuple[str, str]] = {}
         self.history: list[str] = []
+
+    def _new_attempt(self, attempt: int, now_ms: int) -> None:
+        self.executions = {}
+        self.by_vertex = {}
+        for vertex in self.job_graph.topological_order():
+            row = []
+            for i in range(vertex.parallelism):
+                ex = Execution(new_id(), vertex.id, i, attempt, timestamps={"CREATED": now_ms})
+                self.executions[ex.execution_id] = ex
+                row.append(ex)
+            self.by_vertex[vertex.id] = row
 
     # -- queries --------------------------------------------------------------------------
 
@@ -194,7 +252,9 @@ class ExecutionGraph:
             return self._on_te_lost(event, now_ms)
         if isinstance(event, CancelJob):
             return self._on_cancel(event, now_ms)
-        return self._fail(event.error, event.stimulus, now_ms)
+        if isinstance(event, RestartJob):
+            return self._on_restart(event, now_ms)
+        return self._fail(event.error, event.stimulus, now_ms, restartable=event.restartable)
 
     def _transition_job(
         self, new: JobStatus, stimulus: str, now_ms: int, failure: WireError | None = None
@@ -230,6 +290,9 @@ class ExecutionGraph:
         self.slots[event.slot_number] = (event.resource_id, event.allocation_id)
         if len(self.slots) < self.slots_needed:
             return []
+        return self._deploy_all(now_ms)
+
+    def _deploy_all(self, now_ms: int) -> list[Action]:
         ids = []
         for ex in self.executions.values():
             ex.resource_id, ex.allocation_id = self.slot_of(ex)
@@ -247,6 +310,8 @@ class ExecutionGraph:
             if self.status in (JobStatus.RUNNING, JobStatus.CREATED):
                 error = event.error or WireError(type="ClusterError", message="task failed without a cause")
                 return self._fail(error, event.stimulus, now_ms)
+            if event.error is not None:
+                self._prefer_root_cause(event.error)
             return self._maybe_done(now_ms)
         if ex.state is ExecutionState.CANCELING and event.state is ExecutionState.RUNNING:
             return []
@@ -254,6 +319,10 @@ class ExecutionGraph:
         return self._maybe_done(now_ms)
 
     def _on_te_lost(self, event: TaskExecutorLost, now_ms: int) -> list[Action]:
+        # Its slots are gone with it: a restart asks the ResourceManager for new ones.
+        for number, (rid, _) in list(self.slots.items()):
+            if rid == event.resource_id:
+                del self.slots[number]
         lost = [
             ex
             for ex in self.executions.values()
@@ -270,21 +339,60 @@ class ExecutionGraph:
         return self._maybe_done(now_ms)
 
     def _on_cancel(self, event: CancelJob, now_ms: int) -> list[Action]:
-        if self.status not in (JobStatus.CREATED, JobStatus.RUNNING):
+        if self.status not in (JobStatus.CREATED, JobStatus.RUNNING, JobStatus.RESTARTING):
             return []
+        self._restart_delay_ms = None
         actions = self._transition_job(JobStatus.CANCELLING, event.stimulus, now_ms)
         actions += self._cancel_all(now_ms)
         return actions + self._maybe_done(now_ms)
 
-    def _fail(self, error: WireError, stimulus: str, now_ms: int) -> list[Action]:
+    def _fail(
+        self, error: WireError, stimulus: str, now_ms: int, *, restartable: bool = True
+    ) -> list[Action]:
         if self.status in (JobStatus.FAILING, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.FINISHED):
             return []
         if self.status is JobStatus.CANCELLING:
             self.failure = self.failure or error
             return []
+        if self.status is JobStatus.RESTARTING:
+            return self._maybe_done(now_ms)  # already failing over: one restart covers both failures
+        self.last_failure = error
+        policy = self.restart_policy
+        if policy is not None and self.status is JobStatus.RUNNING:
+            policy.notify_failure(now_ms)
+            if restartable and self._is_recoverable(error.type) and policy.can_restart():
+                self._restart_delay_ms = policy.backoff_time_ms()
+                actions = self._transition_job(JobStatus.RESTARTING, stimulus, now_ms)
+                actions += self._cancel_all(now_ms)
+                return actions + self._maybe_done(now_ms)
         actions = self._transition_job(JobStatus.FAILING, stimulus, now_ms, error)
         actions += self._cancel_all(now_ms)
         return actions + self._maybe_done(now_ms)
+
+    def _prefer_root_cause(self, error: WireError) -> None:
+        """A broken data channel is usually the echo of another task's failure; if that task's own
+        report arrives second, it is the cause worth showing (the user's exception, not the echo)."""
+        if error.type == _ECHO:
+            return
+        if self.failure is not None and self.failure.type == _ECHO:
+            self.failure = error
+        if self.last_failure is not None and self.last_failure.type == _ECHO:
+            self.last_failure = error
+
+    def _on_restart(self, event: RestartJob, now_ms: int) -> list[Action]:
+        if self.status is not JobStatus.RESTARTING or not self.all_terminal():
+            return []  # cancelled meanwhile, or a stale timer
+        self._restart_delay_ms = None
+        self.num_restarts += 1
+        self._new_attempt(self.num_restarts, now_ms)
+        actions = self._transition_job(JobStatus.RUNNING, event.stimulus, now_ms)
+        for ex in self.executions.values():
+            self._transition_execution(ex, ExecutionState.SCHEDULED, now_ms)
+        missing = self.slots_needed - len(self.slots)
+        if missing > 0:
+            actions.append(RequestSlots(missing))
+            return actions
+        return actions + self._deploy_all(now_ms)
 
     def _cancel_all(self, now_ms: int) -> list[Action]:
         actions: list[Action] = []
@@ -308,4 +416,7 @@ class ExecutionGraph:
             return self._transition_job(JobStatus.FAILED, "all tasks terminal after failure", now_ms)
         if self.status is JobStatus.CANCELLING:
             return self._transition_job(JobStatus.CANCELED, "all tasks canceled", now_ms)
+        if self.status is JobStatus.RESTARTING and self._restart_delay_ms is not None:
+            delay, self._restart_delay_ms = self._restart_delay_ms, None
+            return [ScheduleRestart(delay)]
         return []

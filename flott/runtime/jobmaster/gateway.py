@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
+from flott.runtime.checkpoint.metadata import TaskStateSnapshot
 from flott.runtime.messages.cluster import SlotOffer, TaskExecutorToJobManagerHeartbeat
 from flott.runtime.messages.execution import TaskExecutionState
 from flott.runtime.messages.job import ExecutionGraphInfo
@@ -30,3 +31,20 @@ class JobMasterGateway(Protocol):
     async def cancel(self) -> None: ...
 
     async def request_job(self) -> ExecutionGraphInfo: ...
+
+    # -- checkpoints -------------------------------------------------------------------------
+
+    async def acknowledge_checkpoint(
+        self, execution_id: str, checkpoint_id: int, snapshot: TaskStateSnapshot
+    ) -> None: ...
+
+    async def decline_checkpoint(self, execution_id: str, checkpoint_id: int, reason: str) -> None: ...
+
+    async def trigger_savepoint(self, target_directory: str | None, cancel_job: bool) -> str:
+        """The savepoint's path once it completed (with ``cancel_job`` the job is then cancelling)."""
+
+    async def stop_with_savepoint(self, target_directory: str | None, drain: bool) -> str: ...
+
+    async def trigger_checkpoint(self) -> int: ...
+
+    async def request_checkpoint_statistics(self) -> dict[str, Any]: ...

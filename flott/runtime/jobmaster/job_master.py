@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,20 @@ from typing import Any
 from flott.common.job_status import JobStatus
 from flott.configuration import Configuration
 from flott.errors import FlottError, JobNotFoundError, NoResourceAvailableError, RpcError
+from flott.runtime.checkpoint.coordinator import CheckpointConfig
+from flott.runtime.checkpoint.errors import CheckpointTriggerError
+from flott.runtime.checkpoint.metadata import TaskStateSnapshot
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
+from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import (
+    create_restart_strategy,
+    is_recoverable,
+)
 from flott.runtime.jobgraph import JobGraph, new_id
+from flott.runtime.jobmaster.checkpointing import (
+    CheckpointCoordinatorDriver,
+    SnapshotToRestore,
+    merged_job_config,
+)
 from flott.runtime.jobmaster.deployment import build_deployment
 from flott.runtime.jobmaster.execution_graph import (
     Action,
@@ -31,6 +45,8 @@ from flott.runtime.jobmaster.execution_graph import (
     GlobalFailure,
     JobStatusChanged,
     RequestSlots,
+    RestartJob,
+    ScheduleRestart,
     SlotAssigned,
     StartScheduling,
     TaskExecutorLost,
@@ -78,11 +94,14 @@ class JobMaster(RpcEndpoint):
         clock: Callable[[], float] = time.monotonic,
         python_artifacts: Sequence[PythonArtifactDescriptor] = (),
         blob_server_address: str = "",
+        initial_snapshot: SnapshotToRestore | None = None,
     ) -> None:
         """``python_artifacts`` are the job's files in the BlobServer at ``blob_server_address``.
 
         The JobMaster only passes their keys on to the TaskExecutors; it never
-        reads (let alone imports) them.
+        reads (let alone imports) them. ``initial_snapshot``: the savepoint (or
+        retained checkpoint) the job starts from, already read and checked by the
+        Dispatcher.
         """
         self.job_graph = job_graph
         self.python_artifacts = list(python_artifacts)
@@ -94,7 +113,31 @@ class JobMaster(RpcEndpoint):
         self._config = config
         self._on_terminal = on_terminal
         self._clock = clock
-        self.graph = ExecutionGraph(job_graph, now_ms())
+        self.job_config = merged_job_config(config.to_dict(), job_graph.config)
+        """The cluster's configuration overridden by the job's: what tasks and strategies read."""
+        self.streaming = self.job_config.get("execution.runtime-mode", "STREAMING").upper() != "BATCH"
+        checkpoint_config = _with_default_dirs(CheckpointConfig.from_config(self.job_config))
+        self.graph = ExecutionGraph(
+            job_graph,
+            now_ms(),
+            restart_policy=create_restart_strategy(
+                self.job_config,
+                checkpointing_enabled=self.streaming and checkpoint_config.interval_ms is not None,
+            ),
+            is_recoverable=is_recoverable,
+        )
+        self.checkpointing: CheckpointCoordinatorDriver | None = None
+        if self.streaming:
+            self.checkpointing = CheckpointCoordinatorDriver(
+                job_graph,
+                lambda: self.graph,
+                checkpoint_config,
+                FsspecCheckpointStorage(),
+                self._task_executor_gateway,
+                self._spawn,
+                self._fail_globally,
+                initial_snapshot,
+            )
         self._task_managers: dict[str, _TaskManagerEntry] = {}
         self.metrics: dict[str, TaskMetrics] = {}
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
@@ -103,13 +146,15 @@ class JobMaster(RpcEndpoint):
         self._background: set[asyncio.Task[None]] = set()
         self._terminated = False
         self._actions_lock = asyncio.Lock()
+        self._terminal_event = asyncio.Event()
 
     # -- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> None:
         self._rpc.register(self)
         self._spawn(self._monitor_heartbeats())
-        self._spawn(self._slot_deadline())
+        if self.checkpointing is not None:
+            self._spawn(self.checkpointing.run_timer())
         await self._handle(StartScheduling())
 
     async def stop(self) -> None:
@@ -131,7 +176,16 @@ class JobMaster(RpcEndpoint):
         if self._terminated:
             return
         actions = self.graph.handle(event, now_ms())
+        if self.checkpointing is not None:
+            self.checkpointing.on_graph_changed()
         await self._run(actions)
+
+    def _task_executor_gateway(self, resource_id: str) -> TaskExecutorGateway | None:
+        tm = self._task_managers.get(resource_id)
+        return tm.gateway if tm is not None else None
+
+    async def _fail_globally(self, error: FlottError, restartable: bool = True) -> None:
+        await self._handle(GlobalFailure(error_to_wire(error), str(error), restartable=restartable))
 
     async def _run(self, actions: list[Action]) -> None:
         for action in actions:
@@ -146,6 +200,10 @@ class JobMaster(RpcEndpoint):
                     )
                 except FlottError as e:
                     await self._handle(GlobalFailure(error_to_wire(e), "slot request failed"))
+                    continue
+                self._spawn(self._slot_deadline(self.graph.num_restarts))
+            elif isinstance(action, ScheduleRestart):
+                self._spawn(self._restart_after(action.delay_ms))
             elif isinstance(action, DeployTasks):
                 self._spawn(self._deploy(action.execution_ids))
             elif isinstance(action, CancelTask):
@@ -161,15 +219,40 @@ class JobMaster(RpcEndpoint):
                 if action.new in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED):
                     await self._finish()
 
+    async def _restart_after(self, delay_ms: int) -> None:
+        log.info("job %s: restarting in %d ms", self.job_graph.job_id, delay_ms)
+        await asyncio.sleep(delay_ms / 1000)
+        await self._handle(RestartJob())
+
     async def _deploy(self, execution_ids: list[str]) -> None:
         addresses = {rid: tm.data_address for rid, tm in self._task_managers.items()}
+        restores = {}
+        if self.checkpointing is not None:
+            try:
+                restores = self.checkpointing.plan_restore(
+                    [self.graph.executions[eid] for eid in execution_ids if eid in self.graph.executions]
+                )
+            except FlottError as e:
+                await self._fail_globally(e, restartable=False)
+                return
 
         async def deploy_one(execution_id: str) -> None:
-            ex = self.graph.executions[execution_id]
+            ex = self.graph.executions.get(execution_id)
+            if ex is None or ex.state is not ExecutionState.DEPLOYING:
+                return  # superseded by a failover meanwhile
             assert ex.resource_id is not None
-            tm = self._task_managers[ex.resource_id]
+            tm = self._task_managers.get(ex.resource_id)
+            if tm is None:
+                await self._handle(TaskExecutorLost(ex.resource_id, "task executor gone before deployment"))
+                return
             tdd = build_deployment(
-                self.graph, ex, addresses, self.python_artifacts, self.blob_server_address
+                self.graph,
+                ex,
+                addresses,
+                self.python_artifacts,
+                self.blob_server_address,
+                job_config=self.job_config,
+                restore=restores.get(execution_id),
             )
             try:
                 await tm.gateway.submit_task(tdd, self.fencing_token or "")
@@ -202,6 +285,9 @@ class JobMaster(RpcEndpoint):
         if self._terminated:
             return
         self._terminated = True
+        self._terminal_event.set()
+        if self.checkpointing is not None:
+            self.checkpointing.shutdown(f"job reached {self.graph.status.name}")
         with contextlib.suppress(FlottError):
             await self._rm.cancel_slot_request(self.job_graph.job_id)
         for rid, alloc in list(self.graph.slots.values()):
@@ -222,9 +308,13 @@ class JobMaster(RpcEndpoint):
         )
         self._on_terminal(result, info)
 
-    async def _slot_deadline(self) -> None:
+    async def _slot_deadline(self, attempt: int) -> None:
         await asyncio.sleep(self._slot_timeout)
-        if self.graph.status is JobStatus.RUNNING and len(self.graph.slots) < self.graph.slots_needed:
+        if (
+            self.graph.status is JobStatus.RUNNING
+            and self.graph.num_restarts == attempt
+            and len(self.graph.slots) < self.graph.slots_needed
+        ):
             err = NoResourceAvailableError(
                 f"could not get {self.graph.slots_needed} slots within {self._slot_timeout:.0f}s "
                 f"(got {len(self.graph.slots)}); the cluster has too few free task slots for parallelism "
@@ -263,7 +353,7 @@ class JobMaster(RpcEndpoint):
         accepted = []
         for offer in offers:
             free = [n for n in range(self.graph.slots_needed) if n not in self.graph.slots]
-            if not free or self.graph.status is not JobStatus.RUNNING:
+            if not free or self.graph.status not in (JobStatus.RUNNING, JobStatus.RESTARTING):
                 break
             accepted.append(offer)
             await self._handle(SlotAssigned(free[0], resource_id, offer.allocation_id))
@@ -293,6 +383,71 @@ class JobMaster(RpcEndpoint):
 
     async def request_job(self) -> ExecutionGraphInfo:
         return self.execution_graph_info()
+
+    # -- checkpoints ---------------------------------------------------------------------------
+
+    def _require_checkpointing(self, what: str) -> CheckpointCoordinatorDriver:
+        if self.checkpointing is None:
+            raise CheckpointTriggerError(
+                f"{what} is not possible for job {self.job_graph.job_id}: it runs in BATCH mode, "
+                "which takes no checkpoints (a failed BATCH job is re-run from its sources)"
+            )
+        return self.checkpointing
+
+    async def acknowledge_checkpoint(
+        self, execution_id: str, checkpoint_id: int, snapshot: TaskStateSnapshot
+    ) -> None:
+        if self.checkpointing is not None:
+            self.checkpointing.acknowledge(execution_id, checkpoint_id, snapshot)
+
+    async def decline_checkpoint(self, execution_id: str, checkpoint_id: int, reason: str) -> None:
+        if self.checkpointing is not None:
+            self.checkpointing.decline(execution_id, checkpoint_id, reason)
+
+    async def trigger_savepoint(self, target_directory: str | None, cancel_job: bool) -> str:
+        path = await self._require_checkpointing("a savepoint").trigger_savepoint(target_directory)
+        if cancel_job:
+            await self._handle(CancelJob("cancel with savepoint"))
+        return path
+
+    async def stop_with_savepoint(self, target_directory: str | None, drain: bool) -> str:
+        """The savepoint is taken synchronously with the sources; they end after it completed."""
+        driver = self._require_checkpointing("stop-with-savepoint")
+        path = await driver.trigger_savepoint(target_directory, sync=True, drain=drain)
+        await self._terminal_event.wait()
+        return path
+
+    async def trigger_checkpoint(self) -> int:
+        return await self._require_checkpointing("a checkpoint").trigger_checkpoint()
+
+    async def request_checkpoint_statistics(self) -> dict[str, Any]:
+        if self.checkpointing is None:
+            return {}
+        return self.checkpointing.coordinator.checkpoint_statistics()
+
+    def checkpoint_config_info(self) -> dict[str, Any]:
+        """``GET /jobs/:id/checkpoints/config`` in Flink's CheckpointConfigInfo shape."""
+        driver = self._require_checkpointing("checkpoint configuration")
+        c = driver.config
+        backend = self.job_config.get("state.backend.type", "hashmap").strip().lower()
+        return {
+            "mode": "exactly_once",
+            "interval": c.interval_ms if c.interval_ms is not None else 0x7FFFFFFFFFFFFFFF,
+            "timeout": c.timeout_ms,
+            "min_pause": c.min_pause_ms,
+            "max_concurrent": c.max_concurrent,
+            "externalization": {"enabled": True, "delete_on_cancellation": False},
+            "state_backend": "EmbeddedRocksDBStateBackend" if backend == "rocksdb" else "HashMapStateBackend",
+            "checkpoint_storage": "FileSystemCheckpointStorage",
+            "unaligned_checkpoints": False,
+            "tolerable_failed_checkpoints": c.tolerable_failures if c.tolerable_failures is not None else -1,
+            "aligned_checkpoint_timeout": 0,
+            "checkpoints_after_tasks_finish": True,
+            "state_changelog_enabled": False,
+        }
+
+    async def wait_terminal(self) -> None:
+        await self._terminal_event.wait()
 
     # -- views ---------------------------------------------------------------------------------
 
@@ -386,6 +541,18 @@ class JobMaster(RpcEndpoint):
             else "STREAMING",
             failure=g.failure,
         )
+
+
+def _with_default_dirs(config: CheckpointConfig) -> CheckpointConfig:
+    """Checkpoints need a directory; without one configured they go under the machine's temporary
+    directory (fine on one machine; a cluster over several hosts must configure a shared one)."""
+    if config.checkpoints_dir:
+        return config
+    import dataclasses
+    import tempfile
+
+    default = os.path.join(tempfile.gettempdir(), "flott-checkpoints")
+    return dataclasses.replace(config, checkpoints_dir=default)
 
 
 def _vertex_status(exs_states: list[ExecutionState]) -> str:

@@ -72,6 +72,28 @@ class PythonArtifactDescriptor(msgspec.Struct, frozen=True):
     size: int = -1
 
 
+class OperatorRestore(msgspec.Struct, frozen=True):
+    """What one operator of a subtask reads back from a snapshot (planned by the JobMaster).
+
+    Paths are absolute (the snapshot directory joined with the relative paths in its metadata).
+    """
+
+    key_group_files: list[tuple[int, str]] = []
+    """``(key group, file)`` for the key groups of the subtask's range that have state."""
+    operator_state: list[tuple[str, str, int, int]] = []
+    """``(file, state name, start, end)``: elements ``[start, end)`` of a SPLIT_DISTRIBUTE list state."""
+    union_state_files: list[str] = []
+
+
+class TaskRestore(msgspec.Struct, frozen=True):
+    """The snapshot a subtask attempt starts from (a checkpoint after a failover, or a savepoint)."""
+
+    checkpoint_id: int
+    external_path: str
+    operators: dict[str, OperatorRestore] = {}
+    """By operator id; an operator missing here starts with empty state."""
+
+
 class TaskDeploymentDescriptor(msgspec.Struct, frozen=True):
     """Everything a TaskExecutor needs to run one subtask attempt.
 
@@ -97,6 +119,8 @@ class TaskDeploymentDescriptor(msgspec.Struct, frozen=True):
     """The job's Python files, requirements and archives, in ``python.files`` order."""
     blob_server_address: str = ""
     """``host:port`` of the BlobServer holding ``python_artifacts`` (empty: none shipped)."""
+    restore: TaskRestore | None = None
+    """State to start from; None: a fresh start."""
 
 
 class TaskExecutionState(msgspec.Struct, frozen=True):

@@ -73,3 +73,17 @@ class ClusterOverview(msgspec.Struct, frozen=True):
     jobs_finished: int
     jobs_cancelled: int
     jobs_failed: int
+
+
+class OperationStatus(msgspec.Struct, frozen=True):
+    """State of an asynchronous job operation (savepoint, stop, checkpoint, disposal, rescale).
+
+    ``status`` is ``IN_PROGRESS`` or ``COMPLETED``; a completed operation has either a
+    ``location`` (savepoint path; empty for disposal), and for checkpoints a ``checkpoint_id``,
+    or a ``failure``.
+    """
+
+    status: str
+    location: str | None = None
+    checkpoint_id: int | None = None
+    failure: WireError | None = None

@@ -3,6 +3,13 @@
 Connectors speak in batches (``SourceReader.poll_batch``,
 ``SinkWriter.write_batch``), so neither end adds per-record work.
 
+Checkpoints: a source operator keeps its reader's splits (with positions) as operator list
+state, redistributed over the new subtasks on restore, so a restored job reads each record
+exactly once more. A sink whose writer can prepare commits (two-phase, e.g. FileSink) becomes
+transactional when the job checkpoints periodically: what it wrote up to a checkpoint becomes
+visible only once that checkpoint completed; committables of pending checkpoints are in the
+operator's state and committed again (idempotently) on restore.
+
 Event time starts at a source given a WatermarkStrategy with a timestamp
 assigner (``from_source(source, strategy, name)``): the source operator pairs
 records with timestamps and generates watermarks per subtask. A sink on an
@@ -11,6 +18,7 @@ event-time path drops the timestamps before handing records to the writer.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
@@ -24,6 +32,11 @@ from flott.runtime.operators.timestamps_watermarks import (
 )
 
 _value = itemgetter(0)
+log = logging.getLogger(__name__)
+
+SOURCE_SPLITS_STATE = "source-splits"
+SINK_COMMITTABLES_STATE = "sink-committables"
+_SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"
 
 
 class SourceOperator(StreamOperator):
@@ -55,8 +68,25 @@ class SourceOperator(StreamOperator):
 
     def open(self) -> None:
         env = self._setup.env
-        self.reader = self._source.create_reader(env.subtask_index, env.parallelism)
+        restore_reader = getattr(self._source, "restore_reader", None)
+        if self._setup.restore is not None and restore_reader is not None:
+            splits = self._setup.restored_operator_state(SOURCE_SPLITS_STATE)
+            self.reader = restore_reader(env.subtask_index, env.parallelism, splits)
+        else:
+            if env.restore is not None and self._setup.restore is None:
+                log.warning(
+                    "source '%s' has no state in the snapshot the job restores from: it reads from the start",
+                    self.name,
+                )
+            self.reader = self._source.create_reader(env.subtask_index, env.parallelism)
         self.timestamps.open(self._setup.runtime_context(None))
+
+    def snapshot_operator_state(self, checkpoint_id: int) -> dict[str, tuple[str, list[Any]]] | None:
+        """The reader's splits and positions (None: the reader cannot resume; it re-reads on restore)."""
+        snapshot = getattr(self.reader, "snapshot_state", None)
+        if snapshot is None:
+            return None
+        return {SOURCE_SPLITS_STATE: (_SPLIT_DISTRIBUTE, list(snapshot(checkpoint_id)))}
 
     def emit_final_watermark(self) -> None:
         """The bounded input ended: ``Long.MAX_VALUE`` so every timer and window downstream fires."""
@@ -93,10 +123,53 @@ class SinkWriterOperator(StreamOperator):
         self._input_type = setup.load_optional(setup.descriptor.input_type)
         self.writer: Any = None
         self._strip_timestamps = setup.timestamped_input
+        self._transactional = False
+        self._pending: dict[int, list[Any]] = {}
+        """Committables per checkpoint id, prepared but not yet known to be complete."""
+
+    def enable_checkpointing(self, periodic: bool) -> None:
+        """Called before :meth:`open` in a checkpointing task: two-phase sinks become transactional."""
+        self._transactional = periodic and callable(getattr(self._sink, "commit", None))
 
     def open(self) -> None:
         env = self._setup.env
+        if self._setup.restore is not None and callable(getattr(self._sink, "commit", None)):
+            # Committables of a completed checkpoint that may not have been committed before the failure.
+            recovered = self._setup.restored_operator_state(SINK_COMMITTABLES_STATE)
+            if recovered:
+                self._sink.commit(recovered)
         self.writer = self._sink.create_writer(env.subtask_index, env.parallelism, self._input_type)
+        if self._transactional:
+            set_transactional = getattr(self.writer, "set_transactional", None)
+            if set_transactional is not None:
+                set_transactional(True)
+            elif not callable(getattr(self.writer, "prepare_commit", None)):
+                self._transactional = False
+
+    def snapshot_operator_state(self, checkpoint_id: int) -> dict[str, tuple[str, list[Any]]] | None:
+        if not self._transactional:
+            flush = getattr(self.writer, "flush", None)
+            if flush is not None:
+                flush(False)  # at least once: what was written before the barrier is out
+            return None
+        self._pending[checkpoint_id] = list(self.writer.prepare_commit(checkpoint_id))
+        everything = [c for cid in sorted(self._pending) for c in self._pending[cid]]
+        return {SINK_COMMITTABLES_STATE: (_SPLIT_DISTRIBUTE, everything)}
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Commit what was prepared up to this checkpoint (older aborted ones included)."""
+        done = [cid for cid in self._pending if cid <= checkpoint_id]
+        if not done:
+            return
+        committables = [c for cid in sorted(done) for c in self._pending[cid]]
+        if committables:
+            self._sink.commit(committables)
+        for cid in done:
+            del self._pending[cid]
+
+    def _commit_all_pending(self) -> None:
+        if self._pending:
+            self.notify_checkpoint_complete(max(self._pending))
 
     def process_batch(self, batch: Iterable[Any]) -> list[Any]:
         if self._strip_timestamps:
@@ -106,6 +179,9 @@ class SinkWriterOperator(StreamOperator):
         return []
 
     def end_input(self) -> list[Any]:
+        # Sources end only after a checkpoint covering all their records completed, so what is
+        # prepared is committed already or about to be: commit it (idempotent), then the rest.
+        self._commit_all_pending()
         self.writer.flush(True)
         return []
 

@@ -35,6 +35,7 @@ from typing import Any
 from flott.errors import InvalidJobGraphError
 from flott.runtime.execution.environment import TaskEnvironment
 from flott.runtime.jobgraph import OperatorDescriptor
+from flott.runtime.messages.execution import OperatorRestore
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
 from flott.runtime.operators.watermark import LONG_MIN, WatermarkStatus
@@ -124,6 +125,28 @@ class OperatorSetup:
     """The task's wall-clock callbacks (shared by the chain): processing-time timers, periodic watermarks."""
 
     @property
+    def restore(self) -> OperatorRestore | None:
+        """This operator's part of the snapshot the task starts from (None: start empty)."""
+        task_restore = self.env.restore
+        if task_restore is None:
+            return None
+        return task_restore.operators.get(self.descriptor.operator_id)
+
+    def restored_operator_state(self, state_name: str) -> list[Any]:
+        """The elements of operator list state ``state_name`` this subtask restores (its share)."""
+        restore = self.restore
+        if restore is None:
+            return []
+        from flott.runtime.checkpoint.snapshot import read_operator_state
+
+        storage = checkpoint_storage()
+        out: list[Any] = []
+        for path, name, start, end in restore.operator_state:
+            if name == state_name:
+                out.extend(read_operator_state(storage, path).get(name, [])[start:end])
+        return out
+
+    @property
     def config(self) -> dict[str, Any]:
         return self.descriptor.config
 
@@ -164,12 +187,49 @@ class OperatorSetup:
         return obj, user_method(obj, "get_key", f"key selector of '{self.descriptor.name}'")
 
     def keyed_state_backend(self) -> HeapKeyedStateBackend:
+        """The operator's keyed state backend, with the state of its key groups restored if any."""
         env = self.env
         key_groups = KeyGroupRange.of_operator(env.max_parallelism, env.parallelism, env.subtask_index)
-        return HeapKeyedStateBackend(env.max_parallelism, key_groups)
+        backend = _create_backend(env, key_groups, self.descriptor.operator_id)
+        restore = self.restore
+        if restore is not None and restore.key_group_files:
+            from flott.runtime.checkpoint import snapshot as snapshot_files
+
+            restore_fn = getattr(snapshot_files, "restore_keyed_backend", None)
+            if restore_fn is None:
+                restore_fn = snapshot_files.restore_heap_backend
+            restore_fn(checkpoint_storage(), backend, [path for _, path in restore.key_group_files])
+        return backend
 
     def runtime_context(self, backend: HeapKeyedStateBackend | None) -> StreamingRuntimeContext:
         return StreamingRuntimeContext(self.env, backend)
+
+
+_STORAGE: list[Any] = []
+
+
+def checkpoint_storage() -> Any:
+    """The process's fsspec checkpoint storage (one per TaskExecutor process is enough)."""
+    if not _STORAGE:
+        from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
+
+        _STORAGE.append(FsspecCheckpointStorage())
+    return _STORAGE[0]
+
+
+def _create_backend(env: TaskEnvironment, key_groups: KeyGroupRange, operator_id: str) -> Any:
+    """The configured backend (``state.backend.type``); the heap one until others are installed."""
+    try:
+        from flott.runtime.state.state_backend_loader import create_keyed_state_backend
+    except ImportError:
+        return HeapKeyedStateBackend(env.max_parallelism, key_groups)
+    return create_keyed_state_backend(
+        env.job_config,
+        env.max_parallelism,
+        key_groups,
+        operator_id=operator_id,
+        subtask_index=env.subtask_index,
+    )
 
 
 class Output:

@@ -33,6 +33,8 @@ from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT, TaskExecu
 
 log = logging.getLogger(__name__)
 
+_MAX_REPLACEMENTS_PER_MINUTE = 10
+
 
 @dataclass
 class _Registered:
@@ -60,6 +62,10 @@ class ResourceManager(RpcEndpoint):
         self._monitor: asyncio.Task[None] | None = None
         self._registered = asyncio.Condition()
         self._job_masters: dict[str, PendingRequest] = {}
+        self._stopping = False
+        self._replacements: list[float] = []
+        """When crashed TaskExecutor processes were replaced (bounded, like Flink's
+        ``resourcemanager.start-worker.max-failure-rate``)."""
 
     async def start(self) -> None:
         self._rpc.register(self)
@@ -70,6 +76,7 @@ class ResourceManager(RpcEndpoint):
         return self.driver
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._monitor is not None:
             self._monitor.cancel()
             with contextlib.suppress(BaseException):
@@ -198,6 +205,23 @@ class ResourceManager(RpcEndpoint):
     async def _on_process_exit(self, resource_id: str, code: int) -> None:
         how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
         await self._lose(resource_id, f"TaskExecutor {resource_id} process {how}", notify=True)
+        if code != 0 and not self._stopping and self.driver is not None:
+            self._replace_worker()
+
+    def _replace_worker(self) -> None:
+        """Active mode keeps its workers: a crashed TaskExecutor process is started again, so a
+        restarting job finds its slots (at most ``_MAX_REPLACEMENTS_PER_MINUTE`` a minute)."""
+        now = self._clock()
+        self._replacements = [t for t in self._replacements if now - t < 60.0]
+        if len(self._replacements) >= _MAX_REPLACEMENTS_PER_MINUTE:
+            log.error(
+                "not replacing a crashed TaskExecutor: %d replaced in the last minute",
+                len(self._replacements),
+            )
+            return
+        self._replacements.append(now)
+        assert self.driver is not None
+        self.driver.start_task_executor(new_id())
 
     async def _lose(self, resource_id: str, cause: str, notify: bool) -> None:
         reg = self.task_executors.pop(resource_id, None)

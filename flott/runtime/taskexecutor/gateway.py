@@ -28,4 +28,21 @@ class TaskExecutorGateway(Protocol):
 
     async def disconnect_job_manager(self, job_id: str, cause: str) -> None: ...
 
+    async def trigger_checkpoint(
+        self,
+        execution_id: str,
+        checkpoint_id: int,
+        timestamp: int,
+        checkpoint_type: str,
+        location: str,
+        drain: bool = False,
+    ) -> None:
+        """Inject a barrier at this source task; it snapshots its state under ``location``."""
+
+    async def notify_checkpoint_complete(self, execution_id: str, checkpoint_id: int, final: bool) -> None:
+        """Checkpoint ``checkpoint_id`` completed (commit transactional sinks). ``final``: every source
+        of the job had reached the end of its input in it, so sources may finish now."""
+
+    async def notify_checkpoint_aborted(self, execution_id: str, checkpoint_id: int) -> None: ...
+
     async def shutdown(self, *, timeout: float | None = None) -> None: ...

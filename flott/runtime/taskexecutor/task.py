@@ -18,7 +18,13 @@ from typing import Any
 import cloudpickle
 
 from flott.errors import FlottError, TaskCancelledError, UserCodeError
-from flott.runtime.execution.environment import InputEdgeGroup, OutputEdge, TaskEnvironment
+from flott.runtime.execution.environment import (
+    CheckpointResponder,
+    InputEdgeGroup,
+    Mail,
+    OutputEdge,
+    TaskEnvironment,
+)
 from flott.runtime.io.network.api import InputGate, ResultPartitionWriter
 from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskMetrics
 from flott.runtime.rpc.service import WireError, error_to_wire
@@ -50,6 +56,7 @@ class Task:
         report: Callable[[ExecutionState, WireError | None], None],
         invokable: Callable[[TaskEnvironment], Any],
         prepare: Callable[[threading.Event], None] | None = None,
+        checkpoint_responder: CheckpointResponder | None = None,
     ) -> None:
         """``prepare`` runs first on the task's thread, while the task is DEPLOYING.
 
@@ -82,6 +89,8 @@ class Task:
                 for p, w in zip(tdd.output_partitions, partitions, strict=True)
             ],
             load_user_object=UserCodeLoader(tdd.artifacts),
+            checkpoint_responder=checkpoint_responder,
+            restore=tdd.restore,
         )
         self.state = ExecutionState.DEPLOYING
         self._thread = threading.Thread(target=self._run, name=self.env.task_name_with_subtasks, daemon=True)
@@ -151,6 +160,10 @@ class Task:
             for p in self.partitions:
                 with contextlib.suppress(Exception):
                     p.release()
+
+    def deliver(self, mail: Mail) -> None:
+        """A checkpoint trigger or notification for the task's thread."""
+        self.env.mailbox.put(mail)
 
     def cancel(self) -> None:
         """Ask the task to stop; its thread unwinds and reports CANCELED."""

@@ -30,7 +30,13 @@ import psutil
 from flott.configuration import Configuration
 from flott.errors import FencingTokenError, FlottError, JobNotFoundError, RpcError
 from flott.runtime.blob.library_cache import LibraryCacheManager
-from flott.runtime.execution.environment import TaskEnvironment
+from flott.runtime.checkpoint.metadata import TaskStateSnapshot
+from flott.runtime.execution.environment import (
+    CheckpointAbortedMail,
+    CheckpointCompleteMail,
+    TaskEnvironment,
+    TriggerCheckpointMail,
+)
 from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
     SlotOffer,
@@ -236,7 +242,8 @@ class TaskExecutor(RpcEndpoint):
         def report(state: ExecutionState, error: WireError | None) -> None:
             self._spawn(self._report(conn, tdd.execution_id, state, error))
 
-        task = Task(tdd, gates, partitions, loop, report, self._invokable, prepare)
+        responder = _CheckpointResponder(self, conn, tdd.execution_id, loop)
+        task = Task(tdd, gates, partitions, loop, report, self._invokable, prepare, responder)
         self.tasks[tdd.execution_id] = task
         conn.tasks.add(tdd.execution_id)
         task.start()
@@ -260,6 +267,51 @@ class TaskExecutor(RpcEndpoint):
         if task is None:
             raise JobNotFoundError(f"no task {execution_id} on {self.resource_id}")
         task.cancel()
+
+    def _task(self, execution_id: str) -> Task:
+        task = self.tasks.get(execution_id)
+        if task is None:
+            raise JobNotFoundError(f"no task {execution_id} on {self.resource_id}")
+        return task
+
+    async def trigger_checkpoint(
+        self,
+        execution_id: str,
+        checkpoint_id: int,
+        timestamp: int,
+        checkpoint_type: str,
+        location: str,
+        drain: bool = False,
+    ) -> None:
+        self._task(execution_id).deliver(
+            TriggerCheckpointMail(checkpoint_id, timestamp, checkpoint_type, location, drain)
+        )
+
+    async def notify_checkpoint_complete(self, execution_id: str, checkpoint_id: int, final: bool) -> None:
+        task = self.tasks.get(execution_id)
+        if task is not None:
+            task.deliver(CheckpointCompleteMail(checkpoint_id, final))
+
+    async def notify_checkpoint_aborted(self, execution_id: str, checkpoint_id: int) -> None:
+        task = self.tasks.get(execution_id)
+        if task is not None:
+            task.deliver(CheckpointAbortedMail(checkpoint_id))
+
+    async def _send_ack(
+        self, conn: _JobManagerConnection, execution_id: str, checkpoint_id: int, snapshot: TaskStateSnapshot
+    ) -> None:
+        try:
+            await conn.gateway.acknowledge_checkpoint(execution_id, checkpoint_id, snapshot)
+        except FlottError as e:
+            log.warning("acknowledging checkpoint %d of %s failed: %s", checkpoint_id, execution_id, e)
+
+    async def _send_decline(
+        self, conn: _JobManagerConnection, execution_id: str, checkpoint_id: int, reason: str
+    ) -> None:
+        try:
+            await conn.gateway.decline_checkpoint(execution_id, checkpoint_id, reason)
+        except FlottError as e:
+            log.warning("declining checkpoint %d of %s failed: %s", checkpoint_id, execution_id, e)
 
     async def free_slot(self, allocation_id: str, cause: str) -> None:
         for i, slot in enumerate(self.slots):
@@ -316,3 +368,27 @@ class TaskExecutor(RpcEndpoint):
         with contextlib.suppress(Exception):
             await self.libraries.close()
         self._rpc.unregister(self.endpoint_id)
+
+
+class _CheckpointResponder:
+    """A task thread's acknowledgements and declines, sent to its JobMaster from the event loop."""
+
+    def __init__(
+        self,
+        executor: TaskExecutor,
+        conn: _JobManagerConnection,
+        execution_id: str,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self._executor = executor
+        self._conn = conn
+        self._execution_id = execution_id
+        self._loop = loop
+
+    def acknowledge(self, checkpoint_id: int, snapshot: TaskStateSnapshot) -> None:
+        ex, conn, eid = self._executor, self._conn, self._execution_id
+        self._loop.call_soon_threadsafe(lambda: ex._spawn(ex._send_ack(conn, eid, checkpoint_id, snapshot)))
+
+    def decline(self, checkpoint_id: int, reason: str) -> None:
+        ex, conn, eid = self._executor, self._conn, self._execution_id
+        self._loop.call_soon_threadsafe(lambda: ex._spawn(ex._send_decline(conn, eid, checkpoint_id, reason)))

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import time
 import traceback
 from collections.abc import Callable
@@ -45,12 +46,21 @@ from flott.errors import (
     TaskCancelledError,
     UserCodeError,
 )
-from flott.runtime.execution.environment import TaskEnvironment
-from flott.runtime.io.network.api import EndOfPartition, InputGate
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
+from flott.runtime.execution.environment import (
+    CheckpointAbortedMail,
+    CheckpointCompleteMail,
+    Mail,
+    TaskEnvironment,
+    TriggerCheckpointMail,
+)
+from flott.runtime.io.network.api import CheckpointBarrier, EndOfPartition, InputGate
 from flott.runtime.operators.processing_time import Clock, ProcessingTimeService, parse_duration_ms
 from flott.runtime.operators.watermark import Watermark, WatermarkStatus
+from flott.runtime.tasks.checkpoint_barrier_aligner import CheckpointBarrierAligner
 from flott.runtime.tasks.operator_chain import OperatorChain
 from flott.runtime.tasks.record_writer import RecordWriterDelegate
+from flott.runtime.tasks.subtask_checkpoint_coordinator import SubtaskCheckpointCoordinator
 from flott.runtime.tasks.watermark_valve import StatusWatermarkValve
 
 log = logging.getLogger(__name__)
@@ -72,6 +82,13 @@ _IDLE_SOURCE_BACKOFF_S = 0.001
 _TWO_INPUT_MAX_WAIT_S = 0.005
 """A two-input task with nothing on either gate blocks on one gate at most this long, then
 looks at the other: the gates cannot be waited on together (see ``_run_two_input_loop``)."""
+
+_MAILBOX_POLL_S = 0.1
+"""While checkpointing, an input task blocked on its input looks at its mailbox at least this often
+(completion notifications commit sinks)."""
+
+SYNC_SAVEPOINT = "SYNC_SAVEPOINT"
+CHECKPOINT_INTERVAL_KEY = "execution.checkpointing.interval"
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(flott.runtime.__file__)) + os.sep
 
@@ -111,6 +128,14 @@ def is_streaming(config: dict[str, str]) -> bool:
         f"Could not parse value '{config[RUNTIME_MODE_KEY]}' for key '{RUNTIME_MODE_KEY}' "
         "(expected STREAMING, BATCH or AUTOMATIC)"
     )
+
+
+def periodic_checkpointing(config: dict[str, str]) -> bool:
+    """True when the job takes periodic checkpoints (sources then end with a final checkpoint)."""
+    raw = config.get(CHECKPOINT_INTERVAL_KEY, "").strip()
+    if not raw:
+        return False
+    return parse_duration_ms(CHECKPOINT_INTERVAL_KEY, raw) > 0
 
 
 def user_code_error(error: BaseException, task_name: str) -> UserCodeError:
@@ -166,6 +191,14 @@ class StreamTask:
         self.buffer_timeout_ms = DEFAULT_BUFFER_TIMEOUT_MS
         self._chain: OperatorChain | None = None
         self._outputs: RecordWriterDelegate | None = None
+        self._checkpointer: SubtaskCheckpointCoordinator | None = None
+        self.periodic_checkpointing = False
+        self._source_exhausted = False
+        self._stop_savepoint: CheckpointBarrier | None = None
+        """A stop-with-savepoint barrier this task passed on and waits to see completed."""
+        self._skip_end_input = False
+        """Stopped by a savepoint without drain: operators' end-of-input flushes must not run."""
+        self._aligner: CheckpointBarrierAligner | None = None
         self.processing_time_service = (
             ProcessingTimeService(clock) if clock is not None else ProcessingTimeService()
         )
@@ -200,6 +233,15 @@ class StreamTask:
             chain.set_task_output(outputs.write, outputs.broadcast_event)
             if chain.source is None and not env.inputs:
                 raise ConfigurationError(f"task '{env.vertex.name}' has neither a source nor an input")
+            if self.streaming and env.checkpoint_responder is not None:
+                self.periodic_checkpointing = periodic_checkpointing(env.job_config)
+                self._checkpointer = SubtaskCheckpointCoordinator(
+                    env, chain.all_operators, outputs.broadcast_event, FsspecCheckpointStorage()
+                )
+                for op in chain.all_operators:
+                    enable = getattr(op, "enable_checkpointing", None)
+                    if enable is not None:
+                        enable(self.periodic_checkpointing)
             chain.open()
             if chain.source is not None:
                 self._run_source_loop(chain, outputs)
@@ -210,7 +252,8 @@ class StreamTask:
             self._check_cancelled()
             # Processing time stops here, as in Flink: pending processing-time timers do not fire.
             self.processing_time_service.quiesce()
-            self._end_input(chain, outputs)
+            if not self._skip_end_input:
+                self._end_input(chain, outputs)
             outputs.flush()
             chain.close()
             outputs.finish()
@@ -250,9 +293,12 @@ class StreamTask:
         pts = self.processing_time_service
         next_due = pts.next_due
         clock = pts.clock
+        mailbox_empty = env.mailbox.empty
         while True:
             if cancelled():
                 raise TaskCancelledError(f"task {self.name} was cancelled")
+            if not mailbox_empty() and self._process_source_mails(chain, outputs):
+                return
             due = next_due()
             if due is not None and clock() >= due:
                 self._fire_timers()
@@ -262,6 +308,13 @@ class StreamTask:
             if batch is None:
                 metrics.busy_time_ns += t1 - t0
                 source.emit_final_watermark()
+                if self.periodic_checkpointing:
+                    # Exactly-once to the end: the source finishes only once a checkpoint taken after
+                    # its last record (by every source) completed, so sinks can commit everything.
+                    self._source_exhausted = True
+                    outputs.flush()
+                    while not self._process_source_mails(chain, outputs, block_s=_MAILBOX_POLL_S):
+                        self._check_cancelled()
                 return
             if not batch:
                 if t1 - t0 < 500_000:
@@ -292,9 +345,13 @@ class StreamTask:
         valve = StatusWatermarkValve(gate.num_channels, _ChainValveOutput(chain))
         finished = [False] * gate.num_channels
         remaining = gate.num_channels
+        aligner = self._make_aligner([gate])
+        mailbox_empty = env.mailbox.empty
         while remaining:
             if cancelled():
                 raise TaskCancelledError(f"task {self.name} was cancelled")
+            if not mailbox_empty():
+                self._process_input_mails()
             t0 = now()
             item = poll(poll_timeout(t0))
             t1 = now()
@@ -319,11 +376,15 @@ class StreamTask:
                 self._timed(valve.input_watermark, payload.timestamp, channel)
             elif type(payload) is WatermarkStatus:
                 self._timed(valve.input_watermark_status, payload, channel)
+            elif type(payload) is CheckpointBarrier:
+                if aligner is not None:
+                    aligner.on_barrier(0, channel, payload)
             elif isinstance(payload, EndOfPartition):
                 if not finished[channel]:
                     finished[channel] = True
                     remaining -= 1
-            # Other channel events (checkpoint barriers) are not produced yet.
+                    if aligner is not None:
+                        aligner.on_end_of_partition(0, channel)
 
     def _run_two_input_loop(self, chain: OperatorChain, outputs: RecordWriterDelegate) -> None:
         """Both inputs of a two-input head operator (Flink's StreamMultipleInputProcessor).
@@ -346,10 +407,14 @@ class StreamTask:
         ]
         finished = [[False] * g.num_channels for g in gates]
         remaining = [g.num_channels for g in gates]
+        aligner = self._make_aligner(gates)
+        mailbox_empty = env.mailbox.empty
         turn = 0
         while remaining[0] or remaining[1]:
             if cancelled():
                 raise TaskCancelledError(f"task {self.name} was cancelled")
+            if not mailbox_empty():
+                self._process_input_mails()
             t0 = now()
             item = None
             index = turn
@@ -385,10 +450,109 @@ class StreamTask:
                 self._timed(valves[index].input_watermark, payload.timestamp, channel)
             elif type(payload) is WatermarkStatus:
                 self._timed(valves[index].input_watermark_status, payload, channel)
+            elif type(payload) is CheckpointBarrier:
+                if aligner is not None:
+                    aligner.on_barrier(index, channel, payload)
             elif isinstance(payload, EndOfPartition):
                 if not finished[index][channel]:
                     finished[index][channel] = True
                     remaining[index] -= 1
+                    if aligner is not None:
+                        aligner.on_end_of_partition(index, channel)
+
+    # --- checkpoints ------------------------------------------------------------------------
+
+    def _make_aligner(self, gates: list[InputGate]) -> CheckpointBarrierAligner | None:
+        if self._checkpointer is None:
+            return None
+        self._aligner = CheckpointBarrierAligner(gates, self._on_aligned, self._on_alignment_cancelled)
+        return self._aligner
+
+    def _on_aligned(self, barrier: CheckpointBarrier) -> None:
+        assert self._checkpointer is not None
+        self._timed(self._checkpointer.checkpoint, barrier)
+        if barrier.checkpoint_type == SYNC_SAVEPOINT:
+            # Flink's synchronous savepoint: nothing moves until the savepoint is known complete
+            # (sinks commit on that notification) or failed (the job goes on).
+            self._stop_savepoint = barrier
+            while self._stop_savepoint is not None:
+                self._check_cancelled()
+                self._process_input_mails(block_s=_MAILBOX_POLL_S)
+
+    def _on_alignment_cancelled(self, checkpoint_id: int, reason: str) -> None:
+        responder = self._env.checkpoint_responder
+        if responder is not None:
+            responder.decline(checkpoint_id, f"alignment cancelled: {reason}")
+
+    def _next_mail(self, block_s: float) -> Mail | None:
+        mailbox = self._env.mailbox
+        try:
+            return mailbox.get(True, block_s) if block_s > 0 else mailbox.get_nowait()
+        except queue.Empty:
+            return None
+
+    def _process_input_mails(self, block_s: float = 0.0) -> None:
+        """Notifications for a task without a source (triggers only go to sources)."""
+        checkpointer = self._checkpointer
+        while (mail := self._next_mail(block_s)) is not None:
+            block_s = 0.0
+            if checkpointer is None:
+                continue
+            if type(mail) is CheckpointCompleteMail:
+                checkpointer.notify_complete(mail.checkpoint_id)
+                stop = self._stop_savepoint
+                if stop is not None and stop.checkpoint_id == mail.checkpoint_id:
+                    self._stop_savepoint = None
+                    self._skip_end_input = not stop.drain
+            elif type(mail) is CheckpointAbortedMail:
+                checkpointer.notify_aborted(mail.checkpoint_id)
+                if self._aligner is not None:
+                    self._aligner.abort(mail.checkpoint_id, "checkpoint aborted")
+                stop = self._stop_savepoint
+                if stop is not None and stop.checkpoint_id == mail.checkpoint_id:
+                    self._stop_savepoint = None
+
+    def _process_source_mails(
+        self, chain: OperatorChain, outputs: RecordWriterDelegate, block_s: float = 0.0
+    ) -> bool:
+        """Handle what is in the mailbox (waiting up to ``block_s`` for the first); True: finish now."""
+        checkpointer = self._checkpointer
+        source = chain.source
+        assert source is not None
+        while True:
+            stopping = self._stop_savepoint is not None
+            mail = self._next_mail(_MAILBOX_POLL_S if stopping else block_s)
+            if mail is None:
+                if stopping:
+                    self._check_cancelled()
+                    continue  # a stop-with-savepoint holds the source until the savepoint is decided
+                return False
+            block_s = 0.0
+            if checkpointer is None:
+                continue
+            if type(mail) is TriggerCheckpointMail:
+                if mail.drain and not self._source_exhausted:
+                    self._timed(source.emit_final_watermark)
+                barrier = CheckpointBarrier(
+                    mail.checkpoint_id, mail.timestamp, mail.checkpoint_type, mail.location, mail.drain
+                )
+                self._timed(checkpointer.checkpoint, barrier, self._source_exhausted)
+                if mail.checkpoint_type == SYNC_SAVEPOINT:
+                    self._stop_savepoint = barrier
+            elif type(mail) is CheckpointCompleteMail:
+                checkpointer.notify_complete(mail.checkpoint_id)
+                stop = self._stop_savepoint
+                if stop is not None and stop.checkpoint_id == mail.checkpoint_id:
+                    self._stop_savepoint = None
+                    self._skip_end_input = not stop.drain
+                    return True
+                if mail.final and self._source_exhausted:
+                    return True
+            elif type(mail) is CheckpointAbortedMail:
+                checkpointer.notify_aborted(mail.checkpoint_id)
+                stop = self._stop_savepoint
+                if stop is not None and stop.checkpoint_id == mail.checkpoint_id:
+                    self._stop_savepoint = None  # the stop failed: the job goes on
 
     # --- time -------------------------------------------------------------------------------
 
@@ -400,6 +564,8 @@ class StreamTask:
         due = pts.next_due()
         if due is not None:
             timeout = min(timeout, max(due - pts.clock(), 0) / 1000)
+        if self._checkpointer is not None:
+            timeout = min(timeout, _MAILBOX_POLL_S)
         return timeout
 
     def _fire_due_timers(self) -> None:

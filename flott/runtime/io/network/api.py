@@ -21,7 +21,35 @@ class EndOfPartition(msgspec.Struct, frozen=True, tag="eop"):
 
 
 class ChannelEvent(msgspec.Struct, frozen=True):
-    """Base for in-band events (watermarks, checkpoint barriers come later)."""
+    """Base for in-band events."""
+
+
+class CheckpointBarrier:
+    """Checkpoint ``checkpoint_id``: records before it on a channel belong to it, records after do not.
+
+    Sources inject it; a task with several input channels aligns on it (stops reading a channel
+    that delivered it until every channel did), snapshots its state and forwards it.
+    """
+
+    __slots__ = ("checkpoint_id", "checkpoint_type", "drain", "location", "timestamp")
+
+    def __init__(
+        self, checkpoint_id: int, timestamp: int, checkpoint_type: str, location: str, drain: bool = False
+    ) -> None:
+        self.checkpoint_id = checkpoint_id
+        self.timestamp = timestamp
+        self.checkpoint_type = checkpoint_type
+        self.location = location
+        self.drain = drain
+
+    def __reduce__(self) -> tuple[type[CheckpointBarrier], tuple[int, int, str, str, bool]]:
+        return (
+            CheckpointBarrier,
+            (self.checkpoint_id, self.timestamp, self.checkpoint_type, self.location, self.drain),
+        )
+
+    def __repr__(self) -> str:
+        return f"CheckpointBarrier({self.checkpoint_id}, {self.checkpoint_type})"
 
 
 class ResultPartitionWriter(Protocol):
@@ -60,6 +88,12 @@ class InputGate(Protocol):
         Raises DataExchangeError if a producer's connection broke, TaskCancelledError
         if the gate was closed (task cancelled).
         """
+
+    def block_channel(self, channel: int) -> None:
+        """Stop delivering from ``channel`` (checkpoint alignment); its data stays queued upstream."""
+
+    def unblock_all(self) -> None:
+        """Deliver from every channel again, in arrival order."""
 
     def close(self) -> None:
         """Release the gate and wake a blocked poll with TaskCancelledError."""

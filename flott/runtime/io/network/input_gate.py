@@ -303,6 +303,9 @@ class SingleInputGate:
         self._closed = False
         self._on_close = on_close
         self.num_buffers_received = 0
+        self._blocked: set[int] = set()
+        self._parked: set[int] = set()
+        """Blocked channels that signalled data while blocked: re-announced when unblocked."""
 
     def _set_channels(self, channels: list[InputChannel]) -> None:
         self._channels = channels
@@ -346,6 +349,11 @@ class SingleInputGate:
         if index < 0:
             self._queue.put(_CLOSED)
             raise TaskCancelledError("input gate was closed")
+        if index in self._blocked:
+            # Alignment: leave its data where it is. Not taking it means no credit goes back,
+            # so the producer of this channel is backpressured until the checkpoint is taken.
+            self._parked.add(index)
+            return None
         try:
             item, more = self._channels[index].take()
         except DataExchangeError:
@@ -361,6 +369,15 @@ class SingleInputGate:
             if self._num_finished >= len(self._specs) and self._on_close is not None:
                 self._on_close(self)  # fully read: the environment need not track it any more
         return index, item
+
+    def block_channel(self, channel: int) -> None:
+        self._blocked.add(channel)
+
+    def unblock_all(self) -> None:
+        self._blocked.clear()
+        for index in sorted(self._parked):
+            self._queue.put(index)
+        self._parked.clear()
 
     def close(self) -> None:
         """Release every channel (producers see their consumer go away) and wake a blocked poll."""

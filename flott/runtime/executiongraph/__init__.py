@@ -1,0 +1,1 @@
+"""The execution graph side of a running job: failover and restart decisions."""

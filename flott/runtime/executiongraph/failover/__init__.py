@@ -1,0 +1,1 @@
+"""Failover: restart strategies (whether and when a failed job restarts)."""
