@@ -3,6 +3,10 @@
 The elements travel inside the pickled source. It is non-parallel like Flink's
 ``fromCollection``: subtask 0 emits everything; should it ever be deployed with
 parallelism > 1, the other subtasks emit nothing, so no element is duplicated.
+
+Checkpointing: a split is ``(next index, end index)`` into the element list
+(exclusive end; the elements themselves stay in the source), like Flink's
+``FromElementsSource`` that checkpoints the number of emitted elements.
 """
 
 from __future__ import annotations
@@ -10,24 +14,30 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from flott.datastream.connectors.base import Boundedness, Source, SourceReader
+from flott.datastream.connectors.base import Boundedness, CheckpointedSourceReader, Source
+from flott.datastream.connectors.number_seq import _RangeSplitsReader, normalize_range_splits
 
 __all__ = ["CollectionSource"]
 
 
-class _ListReader:
-    def __init__(self, elements: list[Any]) -> None:
+class _ListReader(_RangeSplitsReader):
+    def __init__(self, elements: list[Any], splits: list[tuple[int, int]]) -> None:
+        n = len(elements)
+        super().__init__([(lo, min(hi, n)) for lo, hi in splits])
         self._elements = elements
-        self._pos = 0
 
     def poll_batch(self, max_records: int) -> list[Any] | None:
-        pos = self._pos
-        if pos >= len(self._elements):
-            return None
-        self._pos = pos + max_records
-        return self._elements[pos : pos + max_records]
+        pos = self._next
+        if pos >= self._hi:
+            if not self._advance():
+                return None
+            pos = self._next
+        stop = min(pos + max_records, self._hi)
+        self._next = stop
+        return self._elements[pos:stop]
 
     def close(self) -> None:
+        super().close()
         self._elements = []
 
 
@@ -47,8 +57,14 @@ class CollectionSource(Source):
     def get_max_parallelism(self) -> int:
         return 1
 
-    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
-        return _ListReader(self._elements if subtask_index == 0 else [])
+    def create_reader(self, subtask_index: int, parallelism: int) -> CheckpointedSourceReader:
+        return _ListReader(self._elements, [(0, len(self._elements))] if subtask_index == 0 else [])
+
+    def restore_reader(
+        self, subtask_index: int, parallelism: int, splits: list[Any]
+    ) -> CheckpointedSourceReader:
+        """A reader of exactly ``splits`` (``(next index, end index)`` from ``snapshot_state``)."""
+        return _ListReader(self._elements, normalize_range_splits(splits))
 
     def __len__(self) -> int:
         return len(self._elements)

@@ -5,6 +5,10 @@ rateLimiterStrategy, typeInfo)``: the index space ``[0, count)`` is split
 across subtasks (each owns a contiguous slice), a rate given for the whole
 source is divided evenly among the subtasks, and ``count=None`` (or
 ``sys.maxsize``, Java's ``Long.MAX_VALUE``) makes the source unbounded.
+
+Checkpointing: a split is ``(next index, end index)`` (exclusive end), so a
+restored reader continues with ``generator_function(next)``; the generator
+function must therefore be deterministic in its index for exactly-once output.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from flott.common.typeinfo import TypeInformation
-from flott.datastream.connectors.base import Boundedness, Source, SourceReader
-from flott.datastream.connectors.number_seq import split_range
+from flott.datastream.connectors.base import Boundedness, CheckpointedSourceReader, Source
+from flott.datastream.connectors.number_seq import _RangeSplitsReader, normalize_range_splits, split_range
 
 __all__ = ["DataGeneratorSource", "GeneratorFunction", "RateLimiter", "RateLimiterStrategy"]
 
@@ -94,18 +98,16 @@ class RateLimiterStrategy:
         return RateLimiter(self._records_per_second / parallelism)
 
 
-class _GeneratorReader:
+class _GeneratorReader(_RangeSplitsReader):
     def __init__(
         self,
         fn: Callable[[int], Any],
-        lo: int,
-        hi: int,
+        splits: list[tuple[int, int]],
         limiter: RateLimiter | None,
         on_close: Callable[[], None] | None,
     ) -> None:
+        super().__init__(splits)
         self._fn = fn
-        self._next = lo
-        self._hi = hi
         self._limiter = limiter
         self._on_close = on_close
 
@@ -113,7 +115,10 @@ class _GeneratorReader:
         cur = self._next
         remaining = self._hi - cur
         if remaining <= 0:
-            return None
+            if not self._advance():
+                return None
+            cur = self._next
+            remaining = self._hi - cur
         n = min(max_records, remaining)
         if self._limiter is not None:
             n = self._limiter.acquire(n)
@@ -124,7 +129,7 @@ class _GeneratorReader:
         return [fn(i) for i in range(cur, cur + n)]
 
     def close(self) -> None:
-        self._next = self._hi
+        super().close()
         if self._on_close is not None:
             on_close, self._on_close = self._on_close, None
             on_close()
@@ -168,10 +173,21 @@ class DataGeneratorSource(Source):
     def get_produced_type(self) -> TypeInformation | None:
         return self._type_info
 
-    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
-        lo, hi = split_range(0, self._count, subtask_index, parallelism)
+    def create_reader(self, subtask_index: int, parallelism: int) -> CheckpointedSourceReader:
+        return self._reader([split_range(0, self._count, subtask_index, parallelism)], parallelism)
+
+    def restore_reader(
+        self, subtask_index: int, parallelism: int, splits: list[Any]
+    ) -> CheckpointedSourceReader:
+        """A reader of exactly ``splits`` (``(next index, end index)`` from ``snapshot_state``).
+
+        The rate limit is divided by the new ``parallelism``, as for a fresh reader."""
+        return self._reader(normalize_range_splits(splits), parallelism)
+
+    def _reader(self, splits: list[tuple[int, int]], parallelism: int) -> _GeneratorReader:
         gen = self._generator
+        limiter = self._rate.create_rate_limiter(parallelism)
         if isinstance(gen, GeneratorFunction):
             gen.open()
-            return _GeneratorReader(gen.map, lo, hi, self._rate.create_rate_limiter(parallelism), gen.close)
-        return _GeneratorReader(gen, lo, hi, self._rate.create_rate_limiter(parallelism), None)
+            return _GeneratorReader(gen.map, splits, limiter, gen.close)
+        return _GeneratorReader(gen, splits, limiter, None)

@@ -16,12 +16,33 @@ Files of a job that is cancelled stay hidden ``.inprogress`` files, as in Flink.
 Each record is written as ``format_record(value, input_type)`` + ``\\n`` in the
 encoder's charset (Java's ``SimpleStringEncoder`` writes ``toString`` + ``\\n``),
 with one ``write`` call per batch.
+
+Exactly-once with checkpoints (Flink's two-phase-commit Sink V2). The runtime
+switches a writer to transactional mode with ``set_transactional(True)`` before
+its first ``write_batch``. Then no part file becomes visible by the writer's own
+doing until end of input: a roll (size, time, ``on_checkpoint``) closes the file
+and keeps it hidden as a *pending* file; ``prepare_commit(checkpoint_id)`` closes
+every in-progress file too (a roll on every checkpoint, whatever the rolling
+policy, as Flink's bulk formats do), makes them durable (``fsync`` for local
+files) and returns ``(in-progress path, final path)`` pairs for all files
+closed since the previous ``prepare_commit``. ``FileSink.commit(committables)``
+renames them to their final names, idempotently, once the checkpoint is
+complete (and again after a restore). End of input (``flush(True)``) still
+commits everything the writer wrote, including committables it handed out
+whose commit it was not told about (``notify_checkpoint_complete``). Part file
+names are unique per writer instance: a fresh uuid per bucket and writer, and
+``StreamingFileSink``'s ``part-<subtask>-<n>`` names continue after the
+largest counter already in the bucket directory (final or in progress) in
+transactional mode, as Flink restores its part counter from state.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import os
+import posixpath
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -31,7 +52,7 @@ import fsspec
 
 from flott.common.serialization import Encoder
 from flott.common.typeinfo import TypeInformation, format_lines, make_formatter
-from flott.datastream.connectors.base import Sink, SinkWriter
+from flott.datastream.connectors.base import Sink, TwoPhaseCommittingSinkWriter
 
 __all__ = [
     "BucketAssigner",
@@ -44,6 +65,11 @@ __all__ = [
     "RollingPolicy",
     "StreamingFileSink",
 ]
+
+log = logging.getLogger(__name__)
+
+_MAX_REMEMBERED_CHECKPOINTS = 64
+"""Prepared committables of at most this many checkpoints are remembered without pruning."""
 
 
 class OutputFileConfig:
@@ -334,6 +360,42 @@ class _Storage:
         else:
             self.fs.mv(src, dst)
 
+    def exists(self, path: str) -> bool:
+        if self.local:
+            return os.path.exists(path)
+        return bool(self.fs.exists(path))
+
+    def list_names(self, directory: str) -> list[str]:
+        if self.local:
+            return os.listdir(directory)
+        return [posixpath.basename(p.rstrip("/")) for p in self.fs.ls(directory, detail=False)]
+
+    def close_durable(self, handle: BinaryIO) -> None:
+        """Close a part file so that its bytes survive a crash of the machine (Flink syncs too)."""
+        if self.local:
+            handle.flush()
+            os.fsync(handle.fileno())
+        handle.close()
+
+
+def _commit_files(storage: _Storage, committables: list[Any]) -> list[str]:
+    """Rename ``(in-progress, final)`` pairs; idempotent. Returns the final paths renamed now."""
+    renamed: list[str] = []
+    for committable in committables:
+        try:
+            in_progress, final = committable
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"not a FileSink committable (in-progress path, final path): {committable!r}"
+            ) from None
+        if storage.exists(in_progress):
+            storage.rename(in_progress, final)
+            renamed.append(final)
+        elif not storage.exists(final):
+            log.warning("FileSink: cannot commit %s: neither it nor %s exists", final, in_progress)
+        # else: committed before (a commit repeated after a restore)
+    return renamed
+
 
 class _PartFile:
     __slots__ = ("created_ms", "final_path", "handle", "in_progress_path", "last_update_ms", "size")
@@ -358,6 +420,8 @@ class _Bucket:
 
 
 class _FileSinkWriter:
+    """Writes part files; non-transactional by default (rolls are renamed to final names at once)."""
+
     def __init__(self, sink: FileSink, subtask_index: int, input_type: TypeInformation | None) -> None:
         self._storage = _Storage(sink.base_path)
         self._config = sink.output_file_config
@@ -371,6 +435,11 @@ class _FileSinkWriter:
         self._buckets: dict[str, _Bucket] = {}
         self._last_check_ms = _now_ms()
         self.committed_files: list[str] = []
+        # Transactional mode (checkpointing): rolled files wait in ``_pending`` until prepare_commit
+        # hands them out; ``_prepared`` remembers what was handed out per checkpoint for end of input.
+        self._transactional = False
+        self._pending: list[tuple[str, str]] = []
+        self._prepared: dict[int, list[tuple[str, str]]] = {}
 
     # part files -------------------------------------------------------------------------
 
@@ -380,8 +449,25 @@ class _FileSinkWriter:
             directory = self._storage.join(bucket_id)
             self._storage.makedirs(directory)
             bucket = _Bucket(directory)
+            if self._legacy_names and self._transactional:
+                bucket.part_counter = self._next_legacy_counter(directory)
             self._buckets[bucket_id] = bucket
         return bucket
+
+    def _next_legacy_counter(self, directory: str) -> int:
+        """First free ``n`` of ``part-<subtask>-<n>`` in ``directory``, counting hidden files too.
+
+        Legacy names carry no uuid, so a writer of a restarted attempt must not reuse the name of a
+        file that an earlier attempt committed or may still commit (Flink keeps the counter in state)."""
+        cfg = self._config
+        pattern = re.compile(
+            rf"\.?{re.escape(cfg.get_part_prefix())}-{self._subtask}-(\d+){re.escape(cfg.get_part_suffix())}"
+            r"(?:\.inprogress\..*)?"
+        )
+        counters = [
+            int(m.group(1)) for n in self._storage.list_names(directory) if (m := pattern.fullmatch(n))
+        ]
+        return max(counters) + 1 if counters else 0
 
     def _open_part(self, bucket: _Bucket, now_ms: int) -> _PartFile:
         counter = bucket.part_counter
@@ -397,11 +483,16 @@ class _FileSinkWriter:
         bucket.part = part
         return part
 
-    def _commit(self, bucket: _Bucket) -> None:
+    def _roll(self, bucket: _Bucket) -> None:
+        """Close the bucket's part file: finalise it, or in transactional mode keep it pending."""
         part = bucket.part
         if part is None:
             return
         bucket.part = None
+        if self._transactional:
+            self._storage.close_durable(part.handle)
+            self._pending.append((part.in_progress_path, part.final_path))
+            return
         part.handle.close()
         self._storage.rename(part.in_progress_path, part.final_path)
         self.committed_files.append(part.final_path)
@@ -437,7 +528,7 @@ class _FileSinkWriter:
                 part.handle.write(b"".join(group))
                 part.size = size
                 group = []
-                self._commit(bucket)
+                self._roll(bucket)
                 part = self._open_part(bucket, now_ms)
                 size = 0
             line = (fmt(r) + "\n").encode(codec)
@@ -456,12 +547,19 @@ class _FileSinkWriter:
             if part is not None and self._policy.should_roll_on_processing_time(
                 now_ms, part.created_ms, part.last_update_ms
             ):
-                self._commit(bucket)
+                self._roll(bucket)
 
     def flush(self, end_of_input: bool) -> None:
         if end_of_input:
+            # Finalise everything written, in transactional mode too (there is no later checkpoint
+            # to wait for); committables whose commit the runtime already did are skipped.
             for bucket in self._buckets.values():
-                self._commit(bucket)
+                self._roll(bucket)
+            if self._prepared or self._pending:  # only ever non-empty with two-phase commit
+                committables = [c for cs in self._prepared.values() for c in cs] + self._pending
+                self._prepared.clear()
+                self._pending = []
+                self.committed_files.extend(_commit_files(self._storage, committables))
             return
         for bucket in self._buckets.values():
             if bucket.part is not None:
@@ -469,18 +567,73 @@ class _FileSinkWriter:
         self._maybe_roll_on_time(_now_ms())
 
     def on_checkpoint(self, checkpoint_id: int) -> None:
-        """Roll the part files the policy wants rolled on a checkpoint (all, for OnCheckpoint)."""
+        """Roll the part files the policy wants rolled on a checkpoint (all, for OnCheckpoint).
+
+        Not needed in transactional mode, where :meth:`prepare_commit` rolls every file."""
         for bucket in self._buckets.values():
             part = bucket.part
             if part is not None and self._policy.should_roll_on_checkpoint(part.size):
-                self._commit(bucket)
+                self._roll(bucket)
+
+    # two-phase commit ---------------------------------------------------------------------
+
+    def set_transactional(self, enabled: bool = True) -> None:
+        """Checkpointing is on: rolled part files stay hidden (pending) until committed.
+
+        Must be called before the first ``write_batch``; raises RuntimeError afterwards."""
+        if self._buckets:
+            raise RuntimeError("FileSink writer: set_transactional must be called before the first write")
+        self._transactional = bool(enabled)
+
+    def is_transactional(self) -> bool:
+        return self._transactional
+
+    def prepare_commit(self, checkpoint_id: int) -> list[tuple[str, str]]:
+        """Close every in-progress part file (a roll on *every* checkpoint, whatever the rolling
+        policy: what Flink's bulk formats do) and return ``(in-progress path, final path)`` of
+        every file closed since the previous call: the files rolled by the policy meanwhile
+        (pending, in transactional mode) and those closed now. The bytes are durable (fsync'd for
+        local files); ``FileSink.commit`` of the returned pairs makes exactly the records written
+        before this call visible. Records written after it go to new part files.
+
+        Without :meth:`set_transactional`, files the policy rolled were already made visible and
+        only the files closed now are returned (at-least-once)."""
+        for bucket in self._buckets.values():
+            part = bucket.part
+            if part is None:
+                continue
+            bucket.part = None
+            self._storage.close_durable(part.handle)
+            self._pending.append((part.in_progress_path, part.final_path))
+        committables, self._pending = self._pending, []
+        if committables:
+            self._prepared.setdefault(checkpoint_id, []).extend(committables)
+            if len(self._prepared) > _MAX_REMEMBERED_CHECKPOINTS:
+                self._forget_committed()
+        return list(committables)
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """The committables of checkpoints <= ``checkpoint_id`` were committed by the runtime:
+        end of input need not commit them again (optional; only bounds what the writer remembers)."""
+        for cid in [c for c in self._prepared if c <= checkpoint_id]:
+            del self._prepared[cid]
+
+    def _forget_committed(self) -> None:
+        """Without notifications, drop remembered committables of old checkpoints once committed."""
+        old = sorted(self._prepared)[: len(self._prepared) - _MAX_REMEMBERED_CHECKPOINTS]
+        for cid in old:
+            if not any(self._storage.exists(in_progress) for in_progress, _ in self._prepared[cid]):
+                del self._prepared[cid]
 
     def close(self) -> None:
-        # Without end of input (cancel/failure) the in-progress files stay hidden, as in Flink.
+        # Without end of input (cancel/failure) the in-progress and pending files stay hidden,
+        # as in Flink: only a commit (or a later attempt's commit after restore) reveals them.
         for bucket in self._buckets.values():
             if bucket.part is not None:
                 bucket.part.handle.close()
                 bucket.part = None
+        self._pending = []
+        self._prepared.clear()
 
 
 def _now_ms() -> int:
@@ -527,9 +680,19 @@ class FileSink(Sink):
     def get_transformer(self) -> None:
         return None
 
-    def create_writer(self, subtask_index: int, parallelism: int, input_type: object | None) -> SinkWriter:
+    def create_writer(
+        self, subtask_index: int, parallelism: int, input_type: object | None
+    ) -> TwoPhaseCommittingSinkWriter:
         type_info = input_type if isinstance(input_type, TypeInformation) else None
         return _FileSinkWriter(self, subtask_index, type_info)
+
+    def commit(self, committables: list[Any]) -> None:
+        """Make the part files of ``committables`` (from ``prepare_commit``) visible: rename each
+        in-progress file to its final name. Idempotent: a pair whose in-progress file is gone but
+        whose final file exists was committed before and is skipped; if neither exists, a warning
+        is logged and the pair skipped. Runs wherever the runtime calls it (a TaskExecutor)."""
+        if committables:
+            _commit_files(_Storage(self.base_path), committables)
 
     class BaseBuilder:
         def __init__(self, base_path: str, encoder: Encoder) -> None:

@@ -23,15 +23,35 @@ Files. Paths may be files or directories (all files below them, recursively,
 except hidden ones: names starting with ``.`` or ``_``, Flink's default
 filter), local paths or any fsspec URL (``file://``, ``memory://``, ...).
 Explicitly named files are read even if their name looks hidden.
+
+Checkpointing (bounded/static file sets). A split is the plain tuple
+``(path, start, end, skip)``: the lines that start in the byte range
+``[start, end)`` of ``path`` (``end=None``: up to the end of the file), minus
+the first ``skip`` of them. A fresh reader's splits are its byte ranges with
+``skip=0``. :meth:`_StaticFileReader.snapshot_state` reports the unfinished
+splits with ``start`` = the byte offset of the next unread line, which is
+always a line start, so a restored reader continues exactly there (the
+partial-line skip at a range start is a no-op at a line start). ``skip`` is 0
+except in two cases where a byte offset cannot name the next line: the next
+line follows a lone ``\\r`` inside a ``\\n``-terminated segment (then ``start``
+is that segment's start and ``skip`` counts the lines of the segment already
+emitted), and charsets that are not byte-splittable (UTF-16/32: ``(path, 0,
+None, lines already emitted)``). The offsets are computed only when a snapshot
+is taken; reading keeps its speed. Continuously monitored sources
+(``monitor_continuously``) do not snapshot: which files were already seen is
+global knowledge that cannot be split over subtasks; they re-read their files
+after a restore.
 """
 
 from __future__ import annotations
 
 import codecs
 import io
+import logging
 import posixpath
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -52,6 +72,20 @@ __all__ = [
 
 DEFAULT_READ_BUFFER_SIZE = 4 * 1024 * 1024
 _MAX_WAIT_S = 0.05
+
+log = logging.getLogger(__name__)
+
+FileSplit = tuple[str, int, int | None, int]
+"""``(path, start, end, skip)``: the lines starting in ``[start, end)`` of ``path`` but the first ``skip``."""
+
+_Block = tuple[list[str], bytes | None, int, int | None]
+"""One block of lines with what locates it in its file:
+
+* byte-splittable charsets: ``(lines, raw, base, after)``: ``raw`` are the bytes the lines were
+  decoded from (complete ``\\n``-segments, without the last terminator), starting at file offset
+  ``base``; ``after`` is the offset of the line after the block, or None if the split ends with it;
+* other charsets: ``(lines, None, first, first + len(lines))`` with ``first`` the index of the
+  block's first line in the file."""
 
 
 class StreamFormat:
@@ -127,15 +161,6 @@ class _FileEntry:
     size: int
 
 
-@dataclass(frozen=True)
-class _ReadTask:
-    """Read the lines starting in ``[start, end)`` of a file (``end=None``: up to EOF)."""
-
-    path: str
-    start: int
-    end: int | None
-
-
 def _is_local(fs: Any) -> bool:
     protocol = fs.protocol
     return "file" in (protocol if isinstance(protocol, tuple) else (protocol,))
@@ -171,33 +196,80 @@ def _enumerate_files(paths: list[str]) -> tuple[Any, list[_FileEntry]]:
     return fs, [_FileEntry(p, entries[p]) for p in sorted(entries)]
 
 
-def _byte_range_tasks(files: list[_FileEntry], subtask: int, parallelism: int) -> list[_ReadTask]:
+def _byte_range_tasks(files: list[_FileEntry], subtask: int, parallelism: int) -> list[FileSplit]:
     """This subtask's share of the concatenated byte space (see module docstring)."""
     total = sum(f.size for f in files)
     lo = total * subtask // parallelism
     hi = total * (subtask + 1) // parallelism
-    tasks: list[_ReadTask] = []
+    tasks: list[FileSplit] = []
     base = 0
     for f in files:
         start, end = max(lo, base), min(hi, base + f.size)
         if start < end:
-            tasks.append(_ReadTask(f.path, start - base, end - base))
+            tasks.append((f.path, start - base, end - base, 0))
         base += f.size
     return tasks
 
 
-def _whole_file_tasks(files: list[_FileEntry], subtask: int, parallelism: int) -> list[_ReadTask]:
+def _whole_file_tasks(files: list[_FileEntry], subtask: int, parallelism: int) -> list[FileSplit]:
     """Whole files, each owned by the subtask whose byte range contains the file's first byte."""
     total = sum(f.size for f in files)
     lo = total * subtask // parallelism
     hi = total * (subtask + 1) // parallelism
-    tasks: list[_ReadTask] = []
+    tasks: list[FileSplit] = []
     base = 0
     for f in files:
         if f.size > 0 and lo <= base < hi:
-            tasks.append(_ReadTask(f.path, 0, None))
+            tasks.append((f.path, 0, None, 0))
         base += f.size
     return tasks
+
+
+def _normalize_file_splits(splits: Iterable[Any]) -> list[FileSplit]:
+    """Restored splits as tuples (they may come back as lists after msgpack/JSON); rejects junk."""
+    out: list[FileSplit] = []
+    for split in splits:
+        try:
+            path, start, end, skip = split
+        except (TypeError, ValueError):
+            raise ValueError(f"not a FileSource split (path, start, end, skip): {split!r}") from None
+        ok = (
+            isinstance(path, str)
+            and isinstance(start, int)
+            and start >= 0
+            and (end is None or isinstance(end, int))
+            and isinstance(skip, int)
+            and skip >= 0
+        )
+        if not ok:
+            raise ValueError(f"not a FileSource split (path, start, end, skip): {split!r}")
+        out.append((path, start, end, skip))
+    return out
+
+
+def _locate_line(raw: bytes, index: int) -> tuple[int, int]:
+    """Where line ``index`` of the block decoded from ``raw`` starts: ``(offset in raw, skip)``.
+
+    ``offset`` is the start of the ``\\n``-segment holding that line and ``skip`` the number of
+    lines of that segment before it (non-zero only after a lone ``\\r``). Called per snapshot,
+    never per record."""
+    crs = raw.count(b"\r")
+    if crs == 0 or crs == raw.count(b"\r\n") + raw.endswith(b"\r"):
+        # No lone \r (only \r\n, and the block's last segment may end with its \r): one line
+        # per segment, so line ``index`` starts after the index-th newline.
+        return len(raw) - len(raw.split(b"\n", index)[-1]), 0
+    offset = 0
+    remaining = index
+    while True:
+        nl = raw.find(b"\n", offset)
+        seg_end = len(raw) if nl < 0 else nl
+        lines = raw.count(b"\r", offset, seg_end) + 1  # _split_cr: split at every \r ...
+        if seg_end > offset and raw[seg_end - 1] == 0x0D:
+            lines -= 1  # ... except a trailing one (\r\n)
+        if remaining < lines or nl < 0:
+            return offset, remaining
+        remaining -= lines
+        offset = nl + 1
 
 
 def _owner_by_hash(path: str, parallelism: int) -> int:
@@ -234,8 +306,8 @@ class _LineDecoder:
 
 def _iter_range(
     f: BinaryIO, start: int, end: int | None, decode: _LineDecoder, buf_size: int
-) -> Iterator[list[str]]:
-    """Blocks of lines that start in ``[start, end)`` of the open file ``f``."""
+) -> Iterator[_Block]:
+    """Blocks of lines that start in ``[start, end)`` of the open file ``f`` (see ``_Block``)."""
     limit = end if end is not None else 1 << 62
     carry = b""
     if start > 0:
@@ -274,7 +346,8 @@ def _iter_range(
             continue
         k = limit - pos  # lines starting before relative offset k are ours
         if last_nl + 1 < k:
-            yield decode(buf[:last_nl])
+            raw = buf[:last_nl]
+            yield decode(raw), raw, pos, None if final else pos + last_nl + 1
             if final:
                 return
             carry = buf[last_nl + 1 :]
@@ -283,7 +356,8 @@ def _iter_range(
         # The line after the last newline starts at or beyond our end: stop after our last line.
         j = buf.rfind(b"\n", 0, k - 1)  # the newline before our last line start (<= k - 1)
         m = buf.find(b"\n", j + 1)
-        yield decode(buf[:m])
+        raw = buf[:m]
+        yield decode(raw), raw, pos, None
         return
 
 
@@ -324,18 +398,27 @@ class _TaskLines:
             return open(path, "rb")
         return self._fs.open(path, "rb")  # type: ignore[no-any-return]
 
-    def iter_tasks(self, tasks: list[_ReadTask]) -> Iterator[list[str]]:
+    def iter_split(self, split: FileSplit) -> Iterator[_Block]:
+        """The blocks of one split (its ``skip`` is applied by the reader)."""
+        path, start, end, _skip = split
+        f = self._open(path)
+        self._open_file = f
+        try:
+            if self._splittable:
+                yield from _iter_range(f, start, end, self._decode, self._buf_size)
+            else:
+                first = 0
+                for lines in _iter_whole_text(f, self._format.codec, self._buf_size):
+                    after = first + len(lines)
+                    yield lines, None, first, after
+                    first = after
+        finally:
+            self._open_file = None
+            f.close()
+
+    def iter_tasks(self, tasks: list[FileSplit]) -> Iterator[_Block]:
         for task in tasks:
-            f = self._open(task.path)
-            self._open_file = f
-            try:
-                if self._splittable:
-                    yield from _iter_range(f, task.start, task.end, self._decode, self._buf_size)
-                else:
-                    yield from _iter_whole_text(f, self._format.codec, self._buf_size)
-            finally:
-                self._open_file = None
-                f.close()
+            yield from self.iter_split(task)
 
     def close(self) -> None:
         if self._open_file is not None:
@@ -362,35 +445,95 @@ class _BatchingReader:
             return pending
         return pending[pos:end]
 
-    def _refill(self, blocks: Iterator[list[str]]) -> bool:
+    def _refill(self, blocks: Iterator[_Block]) -> bool:
         for block in blocks:
-            if block:
-                self._pending = block
+            if block[0]:
+                self._pending = block[0]
                 self._pos = 0
                 return True
         return False
 
 
 class _StaticFileReader(_BatchingReader):
-    def __init__(self, source: FileSource, subtask: int, parallelism: int) -> None:
+    """Reads a list of splits in order; knows, per block, where its lines came from (snapshots)."""
+
+    def __init__(self, source: FileSource, fs: Any, splits: list[FileSplit]) -> None:
         super().__init__()
-        fs, files = _enumerate_files(source.paths)
-        splittable = source.splittable and source.stream_format.is_byte_splittable()
-        tasks = (_byte_range_tasks if splittable else _whole_file_tasks)(files, subtask, parallelism)
         self._lines = _TaskLines(fs, source.stream_format, source.read_buffer_size)
-        self._blocks = self._lines.iter_tasks(tasks)
+        self._splits: deque[FileSplit] = deque(splits)
+        self._split: FileSplit | None = None  # the split being read
+        self._blocks: Iterator[_Block] = iter(())  # ... its remaining blocks
+        self._block: _Block | None = None  # the block ``_pending`` holds (None: none read yet)
+        self._skip = 0  # lines of the split still to drop
 
     def poll_batch(self, max_records: int) -> list[str] | None:
         batch = self._take(max_records)
         if batch is not None:
             return batch
-        if not self._refill(self._blocks):
+        if not self._next_block():
             return None
         return self._take(max_records)
+
+    def _next_block(self) -> bool:
+        while True:
+            block = next(self._blocks, None)
+            if block is None:
+                if not self._splits:
+                    self._split = None
+                    self._block = None
+                    return False
+                split = self._splits.popleft()
+                self._split, self._block, self._skip = split, None, split[3]
+                self._blocks = self._lines.iter_split(split)
+                continue
+            self._block = block
+            lines = block[0]
+            skip = self._skip
+            if skip >= len(lines):  # empty, or dropped whole by a restored skip
+                self._skip = skip - len(lines)
+                self._pending, self._pos = [], 0
+                continue
+            self._skip = 0
+            self._pending, self._pos = lines, skip
+            return True
+
+    def snapshot_state(self, checkpoint_id: int) -> list[FileSplit]:
+        """The unfinished splits, the one being read first, starting at the next unread line.
+
+        Lines handed out by ``poll_batch`` before this call are not in them; all others are."""
+        out: list[FileSplit] = []
+        if self._split is not None:
+            position = self._position(self._split)
+            if position is not None:
+                out.append(position)
+        out.extend(self._splits)
+        return out
+
+    def _position(self, split: FileSplit) -> FileSplit | None:
+        path, start, end, _ = split
+        block = self._block
+        if block is None:  # nothing of this split read yet
+            return (path, start, end, self._skip)
+        _lines, raw, base, after = block
+        pos = self._pos
+        if pos < len(self._pending):  # part of the block is unread: locate line ``pos``
+            if raw is None:
+                return (path, 0, None, base + pos)
+            offset, skip = _locate_line(raw, pos)
+            return (path, base + offset, end, skip)
+        if after is None:  # the block was the split's last
+            return None
+        if raw is None:
+            return (path, 0, None, after + self._skip)
+        return (path, after, end, self._skip)
 
     def close(self) -> None:
         self._lines.close()
         self._blocks = iter(())
+        self._splits.clear()
+        self._split = None
+        self._block = None
+        self._pending, self._pos = [], 0
 
 
 class _ContinuousFileReader(_BatchingReader):
@@ -405,16 +548,14 @@ class _ContinuousFileReader(_BatchingReader):
         self._seen: set[str] = set()
         self._next_discovery = 0.0
         self._lines: _TaskLines | None = None
-        self._blocks: Iterator[list[str]] = iter(())
+        self._blocks: Iterator[_Block] = iter(())
 
     def _discover(self) -> None:
         fs, files = _enumerate_files(self._source.paths)
         new = [f for f in files if f.path not in self._seen]
         self._seen.update(f.path for f in new)
-        mine = [
-            _ReadTask(f.path, 0, None)
-            for f in new
-            if _owner_by_hash(f.path, self._parallelism) == self._subtask
+        mine: list[FileSplit] = [
+            (f.path, 0, None, 0) for f in new if _owner_by_hash(f.path, self._parallelism) == self._subtask
         ]
         if mine:
             self._lines = _TaskLines(fs, self._source.stream_format, self._source.read_buffer_size)
@@ -482,7 +623,25 @@ class FileSource(Source):
         if self.discovery_interval is not None:
             interval_s = max(self.discovery_interval.to_millis(), 1) / 1000.0
             return _ContinuousFileReader(self, subtask_index, parallelism, interval_s)
-        return _StaticFileReader(self, subtask_index, parallelism)
+        fs, files = _enumerate_files(self.paths)
+        splittable = self.splittable and self.stream_format.is_byte_splittable()
+        tasks = (_byte_range_tasks if splittable else _whole_file_tasks)(files, subtask_index, parallelism)
+        return _StaticFileReader(self, fs, tasks)
+
+    def restore_reader(self, subtask_index: int, parallelism: int, splits: list[Any]) -> SourceReader:
+        """A reader of exactly ``splits`` (``(path, start, end, skip)`` from ``snapshot_state``).
+
+        The files are not listed again: the splits name them. A continuously monitored source
+        cannot restore its position (see module docstring) and starts over like a fresh reader."""
+        if self.discovery_interval is not None:
+            log.warning(
+                "FileSource %s monitors its paths continuously and cannot restore a position: "
+                "reading them from the start",
+                self.paths,
+            )
+            return self.create_reader(subtask_index, parallelism)
+        fs, _root = fsspec.core.url_to_fs(self.paths[0])
+        return _StaticFileReader(self, fs, _normalize_file_splits(splits))
 
     def __repr__(self) -> str:
         return f"FileSource({self.stream_format!r}, {self.paths!r})"
