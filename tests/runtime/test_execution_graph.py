@@ -127,3 +127,92 @@ def test_deployment_wires_all_to_all_hash_edge() -> None:
     ptdd = build_deployment(eg, producer, addresses)
     assert ptdd.output_partitions[0].num_subpartitions == 2
     assert set(ptdd.artifacts) == {"f", "k"}
+
+
+# -- restarts ---------------------------------------------------------------------------------
+
+
+def restarting_graph(policy: object) -> tuple[ExecutionGraph, list]:
+    from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import is_recoverable
+
+    eg = ExecutionGraph(
+        two_vertex_graph(), restart_policy=policy, is_recoverable=is_recoverable  # type: ignore[arg-type]
+    )
+    eg.handle(StartScheduling(), 1)
+    eg.handle(SlotAssigned(0, "te-0", "alloc-0"), 2)
+    actions = eg.handle(SlotAssigned(1, "te-1", "alloc-1"), 3)
+    for ex in list(eg.executions.values()):
+        eg.handle(TaskStateChanged(ex.execution_id, ExecutionState.RUNNING), 4)
+    return eg, actions
+
+
+def test_task_failure_restarts_every_subtask_after_the_backoff() -> None:
+    from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import (
+        FixedDelayRestartBackoffTimeStrategy,
+    )
+    from flott.runtime.jobmaster.execution_graph import RestartJob, ScheduleRestart
+
+    eg, _ = restarting_graph(FixedDelayRestartBackoffTimeStrategy(1, 500))
+    first = list(eg.executions)
+    failed, *others = first
+    boom = WireError("UserCodeError", "boom")
+    actions = eg.handle(TaskStateChanged(failed, ExecutionState.FAILED, boom), 10)
+    assert eg.status is JobStatus.RESTARTING
+    assert {a.execution_id for a in actions if isinstance(a, CancelTask)} == set(others)
+    assert not any(isinstance(a, ScheduleRestart) for a in actions), "waits for the cancellations"
+    for i, eid in enumerate(others):
+        actions = eg.handle(TaskStateChanged(eid, ExecutionState.CANCELED), 11 + i)
+    assert actions == [ScheduleRestart(500)]
+    actions = eg.handle(RestartJob(), 600)
+    assert eg.status is JobStatus.RUNNING and eg.num_restarts == 1
+    [deploy] = [a for a in actions if isinstance(a, DeployTasks)]
+    assert set(deploy.execution_ids) == set(eg.executions) and not set(eg.executions) & set(first)
+    assert all(ex.attempt_number == 1 for ex in eg.executions.values())
+    # A late report of the previous attempt changes nothing.
+    assert eg.handle(TaskStateChanged(failed, ExecutionState.CANCELED), 700) == []
+    # The strategy allowed one restart: the next failure fails the job with its cause.
+    ex = next(iter(eg.executions))
+    eg.handle(TaskStateChanged(ex, ExecutionState.FAILED, WireError("UserCodeError", "again")), 800)
+    assert eg.status is JobStatus.FAILING
+
+
+def test_lost_task_executor_restart_asks_for_replacement_slots() -> None:
+    from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import (
+        FixedDelayRestartBackoffTimeStrategy,
+    )
+    from flott.runtime.jobmaster.execution_graph import RestartJob
+
+    eg, _ = restarting_graph(FixedDelayRestartBackoffTimeStrategy(3, 0))
+    eg.handle(TaskExecutorLost("te-1", "killed"), 10)
+    for ex in eg.executions.values():
+        if not ex.state.is_terminal():
+            eg.handle(TaskStateChanged(ex.execution_id, ExecutionState.CANCELED), 11)
+    actions = eg.handle(RestartJob(), 12)
+    assert RequestSlots(1) in actions, "te-0's slot is kept, te-1's must be replaced"
+    actions = eg.handle(SlotAssigned(1, "te-2", "alloc-2"), 13)
+    assert any(isinstance(a, DeployTasks) for a in actions)
+
+
+def test_unrecoverable_failure_fails_the_job_despite_the_strategy() -> None:
+    from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import (
+        FixedDelayRestartBackoffTimeStrategy,
+    )
+
+    eg, _ = restarting_graph(FixedDelayRestartBackoffTimeStrategy(5, 0))
+    ex = next(iter(eg.executions))
+    eg.handle(TaskStateChanged(ex, ExecutionState.FAILED, WireError("ConfigurationError", "bad key")), 10)
+    assert eg.status is JobStatus.FAILING
+
+
+def test_cancel_during_restart_backoff_cancels_the_job() -> None:
+    from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import (
+        FixedDelayRestartBackoffTimeStrategy,
+    )
+    from flott.runtime.jobmaster.execution_graph import RestartJob
+
+    eg, _ = restarting_graph(FixedDelayRestartBackoffTimeStrategy(5, 1000))
+    eg.handle(TaskExecutorLost("te-0", "killed"), 10)
+    eg.handle(TaskExecutorLost("te-1", "killed"), 11)
+    eg.handle(CancelJob(), 12)
+    assert eg.status is JobStatus.CANCELED
+    assert eg.handle(RestartJob(), 1100) == [], "the pending restart is void"

@@ -351,7 +351,10 @@ class CheckpointCoordinator:
     def next_wakeup(self) -> int | None:
         """The earliest time a :class:`Tick` has something to do (a trigger or a timeout)."""
         times = [p.timestamp + self.config.timeout_ms for p in self.pending.values()]
-        if self._periodic_active() and self.next_trigger_at is not None:
+        pending = self.num_pending_checkpoints()
+        blocked = pending >= self.config.max_concurrent or (self.config.min_pause_ms > 0 and pending > 0)
+        if self._periodic_active() and self.next_trigger_at is not None and not blocked:
+            # While pending checkpoints block a trigger, only their completion (an event) unblocks it.
             times.append(self.next_trigger_at)
         return min(times) if times else None
 

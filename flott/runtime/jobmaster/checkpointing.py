@@ -21,7 +21,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flott.common.job_status import JobStatus
 from flott.errors import FlottError
@@ -54,6 +54,9 @@ from flott.runtime.jobgraph import JobGraph, new_id
 from flott.runtime.jobmaster.execution_graph import Execution, ExecutionGraph
 from flott.runtime.messages.execution import ExecutionState, OperatorRestore, TaskRestore
 from flott.runtime.taskexecutor.gateway import TaskExecutorGateway
+
+if TYPE_CHECKING:
+    from flott.runtime.highavailability.services import CheckpointRecorder
 
 log = logging.getLogger(__name__)
 
@@ -91,12 +94,19 @@ class CheckpointCoordinatorDriver:
         spawn: Callable[[Coroutine[Any, Any, None]], None],
         fail_job: Callable[[FlottError], Coroutine[Any, Any, None]],
         initial_snapshot: SnapshotToRestore | None = None,
+        recorder: CheckpointRecorder | None = None,
+        first_checkpoint_id: int = 1,
     ) -> None:
+        """``recorder`` (HA mode): completed checkpoints are recorded there before any task is
+        notified; ``first_checkpoint_id``: ids continue after those of an earlier leader."""
         self.job_graph = job_graph
         self._graph = graph
         self.config = config
         self.storage = storage
-        self.coordinator = CheckpointCoordinator(job_graph.job_id, config, storage)
+        self.coordinator = CheckpointCoordinator(
+            job_graph.job_id, config, storage, first_checkpoint_id=first_checkpoint_id
+        )
+        self._recorder = recorder
         self._task_executor = task_executor
         self._spawn = spawn
         self._fail_job = fail_job
@@ -110,8 +120,12 @@ class CheckpointCoordinatorDriver:
 
     def _handle(self, event: Event) -> None:
         actions = self.coordinator.handle(event, now_ms())
+        if self._recorder is not None:
+            actions = self._record_first(actions)
         for action in actions:
             if isinstance(action, TriggerCheckpointBarrier):
+                if self._recorder is not None:
+                    self._recorder.checkpoint_triggered(action.checkpoint_id)
                 self._spawn(self._trigger_barrier(action))
             elif isinstance(action, NotifyCheckpointComplete):
                 self._spawn(self._notify(action.execution_ids, action.checkpoint_id, True, action.final))
@@ -140,6 +154,45 @@ class CheckpointCoordinatorDriver:
 
                 self._spawn(self._fail_job(CheckpointFailureLimitExceededError(action.reason)))
         self._wake.set()
+
+    def _record_first(self, actions: list[Any]) -> list[Any]:
+        """HA: a completed checkpoint's notification and completion go out only once the recorder
+        stored it (a task that commits on the notification must never be ahead of what a new
+        leader restores). The rest of the actions are carried out at once."""
+        completed = {a.checkpoint_id: a for a in actions if isinstance(a, CheckpointCompleted)}
+        if not completed:
+            return actions
+        held = [
+            a for a in actions
+            if isinstance(a, (NotifyCheckpointComplete, CheckpointCompleted)) and a.checkpoint_id in completed
+        ]  # fmt: skip
+        for cid, done in completed.items():
+            self._spawn(self._record_then_release(done, [a for a in held if a.checkpoint_id == cid]))
+        return [a for a in actions if not any(a is h for h in held)]
+
+    async def _record_then_release(self, done: CheckpointCompleted, held: list[Any]) -> None:
+        assert self._recorder is not None
+        try:
+            await self._recorder.checkpoint_completed(
+                done.checkpoint_id, done.external_path, done.checkpoint_type
+            )
+        except Exception as e:  # deposed, or the store is unreachable: nobody may commit it
+            log.warning(
+                "job %s: checkpoint %d completed but could not be recorded (%s); not committing it",
+                self.job_graph.job_id, done.checkpoint_id, e,
+            )
+            self._resolve(done.request_id, None, CheckpointError(f"checkpoint could not be recorded: {e}"))
+            return
+        for action in held:
+            if isinstance(action, NotifyCheckpointComplete):
+                self._spawn(self._notify(action.execution_ids, action.checkpoint_id, True, action.final))
+            else:
+                log.info(
+                    "job %s: %s %d completed at %s (recorded)",
+                    self.job_graph.job_id, action.checkpoint_type.lower(), action.checkpoint_id,
+                    action.external_path,
+                )
+                self._resolve(action.request_id, (action.checkpoint_id, action.external_path), None)
 
     def _resolve(
         self, request_id: str | None, value: tuple[int, str] | None, error: Exception | None
@@ -239,6 +292,8 @@ class CheckpointCoordinatorDriver:
                     continue  # something changed: recompute the wake-up time
                 except TimeoutError:
                     pass
+            else:
+                await asyncio.sleep(0.001)  # never spin the loop, whatever next_wakeup says
             try:
                 self._handle(Tick())
             except FlottError as e:  # e.g. no checkpoint directory configured: say so, keep running

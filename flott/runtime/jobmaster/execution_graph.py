@@ -313,8 +313,8 @@ class ExecutionGraph:
             if event.error is not None:
                 self._prefer_root_cause(event.error)
             return self._maybe_done(now_ms)
-        if ex.state is ExecutionState.CANCELING and event.state is ExecutionState.RUNNING:
-            return []
+        if ex.state is ExecutionState.CANCELING and not event.state.is_terminal():
+            return []  # a late report of a task being cancelled
         self._transition_execution(ex, event.state, now_ms)
         return self._maybe_done(now_ms)
 
@@ -363,6 +363,10 @@ class ExecutionGraph:
             if restartable and self._is_recoverable(error.type) and policy.can_restart():
                 self._restart_delay_ms = policy.backoff_time_ms()
                 actions = self._transition_job(JobStatus.RESTARTING, stimulus, now_ms)
+                actions = [
+                    JobStatusChanged(a.old, a.new, error, a.stimulus) if isinstance(a, JobStatusChanged) else a
+                    for a in actions
+                ]
                 actions += self._cancel_all(now_ms)
                 return actions + self._maybe_done(now_ms)
         actions = self._transition_job(JobStatus.FAILING, stimulus, now_ms, error)

@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flott.common.job_status import JobStatus
 from flott.configuration import Configuration
@@ -65,6 +65,9 @@ from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
 from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
 
+if TYPE_CHECKING:
+    from flott.runtime.highavailability.services import CheckpointRecorder
+
 log = logging.getLogger(__name__)
 
 
@@ -95,19 +98,24 @@ class JobMaster(RpcEndpoint):
         python_artifacts: Sequence[PythonArtifactDescriptor] = (),
         blob_server_address: str = "",
         initial_snapshot: SnapshotToRestore | None = None,
+        fencing_token: str | None = None,
+        checkpoint_recorder: CheckpointRecorder | None = None,
+        first_checkpoint_id: int = 1,
     ) -> None:
         """``python_artifacts`` are the job's files in the BlobServer at ``blob_server_address``.
 
         The JobMaster only passes their keys on to the TaskExecutors; it never
         reads (let alone imports) them. ``initial_snapshot``: the savepoint (or
         retained checkpoint) the job starts from, already read and checked by the
-        Dispatcher.
+        Dispatcher. HA mode passes ``fencing_token`` (derived from the leader session, so
+        TaskExecutors can tell a deposed leader's JobMaster), ``checkpoint_recorder`` and
+        ``first_checkpoint_id`` (see :class:`CheckpointCoordinatorDriver`).
         """
         self.job_graph = job_graph
         self.python_artifacts = list(python_artifacts)
         self.blob_server_address = blob_server_address
         self.endpoint_id = job_master_endpoint(job_graph.job_id)
-        self.fencing_token = new_id()
+        self.fencing_token = fencing_token or new_id()
         self._rpc = rpc
         self._rm = resource_manager
         self._config = config
@@ -137,6 +145,8 @@ class JobMaster(RpcEndpoint):
                 self._spawn,
                 self._fail_globally,
                 initial_snapshot,
+                recorder=checkpoint_recorder,
+                first_checkpoint_id=first_checkpoint_id,
             )
         self._task_managers: dict[str, _TaskManagerEntry] = {}
         self.metrics: dict[str, TaskMetrics] = {}
@@ -156,6 +166,20 @@ class JobMaster(RpcEndpoint):
         if self.checkpointing is not None:
             self._spawn(self.checkpointing.run_timer())
         await self._handle(StartScheduling())
+
+    def suspend(self, reason: str) -> None:
+        """Leadership lost (HA): stop at once, without ending the job. No result is reported and
+        nothing is released: the TaskExecutors cancel the tasks when they lose this JobMaster or a
+        new leader's JobMaster takes their slots. :meth:`stop` finishes the cleanup."""
+        if self._terminated:
+            return
+        self._terminated = True
+        self._rpc.unregister(self.endpoint_id)
+        for task in list(self._background):
+            task.cancel()
+        if self.checkpointing is not None:
+            self.checkpointing.shutdown(f"job master suspended: {reason}")
+        log.info("job %s: suspended (%s)", self.job_graph.job_id, reason)
 
     async def stop(self) -> None:
         for task in list(self._background):
@@ -209,12 +233,14 @@ class JobMaster(RpcEndpoint):
             elif isinstance(action, CancelTask):
                 self._spawn(self._cancel_task(action))
             elif isinstance(action, JobStatusChanged):
+                cause = f": {action.failure.type}: {action.failure.message}" if action.failure else ""
                 log.info(
-                    "job %s: %s -> %s (%s)",
+                    "job %s: %s -> %s (%s)%s",
                     self.job_graph.job_id,
                     action.old.name,
                     action.new.name,
                     action.stimulus,
+                    cause[:2000],
                 )
                 if action.new in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED):
                     await self._finish()
