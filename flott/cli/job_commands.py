@@ -1,12 +1,19 @@
-"""``flott list|cancel``: operate jobs of a running cluster over its REST API.
+"""``flott list|cancel|stop|savepoint|checkpoint``: operate jobs of a running cluster over its REST API.
 
-Each command is one plain HTTP request (``GET /v1/jobs/overview``,
-``PATCH /v1/jobs/:id?mode=cancel``) on :mod:`http.client`, with the retry
-policy of :class:`~flott.client.rest_cluster_client.RestClusterClient`
-(a failed connection or a 503 is retried ``rest.retry.max-attempts`` times,
-``rest.retry.delay`` apart), and a plain-text table. Neither aiohttp nor rich
+Each command is plain HTTP on :mod:`http.client` (``GET /v1/jobs/overview``,
+``PATCH /v1/jobs/:id?mode=cancel`` ...), with the retry policy of
+:class:`~flott.client.rest_cluster_client.RestClusterClient` (a failed
+connection or a 503 is retried ``rest.retry.max-attempts`` times,
+``rest.retry.delay`` apart), and plain-text output. Neither aiohttp nor rich
 nor the REST server's modules are imported: the CLI's start-up is most of its
 wall time.
+
+Savepoints, stop-with-savepoint, cancel-with-savepoint, checkpoints and
+disposal are Flink's asynchronous operations: the trigger answers a request
+id, the status URL is polled until COMPLETED, at most ``client.timeout``
+(Flink's key, default 60 s). The commands print what Flink's CLI prints
+(``Savepoint completed. Path: <path>``). Triggers carry a trigger id chosen
+here, so a retried trigger never starts a second savepoint.
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from __future__ import annotations
 import datetime
 import http.client
 import json
+import re
+import secrets
 import time
 from typing import Any
 from urllib.parse import urlparse
@@ -50,9 +59,14 @@ class _Endpoint:
         self.connect_timeout_s = config.get_seconds("rest.connection-timeout", "15 s")
         self.read_timeout_s = config.get_seconds("rest.idleness-timeout", "5 min")
 
-    def request(self, method: str, path: str) -> Any:
+    def request(self, method: str, path: str, body: Any = None) -> Any:
         """One REST call: the decoded 2xx body; a ClickException with the server's error otherwise."""
         target = f"{self.prefix}/{_REST_API_VERSION}{path}"
+        headers = {"Accept": "application/json"}
+        payload_out: bytes | None = None
+        if body is not None:
+            payload_out = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json; charset=UTF-8"
         last = ""
         for attempt in range(self.max_retries + 1):
             if attempt:
@@ -68,7 +82,7 @@ class _Endpoint:
                 if conn.sock is not None:
                     conn.sock.settimeout(self.read_timeout_s)
                 try:
-                    conn.request(method, target, headers={"Accept": "application/json"})
+                    conn.request(method, target, body=payload_out, headers=headers)
                     resp = conn.getresponse()
                     payload = resp.read()
                 except (OSError, http.client.HTTPException) as e:
@@ -175,4 +189,191 @@ def cancel_job(config: Configuration, address: str | None, job_id: str) -> int:
     except FlottError as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"Cancelled job {job_id}.")
+    return 0
+
+
+# -- savepoints, stop, checkpoints, disposal ------------------------------------------------------
+
+_HEX32 = re.compile(r"^[0-9a-f]{32}$")
+
+
+def _check_job_id(job_id: str) -> str:
+    if not _HEX32.match(job_id):
+        raise click.ClickException(
+            f"The value for the Job ID is not a valid ID: {job_id!r} (32 hexadecimal characters expected)."
+        )
+    return job_id
+
+
+def describe_failure_cause(cause: Any) -> str:
+    """A REST ``failure-cause`` (Flink's SerializedThrowable JSON) as one readable line per cause."""
+    if not isinstance(cause, dict):
+        return str(cause)
+    trace = str(cause.get("stack-trace") or cause.get("message") or cause.get("class") or "unknown cause")
+    lines = trace.splitlines()
+    picked = [lines[0]] + [ln.strip() for ln in lines[1:] if ln.strip().startswith("Caused by: ")]
+    return "\n".join(ln.replace("flott.errors.", "") for ln in picked)
+
+
+class _Operation:
+    """One asynchronous operation on the cluster: trigger, then poll its status URL."""
+
+    def __init__(self, config: Configuration, address: str | None) -> None:
+        self.endpoint = _Endpoint(config, address)
+        self.timeout_s = config.get_seconds("client.timeout", "60 s")
+
+    def trigger(self, method: str, path: str, body: Any = None) -> str:
+        try:
+            answer = self.endpoint.request(method, path, body if body is not None else {})
+        except FlottError as e:
+            raise click.ClickException(str(e)) from None
+        trigger_id = answer.get("request-id") if isinstance(answer, dict) else None
+        if not isinstance(trigger_id, str):
+            raise click.ClickException(f"unexpected answer to {method} {path}: {answer!r}")
+        return trigger_id
+
+    def wait(self, status_path: str, failed: str, trigger_id: str) -> dict[str, Any]:
+        """The completed ``operation``; a ClickException saying ``failed`` and why otherwise."""
+        deadline = time.monotonic() + self.timeout_s
+        pause = 0.05
+        while True:
+            body = self.endpoint.request("GET", status_path)
+            status = body.get("status", {}).get("id") if isinstance(body, dict) else None
+            if status == "COMPLETED":
+                operation = body.get("operation") or {}
+                cause = operation.get("failure-cause") or operation.get("failureCause")
+                if cause:
+                    raise click.ClickException(f"{failed}\n{describe_failure_cause(cause)}")
+                return dict(operation)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise click.ClickException(
+                    f"{failed}\nNo answer within {self.timeout_s:g}s (client.timeout); the operation may "
+                    f"still complete on the cluster (trigger id {trigger_id})."
+                )
+            time.sleep(min(pause, remaining))
+            pause = min(pause * 2, 1.0)
+
+
+def trigger_savepoint(
+    config: Configuration,
+    address: str | None,
+    job_id: str,
+    target_directory: str | None,
+    format_type: str,
+    detached: bool,
+) -> int:
+    """``flott savepoint JOBID [DIR]`` (Flink: CliFrontend.savepoint)."""
+    _check_job_id(job_id)
+    op = _Operation(config, address)
+    body = {
+        "target-directory": target_directory,
+        "cancel-job": False,
+        "formatType": format_type,
+        "triggerId": secrets.token_hex(16),
+    }
+    if detached:
+        click.echo(f"Triggering savepoint in detached mode for job {job_id}.")
+        trigger_id = op.trigger("POST", f"/jobs/{job_id}/savepoints", body)
+        click.echo(f"Successfully trigger manual savepoint, triggerId: {trigger_id}")
+        return 0
+    click.echo(f"Triggering savepoint for job {job_id}.")
+    trigger_id = op.trigger("POST", f"/jobs/{job_id}/savepoints", body)
+    click.echo("Waiting for response...")
+    result = op.wait(
+        f"/jobs/{job_id}/savepoints/{trigger_id}",
+        f"Triggering a savepoint for the job {job_id} failed.",
+        trigger_id,
+    )
+    click.echo(f"Savepoint completed. Path: {result.get('location', '')}")
+    click.echo("You can resume your program from this savepoint with the run command.")
+    return 0
+
+
+def dispose_savepoint(config: Configuration, address: str | None, savepoint_path: str) -> int:
+    """``flott savepoint --dispose PATH``: the cluster deletes the savepoint's files."""
+    op = _Operation(config, address)
+    click.echo(f"Disposing savepoint '{savepoint_path}'.")
+    trigger_id = op.trigger("POST", "/savepoint-disposal", {"savepoint-path": savepoint_path})
+    click.echo("Waiting for response...")
+    op.wait(
+        f"/savepoint-disposal/{trigger_id}", f"Disposing the savepoint '{savepoint_path}' failed.", trigger_id
+    )
+    click.echo(f"Savepoint '{savepoint_path}' disposed.")
+    return 0
+
+
+def stop_with_savepoint(
+    config: Configuration,
+    address: str | None,
+    job_id: str,
+    target_directory: str | None,
+    drain: bool,
+    format_type: str,
+    detached: bool,
+) -> int:
+    """``flott stop [-p DIR] [-d] JOBID``: savepoint, then the job ends FINISHED (Flink: CliFrontend.stop)."""
+    _check_job_id(job_id)
+    op = _Operation(config, address)
+    body = {
+        "targetDirectory": target_directory,
+        "drain": drain,
+        "formatType": format_type,
+        "triggerId": secrets.token_hex(16),
+    }
+    click.echo(f'{"Draining" if drain else "Suspending"} job "{job_id}" with a {format_type} savepoint.')
+    if detached:
+        click.echo(f"Triggering stop-with-savepoint in detached mode for job {job_id}.")
+        trigger_id = op.trigger("POST", f"/jobs/{job_id}/stop", body)
+        click.echo(f"Successfully trigger stop with savepoint, triggerId: {trigger_id}")
+        return 0
+    click.echo(f"Triggering stop-with-savepoint for job {job_id}.")
+    trigger_id = op.trigger("POST", f"/jobs/{job_id}/stop", body)
+    click.echo("Waiting for response...")
+    result = op.wait(
+        f"/jobs/{job_id}/savepoints/{trigger_id}",
+        f'Could not stop with a savepoint job "{job_id}".',
+        trigger_id,
+    )
+    click.echo(f"Savepoint completed. Path: {result.get('location', '')}")
+    return 0
+
+
+def cancel_with_savepoint(
+    config: Configuration, address: str | None, job_id: str, target_directory: str | None, format_type: str
+) -> int:
+    """``flott cancel -s DIR JOBID``: savepoint, then cancel; the job ends CANCELED (deprecated in Flink)."""
+    _check_job_id(job_id)
+    op = _Operation(config, address)
+    click.echo('DEPRECATION WARNING: Cancelling a job with savepoint is deprecated. Use "stop" instead.')
+    where = f"to {target_directory}" if target_directory else "to default savepoint directory"
+    click.echo(f"Cancelling job {job_id} with {format_type} savepoint {where}.")
+    body = {
+        "target-directory": target_directory,
+        "cancel-job": True,
+        "formatType": format_type,
+        "triggerId": secrets.token_hex(16),
+    }
+    trigger_id = op.trigger("POST", f"/jobs/{job_id}/savepoints", body)
+    result = op.wait(f"/jobs/{job_id}/savepoints/{trigger_id}", f"Could not cancel job {job_id}.", trigger_id)
+    click.echo(f"Cancelled job {job_id}. Savepoint stored in {result.get('location', '')}.")
+    return 0
+
+
+def trigger_checkpoint(config: Configuration, address: str | None, job_id: str, full: bool) -> int:
+    """``flott checkpoint [--full] JOBID`` (Flink 1.19+: CliFrontend.checkpoint)."""
+    _check_job_id(job_id)
+    op = _Operation(config, address)
+    checkpoint_type = "FULL" if full else "CONFIGURED"
+    click.echo(f"Triggering checkpoint for job {job_id}.")
+    body = {"checkpointType": checkpoint_type, "triggerId": secrets.token_hex(16)}
+    trigger_id = op.trigger("POST", f"/jobs/{job_id}/checkpoints", body)
+    click.echo("Waiting for response...")
+    result = op.wait(
+        f"/jobs/{job_id}/checkpoints/{trigger_id}",
+        f"Triggering a checkpoint for the job {job_id} failed.",
+        trigger_id,
+    )
+    click.echo(f"Checkpoint {result.get('checkpointId')} for job {job_id} completed.")
+    click.echo("You can resume your program from this checkpoint with the run command.")
     return 0

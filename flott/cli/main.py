@@ -54,7 +54,22 @@ _jm_option = click.option(
 @click.option("-p", "--parallelism", type=int, default=None, help="Default parallelism of the job.")
 @click.option("-d", "--detached", is_flag=True, help="Submit and return without waiting for the job.")
 @_jm_option
-@click.option("-s", "--fromSavepoint", "savepoint", default=None, help="Savepoint to restore from.")
+@click.option(
+    "-s",
+    "--fromSavepoint",
+    "savepoint",
+    default=None,
+    metavar="PATH",
+    help="Savepoint (or retained checkpoint) to restore the job from (execution.savepoint.path).",
+)
+@click.option(
+    "-n",
+    "--allowNonRestoredState",
+    "allow_non_restored_state",
+    is_flag=True,
+    help="Start even if state in the savepoint belongs to no operator of the job "
+    "(execution.savepoint.ignore-unclaimed-state).",
+)
 @click.option(
     "-pyfs",
     "--pyFiles",
@@ -82,6 +97,7 @@ def run(
     detached: bool,
     jobmanager: str | None,
     savepoint: str | None,
+    allow_non_restored_state: bool,
     py_files: str | None,
     py_requirements: str | None,
     config_file: str | None,
@@ -98,6 +114,7 @@ def run(
         **{
             "parallelism.default": str(parallelism) if parallelism else None,
             "execution.savepoint.path": savepoint,
+            "execution.savepoint.ignore-unclaimed-state": "true" if allow_non_restored_state else None,
             "python.files": py_files,
             "python.requirements": py_requirements,
         },
@@ -148,49 +165,162 @@ def list_cmd(
     sys.exit(list_jobs(_load_config(config_file, dynamic), jobmanager, running, scheduled, show_all))
 
 
+_format_option = click.option(
+    "-t",
+    "--type",
+    "format_type",
+    type=click.Choice(["canonical", "native"], case_sensitive=False),
+    default="canonical",
+    show_default=True,
+    help="Savepoint format (flott writes one backend-independent format for both).",
+)
+_detached_option = click.option(
+    "-detached",
+    "--detached",
+    is_flag=True,
+    help="Only trigger: print the trigger id and return without waiting.",
+)
+
+
 @cli.command()
 @_jm_option
 @_config_option
 @_dynamic_option
-@click.option("-s", "--withSavepoint", "savepoint_dir", default=None, help="Cancel with a savepoint.")
+@click.option(
+    "-s",
+    "--withSavepoint",
+    "savepoint_dir",
+    default=None,
+    is_flag=False,
+    flag_value="",
+    metavar="[DIR]",
+    help="Take a savepoint (to DIR, or the default savepoint directory) before cancelling. "
+    "Deprecated in Flink: use 'stop'.",
+)
+@_format_option
 @click.argument("job_id")
 def cancel(
     jobmanager: str | None,
     config_file: str | None,
     dynamic: tuple[str, ...],
     savepoint_dir: str | None,
+    format_type: str,
     job_id: str,
 ) -> None:
     """Cancel the job JOB_ID."""
-    from flott.cli.job_commands import cancel_job
+    from flott.cli.job_commands import cancel_job, cancel_with_savepoint
 
+    config = _load_config(config_file, dynamic)
     if savepoint_dir is not None:
-        raise click.ClickException(
-            "cancel with a savepoint comes with checkpoints and savepoints (not built yet)"
+        sys.exit(
+            cancel_with_savepoint(config, jobmanager, job_id, savepoint_dir or None, format_type.upper())
         )
-    sys.exit(cancel_job(_load_config(config_file, dynamic), jobmanager, job_id))
+    sys.exit(cancel_job(config, jobmanager, job_id))
 
 
 @cli.command()
 @_jm_option
-@click.option("-p", "--savepointPath", "savepoint_path", default=None)
-@click.option("-d", "--drain", is_flag=True)
+@_config_option
+@_dynamic_option
+@click.option(
+    "-p",
+    "--savepointPath",
+    "savepoint_path",
+    default=None,
+    is_flag=False,
+    flag_value="",
+    metavar="[DIR]",
+    help="Directory for the savepoint (default: execution.checkpointing.savepoint-dir of the job or "
+    "the cluster).",
+)
+@click.option(
+    "-d",
+    "--drain",
+    is_flag=True,
+    help="Send MAX_WATERMARK before the savepoint, so every event-time timer and window fires. "
+    "Only for stopping a job for good.",
+)
+@_format_option
+@_detached_option
 @click.argument("job_id")
-def stop(jobmanager: str | None, savepoint_path: str | None, drain: bool, job_id: str) -> None:
-    """Stop JOB_ID with a savepoint (comes with checkpoints and savepoints)."""
-    raise click.ClickException("stop-with-savepoint comes with checkpoints and savepoints (not built yet)")
+def stop(
+    jobmanager: str | None,
+    config_file: str | None,
+    dynamic: tuple[str, ...],
+    savepoint_path: str | None,
+    drain: bool,
+    format_type: str,
+    detached: bool,
+    job_id: str,
+) -> None:
+    """Stop JOB_ID with a savepoint; the job ends FINISHED and the savepoint's path is printed."""
+    from flott.cli.job_commands import stop_with_savepoint
+
+    config = _load_config(config_file, dynamic)
+    sys.exit(
+        stop_with_savepoint(
+            config, jobmanager, job_id, savepoint_path or None, drain, format_type.upper(), detached
+        )
+    )
+
+
+@cli.command(no_args_is_help=True)
+@_jm_option
+@_config_option
+@_dynamic_option
+@click.option(
+    "-d",
+    "--dispose",
+    default=None,
+    metavar="PATH",
+    help="Dispose the savepoint at PATH: the cluster deletes its files.",
+)
+@_format_option
+@_detached_option
+@click.argument("args", nargs=-1, metavar="JOBID [DIR] | inspect PATH")
+def savepoint(
+    jobmanager: str | None,
+    config_file: str | None,
+    dynamic: tuple[str, ...],
+    dispose: str | None,
+    format_type: str,
+    detached: bool,
+    args: tuple[str, ...],
+) -> None:
+    """Trigger a savepoint of JOBID (to DIR, or the default savepoint directory), dispose one with
+    -d PATH, or show what one holds with 'flott savepoint inspect PATH' (no cluster needed)."""
+    if args and args[0] == "inspect":
+        if len(args) != 2:
+            raise click.UsageError("flott savepoint inspect PATH: exactly one PATH expected")
+        from flott.cli.savepoint_inspect import inspect_savepoint
+
+        sys.exit(inspect_savepoint(args[1]))
+    from flott.cli.job_commands import dispose_savepoint, trigger_savepoint
+
+    config = _load_config(config_file, dynamic)
+    if dispose is not None:
+        if args:
+            raise click.UsageError("--dispose PATH takes no JOBID")
+        sys.exit(dispose_savepoint(config, jobmanager, dispose))
+    if not args or len(args) > 2:
+        raise click.UsageError("expected JOBID [DIR], --dispose PATH or inspect PATH")
+    target = args[1] if len(args) == 2 else None
+    sys.exit(trigger_savepoint(config, jobmanager, args[0], target, format_type.upper(), detached))
 
 
 @cli.command()
 @_jm_option
-@click.option("-d", "--dispose", default=None)
-@click.argument("job_id", required=False)
-@click.argument("target_directory", required=False)
-def savepoint(
-    jobmanager: str | None, dispose: str | None, job_id: str | None, target_directory: str | None
+@_config_option
+@_dynamic_option
+@click.option("-full", "--full", is_flag=True, help="A full checkpoint (flott's checkpoints always are).")
+@click.argument("job_id")
+def checkpoint(
+    jobmanager: str | None, config_file: str | None, dynamic: tuple[str, ...], full: bool, job_id: str
 ) -> None:
-    """Trigger or dispose a savepoint (comes with checkpoints and savepoints)."""
-    raise click.ClickException("savepoints come with checkpoints and savepoints (not built yet)")
+    """Take a checkpoint of JOB_ID now and print its id."""
+    from flott.cli.job_commands import trigger_checkpoint
+
+    sys.exit(trigger_checkpoint(_load_config(config_file, dynamic), jobmanager, job_id, full))
 
 
 @cli.group()

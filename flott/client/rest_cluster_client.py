@@ -24,6 +24,14 @@ What it does the way Flink's RestClusterClient does, and why:
 * **Results** are polled from ``/jobs/:id/execution-result`` with a growing
   pause (10 ms doubling to 2 s); a result with application status UNKNOWN
   (job suspended by a leader change) is not final, so polling goes on.
+* **Savepoints, stop-with-savepoint, checkpoints, disposal, rescaling**
+  (Flink's triggerSavepoint, cancelWithSavepoint, stopWithSavepoint,
+  triggerCheckpoint, disposeSavepoint, rescaleJob) trigger, then poll the
+  status URL the same way, at most ``client.timeout`` (default 60 s). The
+  trigger id is chosen here, so a retried trigger cannot start a second
+  savepoint. A failed operation raises
+  :class:`~flott.client.cluster_client.OperationFailedError` with the
+  cluster's error as ``cause``; ``*_detached_*`` variants return the trigger id.
 
 Errors come back as flott's error classes: the server writes
 ``"<ClassName>: <message>"``, which is mapped back through the error tree; a
@@ -43,6 +51,7 @@ import inspect
 import io
 import json
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -54,6 +63,7 @@ from urllib.parse import urlparse
 import aiohttp
 import msgspec
 
+from flott.client.cluster_client import operation_timeout_s, wait_for_operation
 from flott.client.loop_thread import LoopThread, shared_loop_thread
 from flott.common.job_client import JobClient
 from flott.configuration import Configuration
@@ -73,13 +83,26 @@ from flott.errors import (
 )
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError
 from flott.rest.messages.cluster import ClusterOverviewWithVersion, DashboardConfiguration
+from flott.rest.messages.common import (
+    AsynchronousOperationResult,
+    CheckpointOperationResult,
+    SavepointOperationResult,
+    SerializedThrowable,
+    TriggerResponse,
+)
 from flott.rest.messages.job import JobDetailsInfo, JobExecutionResultResponseBody, MultipleJobsDetails
 from flott.rest.messages.taskmanager import TaskManagerInfo, TaskManagersInfo
 from flott.rest.serialized_throwable import from_serialized_throwable
 from flott.rest.version import REST_API_VERSION
 from flott.runtime.blob.python_artifacts import collect_local_artifacts
 from flott.runtime.jobgraph import JobGraph, encode_job_graph
-from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, VertexDetails
+from flott.runtime.messages.job import (
+    ExecutionGraphInfo,
+    JobDetails,
+    JobResult,
+    OperationStatus,
+    VertexDetails,
+)
 
 T = TypeVar("T")
 
@@ -154,6 +177,9 @@ class RestClusterClient:
             sock_read=self.config.get_seconds("rest.idleness-timeout", "5 min"),
         )
         self._session: aiohttp.ClientSession | None = None
+        self.operation_timeout_s = operation_timeout_s(self.config)
+        """How long savepoints, stops, checkpoints, disposals and rescalings are waited for
+        (``client.timeout``, default 60 s), unless a call gives its own ``timeout_s``."""
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -379,6 +405,180 @@ class RestClusterClient:
             for j in body.jobs
         ]
 
+    # -- savepoints, stop-with-savepoint, checkpoints, disposal, rescaling ------------------------
+    #
+    # Each operation is Flink's trigger-then-poll: the trigger answers a request id, the status URL
+    # is polled until COMPLETED (wait_for_operation). Savepoint, stop and checkpoint triggers carry a
+    # trigger id chosen here, so a trigger retried after a broken connection or a 503 cannot start a
+    # second operation. Without a directory, the job's or the cluster's default savepoint directory
+    # is used (a 400 if neither is configured).
+
+    def _wait_s(self, timeout_s: float | None) -> float:
+        return self.operation_timeout_s if timeout_s is None else timeout_s
+
+    async def _trigger(self, method: str, path: str, body: Any = None, **kwargs: Any) -> str:
+        answer = await self._call(method, path, TriggerResponse, json_body=body, **kwargs)
+        return answer.request_id
+
+    async def trigger_detached_savepoint(
+        self, job_id: str, savepoint_directory: str | None = None, format_type: str = "CANONICAL"
+    ) -> str:
+        """Trigger a savepoint and return its trigger id without waiting (Flink: triggerDetachedSavepoint)."""
+        return await self._trigger_savepoint(job_id, savepoint_directory, False, format_type)
+
+    async def _trigger_savepoint(
+        self, job_id: str, savepoint_directory: str | None, cancel_job: bool, format_type: str
+    ) -> str:
+        body = {
+            "target-directory": savepoint_directory,
+            "cancel-job": cancel_job,
+            "formatType": format_type,
+            "triggerId": secrets.token_hex(16),
+        }
+        return await self._trigger("POST", f"/jobs/{job_id}/savepoints", body)
+
+    async def trigger_savepoint(
+        self,
+        job_id: str,
+        savepoint_directory: str | None = None,
+        format_type: str = "CANONICAL",
+        *,
+        timeout_s: float | None = None,
+    ) -> str:
+        """Take a savepoint of the running job and wait for it; returns its path (Flink: triggerSavepoint)."""
+        trigger_id = await self._trigger_savepoint(job_id, savepoint_directory, False, format_type)
+        return await self._wait_savepoint(job_id, trigger_id, f"Savepoint of job {job_id}", timeout_s)
+
+    async def cancel_with_savepoint(
+        self,
+        job_id: str,
+        savepoint_directory: str | None = None,
+        format_type: str = "CANONICAL",
+        *,
+        timeout_s: float | None = None,
+    ) -> str:
+        """Take a savepoint, then cancel the job (it ends CANCELED); the savepoint's path.
+
+        Deprecated in Flink in favour of :meth:`stop_with_savepoint` (Flink: cancelWithSavepoint).
+        """
+        trigger_id = await self._trigger_savepoint(job_id, savepoint_directory, True, format_type)
+        what = f"Cancel-with-savepoint of job {job_id}"
+        return await self._wait_savepoint(job_id, trigger_id, what, timeout_s)
+
+    async def stop_with_detached_savepoint(
+        self,
+        job_id: str,
+        advance_to_end_of_event_time: bool = False,
+        savepoint_directory: str | None = None,
+        format_type: str = "CANONICAL",
+    ) -> str:
+        """Trigger stop-with-savepoint and return its trigger id without waiting
+        (Flink: stopWithDetachedSavepoint); poll it with :meth:`get_savepoint_status`."""
+        body = {
+            "targetDirectory": savepoint_directory,
+            "drain": advance_to_end_of_event_time,
+            "formatType": format_type,
+            "triggerId": secrets.token_hex(16),
+        }
+        return await self._trigger("POST", f"/jobs/{job_id}/stop", body)
+
+    async def stop_with_savepoint(
+        self,
+        job_id: str,
+        advance_to_end_of_event_time: bool = False,
+        savepoint_directory: str | None = None,
+        format_type: str = "CANONICAL",
+        *,
+        timeout_s: float | None = None,
+    ) -> str:
+        """Stop the job with a savepoint and wait for it; the job ends FINISHED. Returns the path.
+
+        ``advance_to_end_of_event_time`` (``--drain``) sends MAX_WATERMARK and ends the input first,
+        so every event-time timer and window fires (Flink: stopWithSavepoint).
+        """
+        trigger_id = await self.stop_with_detached_savepoint(
+            job_id, advance_to_end_of_event_time, savepoint_directory, format_type
+        )
+        what = f"Stop-with-savepoint of job {job_id}"
+        return await self._wait_savepoint(job_id, trigger_id, what, timeout_s)
+
+    async def _wait_savepoint(self, job_id: str, trigger_id: str, what: str, timeout_s: float | None) -> str:
+        status = await wait_for_operation(
+            lambda: self.get_savepoint_status(job_id, trigger_id), what, self._wait_s(timeout_s), trigger_id
+        )
+        return status.location or ""
+
+    async def get_savepoint_status(self, job_id: str, trigger_id: str) -> OperationStatus:
+        """``GET /jobs/:id/savepoints/:triggerid`` (savepoints and stop-with-savepoint)."""
+        body = await self._call("GET", f"/jobs/{job_id}/savepoints/{trigger_id}", SavepointOperationResult)
+        op = body.operation
+        return _operation_status(
+            body.status.id, op.failure_cause if op else None, location=op.location if op else None
+        )
+
+    async def trigger_checkpoint(
+        self, job_id: str, checkpoint_type: str = "CONFIGURED", *, timeout_s: float | None = None
+    ) -> int:
+        """Take a checkpoint now and wait for it; returns its id (Flink: triggerCheckpoint).
+
+        ``checkpoint_type`` is CONFIGURED or FULL (flott's checkpoints are always full).
+        """
+        body = {"checkpointType": checkpoint_type, "triggerId": secrets.token_hex(16)}
+        trigger_id = await self._trigger("POST", f"/jobs/{job_id}/checkpoints", body)
+        status = await wait_for_operation(
+            lambda: self.get_checkpoint_status(job_id, trigger_id),
+            f"Checkpoint of job {job_id}",
+            self._wait_s(timeout_s),
+            trigger_id,
+        )
+        return status.checkpoint_id if status.checkpoint_id is not None else -1
+
+    async def get_checkpoint_status(self, job_id: str, trigger_id: str) -> OperationStatus:
+        body = await self._call("GET", f"/jobs/{job_id}/checkpoints/{trigger_id}", CheckpointOperationResult)
+        op = body.operation
+        return _operation_status(
+            body.status.id, op.failure_cause if op else None, checkpoint_id=op.checkpoint_id if op else None
+        )
+
+    async def dispose_savepoint(self, savepoint_path: str, *, timeout_s: float | None = None) -> None:
+        """Delete a savepoint's metadata and state files; no job needs to run (Flink: disposeSavepoint)."""
+        trigger_id = await self._trigger("POST", "/savepoint-disposal", {"savepoint-path": savepoint_path})
+        await wait_for_operation(
+            lambda: self.get_disposal_status(trigger_id),
+            f"Disposal of savepoint {savepoint_path}",
+            self._wait_s(timeout_s),
+            trigger_id,
+        )
+
+    async def get_disposal_status(self, trigger_id: str) -> OperationStatus:
+        body = await self._call("GET", f"/savepoint-disposal/{trigger_id}", AsynchronousOperationResult)
+        return _operation_status(body.status.id, body.operation.failure_cause if body.operation else None)
+
+    async def rescale_job(self, job_id: str, parallelism: int, *, timeout_s: float | None = None) -> None:
+        """Run the job at ``parallelism``: a savepoint, then a restart from it, and wait for both
+        (Flink 1.x: rescaleJob; Flink itself disabled it, flott serves it)."""
+        trigger_id = await self._trigger(
+            "PATCH", f"/jobs/{job_id}/rescaling", params={"parallelism": str(parallelism)}
+        )
+        await wait_for_operation(
+            lambda: self.get_rescaling_status(job_id, trigger_id),
+            f"Rescaling job {job_id} to parallelism {parallelism}",
+            self._wait_s(timeout_s),
+            trigger_id,
+        )
+
+    async def get_rescaling_status(self, job_id: str, trigger_id: str) -> OperationStatus:
+        body = await self._call("GET", f"/jobs/{job_id}/rescaling/{trigger_id}", AsynchronousOperationResult)
+        return _operation_status(body.status.id, body.operation.failure_cause if body.operation else None)
+
+    async def get_checkpoint_statistics(self, job_id: str) -> dict[str, Any]:
+        """``GET /jobs/:id/checkpoints``: counts, summary, latest and history, in Flink's JSON shape."""
+        return await self._call("GET", f"/jobs/{job_id}/checkpoints", dict)
+
+    async def get_checkpoint_config(self, job_id: str) -> dict[str, Any]:
+        """``GET /jobs/:id/checkpoints/config`` in Flink's JSON shape."""
+        return await self._call("GET", f"/jobs/{job_id}/checkpoints/config", dict)
+
     async def close(self) -> None:
         if self._session is not None and not self._session.closed:
             await self._session.close()
@@ -421,6 +621,22 @@ def _remove(graph_file: Path, scratch: Path) -> None:
     """Delete the temporary JobGraph file and zipped directories, whatever the submission's outcome."""
     graph_file.unlink(missing_ok=True)
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _operation_status(
+    status_id: str,
+    failure_cause: SerializedThrowable | None,
+    *,
+    location: str | None = None,
+    checkpoint_id: int | None = None,
+) -> OperationStatus:
+    """A REST AsynchronousOperationResult as the runtime's OperationStatus (the failure rebuilt)."""
+    return OperationStatus(
+        status=status_id,
+        location=location,
+        checkpoint_id=checkpoint_id,
+        failure=from_serialized_throwable(failure_cause) if failure_cause is not None else None,
+    )
 
 
 def _error_strings(payload: bytes) -> list[str]:

@@ -3,6 +3,9 @@
 Methods return CompletableFutures; ``get_job_execution_result().result()``
 waits for the job and raises JobExecutionError carrying the cause (for a
 failed user function: its type, message and the worker's traceback).
+``trigger_savepoint().result()`` and ``stop_with_savepoint(...).result()``
+give the savepoint's path (a ``file:`` URL or path under the savepoint
+directory), to restore from with ``flott run -s PATH``.
 """
 
 from __future__ import annotations
@@ -118,12 +121,37 @@ class JobClient:
 
     def stop_with_savepoint(
         self, advance_to_end_of_event_time: bool, savepoint_directory: str | None = None
-    ) -> Any:
-        from flott.errors import NotYetSupportedError
+    ) -> CompletableFuture[str]:
+        """Stop the job with a savepoint; the future's result is the savepoint's path.
 
-        raise NotYetSupportedError("stop-with-savepoint comes with the checkpoints issue")
+        The job ends FINISHED. ``advance_to_end_of_event_time`` (Flink's ``--drain``) sends
+        MAX_WATERMARK and ends the input first, so all event-time timers and windows fire; use it
+        only when the job is stopped for good. Without ``savepoint_directory`` the job's or the
+        cluster's default savepoint directory (``execution.checkpointing.savepoint-dir``) is used.
+        Waits at most ``client.timeout`` (default 60 s); a failed savepoint raises
+        OperationFailedError with the cluster's cause, and the job keeps running.
+        """
+        return CompletableFuture(
+            self._loop.submit(self._stop_with_savepoint(advance_to_end_of_event_time, savepoint_directory))
+        )
 
-    def trigger_savepoint(self, savepoint_directory: str | None = None) -> Any:
-        from flott.errors import NotYetSupportedError
+    async def _stop_with_savepoint(self, drain: bool, savepoint_directory: str | None) -> str:
+        import asyncio
 
-        raise NotYetSupportedError("savepoints come with the checkpoints issue")
+        path = await self._client.stop_with_savepoint(self._job_id, drain, savepoint_directory)
+        # The job is ending FINISHED: fetch its result (not cancelled if slow), so an embedded
+        # cluster shuts down with the job, as after cancel().
+        result = asyncio.ensure_future(self._wait_result())
+        result.add_done_callback(lambda t: t.cancelled() or t.exception())
+        await asyncio.wait({result}, timeout=30.0)
+        return path
+
+    def trigger_savepoint(self, savepoint_directory: str | None = None) -> CompletableFuture[str]:
+        """Take a savepoint of the running job; the future's result is the savepoint's path.
+
+        Without ``savepoint_directory`` the job's or the cluster's default savepoint directory is
+        used. Waits at most ``client.timeout`` (default 60 s).
+        """
+        return CompletableFuture(
+            self._loop.submit(self._client.trigger_savepoint(self._job_id, savepoint_directory))
+        )

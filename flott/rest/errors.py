@@ -3,7 +3,7 @@
 Every :class:`~flott.errors.FlottError` carries its HTTP status
 (``http_status``); this module only formats. Errors of the REST layer itself
 (the request was wrong: bad path parameter, malformed body, unknown route;
-no leader; rescaling disabled) answer with just their message, as Flink's
+no leader) answer with just their message, as Flink's
 ``RestHandlerException`` does, so Flink's exact texts (the leader-election
 503, ``Not found: /x``) go out unchanged. Any other error of the tree
 answers ``"<ClassName>: <message>"`` (Flink writes the exception's class name
@@ -42,12 +42,6 @@ class TerminationModeRemovedError(RestRequestError):
     http_status = 308
 
 
-class RescalingDisabledError(FlottError):
-    """``PATCH /jobs/:id/rescaling``: disabled in Flink (FLINK-12312), 503."""
-
-    http_status = 503
-
-
 class NoLeaderError(LeadershipLostError):
     """No Dispatcher leader is known to this REST endpoint: 503, clients retry."""
 
@@ -61,7 +55,7 @@ def error_status(err: BaseException) -> int:
 
 def error_messages(err: BaseException) -> list[str]:
     """The ``errors`` list for ``err`` (see the module docstring for the three forms)."""
-    if isinstance(err, RestRequestError | NoLeaderError | RescalingDisabledError):
+    if isinstance(err, RestRequestError | NoLeaderError):
         return [err.message or type(err).__name__]
     if isinstance(err, FlottError):
         return [f"{type(err).__name__}: {err.message}"]

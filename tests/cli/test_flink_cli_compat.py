@@ -75,7 +75,7 @@ def session(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             jm.wait()
 
 
-def test_flink_cli_list_cancel_and_savepoint_error(session: tuple[str, Path]) -> None:
+def test_flink_cli_list_savepoint_and_cancel(session: tuple[str, Path], tmp_path: Path) -> None:
     address, conf = session
     run = flott("run", "-m", address, "-d", str(REPO / "examples" / "streaming_counts.py"))
     assert run.returncode == 0, run.stderr
@@ -85,9 +85,11 @@ def test_flink_cli_list_cancel_and_savepoint_error(session: tuple[str, Path]) ->
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert f"{job_id} : streaming_counts (RUNNING)" in listed.stdout
 
-    savepoint = flink_cli("savepoint", "-m", address, job_id, "/tmp/unused", conf_dir=conf)
-    assert savepoint.returncode != 0
-    assert "checkpoints issue" in savepoint.stdout + savepoint.stderr, "a clear reason, not a 404"
+    savepoint = flink_cli("savepoint", "-m", address, job_id, str(tmp_path / "sp"), conf_dir=conf)
+    assert savepoint.returncode == 0, savepoint.stdout + savepoint.stderr
+    assert "Savepoint completed. Path: " in savepoint.stdout
+    path = savepoint.stdout.split("Savepoint completed. Path: ")[1].split()[0]
+    assert (Path(path.removeprefix("file:")) / "_metadata").is_file()
 
     cancelled = flink_cli("cancel", "-m", address, job_id, conf_dir=conf)
     assert cancelled.returncode == 0 and f"Cancelled job {job_id}" in cancelled.stdout

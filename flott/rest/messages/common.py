@@ -53,10 +53,39 @@ class AsynchronousOperationResult(ResponseBody, frozen=True, kw_only=True):
     """``{"status": {"id": ...}, "operation": ...}``; ``operation`` is null while IN_PROGRESS.
 
     A failed operation is still COMPLETED (HTTP 200); the failure is inside ``operation``.
+    Used for savepoint disposal, rescaling and dataset deletion (``operation`` is ``{}`` on success).
     """
 
     status: QueueStatus
     operation: AsynchronousOperationInfo | None = None
+
+
+class SavepointInfo(ResponseBody, frozen=True, kw_only=True, omit_defaults=True):
+    """The outcome of a savepoint or stop-with-savepoint: ``{"location"}`` or ``{"failure-cause"}``."""
+
+    location: str | None = None
+    failure_cause: SerializedThrowable | None = msgspec.field(default=None, name="failure-cause")
+
+
+class SavepointOperationResult(ResponseBody, frozen=True, kw_only=True):
+    """``GET /jobs/:id/savepoints/:triggerid`` (also polled for ``POST /jobs/:id/stop``)."""
+
+    status: QueueStatus
+    operation: SavepointInfo | None = None
+
+
+class CheckpointInfo(ResponseBody, frozen=True, kw_only=True, omit_defaults=True):
+    """The outcome of a manual checkpoint: ``{"checkpointId"}`` or ``{"failureCause"}`` (camelCase here)."""
+
+    checkpoint_id: int | None = msgspec.field(default=None, name="checkpointId")
+    failure_cause: SerializedThrowable | None = msgspec.field(default=None, name="failureCause")
+
+
+class CheckpointOperationResult(ResponseBody, frozen=True, kw_only=True):
+    """``GET /jobs/:id/checkpoints/:triggerid``."""
+
+    status: QueueStatus
+    operation: CheckpointInfo | None = None
 
 
 class Metric(ResponseBody, frozen=True, kw_only=True, omit_defaults=True):

@@ -279,7 +279,7 @@ class JobSubmitResponseBody(ResponseBody, frozen=True, kw_only=True):
     job_url: str = msgspec.field(name="jobUrl")
 
 
-# -- savepoints, stop, checkpoints (request bodies; the operations come with checkpoints) -------
+# -- savepoints, stop, checkpoints, disposal (request bodies) ------------------------------------
 
 SavepointFormatType = Literal["CANONICAL", "NATIVE"]
 CheckpointType = Literal["CONFIGURED", "FULL", "INCREMENTAL"]

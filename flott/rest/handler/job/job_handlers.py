@@ -224,7 +224,8 @@ async def put_resource_requirements(req: HandlerRequest) -> EmptyResponseBody:
     await (await req.gateway()).request_job_status(job_id)
     raise NotYetSupportedError(
         "Changing a running job's resource requirements needs the adaptive scheduler, which flott does not "
-        "have yet (it comes after the checkpoints issue)."
+        f"have yet. To run the job at another parallelism, use PATCH /jobs/{job_id}/rescaling?parallelism=N "
+        "(a savepoint, then a restart from it)."
     )
 
 
