@@ -96,6 +96,14 @@ def wait_running(client: Any, timeout_s: float = 30.0) -> None:
         time.sleep(0.05)
 
 
+def wait_committed_output(out: Path, timeout_s: float = 30.0) -> None:
+    """Until a checkpoint completed and the sink committed something (the job is truly under way)."""
+    deadline = time.monotonic() + timeout_s
+    while not (out.exists() and read_output_lines(out)):
+        assert time.monotonic() < deadline, "no output committed"
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def dirs(tmp_path: Path) -> Iterator[tuple[Path, Path, Path]]:
     out, chk, sp = tmp_path / "out", tmp_path / "chk", tmp_path / "sp"
@@ -134,8 +142,7 @@ def test_stop_with_savepoint_then_resume_at_4_and_at_1(
     out, chk, sp = dirs
     n = 120_000
     first = counting_job(out, chk, n, parallelism=2).execute_async("p2")
-    wait_running(first)
-    time.sleep(1.0)
+    wait_committed_output(out)
     savepoint1 = first.stop_with_savepoint(False, str(sp)).result(timeout=60)
     assert first.get_job_status().result() is JobStatus.FINISHED
     assert (Path(savepoint1.removeprefix("file://")) / "_metadata").is_file()
@@ -144,7 +151,10 @@ def test_stop_with_savepoint_then_resume_at_4_and_at_1(
 
     second = counting_job(out, chk, n, parallelism=4, savepoint=savepoint1).execute_async("p4")
     wait_running(second)
-    time.sleep(1.0)
+    deadline = time.monotonic() + 30
+    while len(read_output_lines(out)) == done_at_stop:  # the resumed job committed more
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
     savepoint2 = second.stop_with_savepoint(False, str(sp)).result(timeout=60)
     assert len(read_output_lines(out)) < n
 

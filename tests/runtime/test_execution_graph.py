@@ -216,3 +216,13 @@ def test_cancel_during_restart_backoff_cancels_the_job() -> None:
     eg.handle(CancelJob(), 12)
     assert eg.status is JobStatus.CANCELED
     assert eg.handle(RestartJob(), 1100) == [], "the pending restart is void"
+
+
+def test_slot_lost_while_still_collecting_slots_is_asked_for_again() -> None:
+    eg = ExecutionGraph(two_vertex_graph())
+    eg.handle(StartScheduling(), 1)
+    eg.handle(SlotAssigned(0, "te-0", "alloc-0"), 2)
+    assert eg.handle(TaskExecutorLost("te-0", "killed"), 3) == [RequestSlots(1)]
+    eg.handle(SlotAssigned(0, "te-2", "alloc-2"), 4)
+    actions = eg.handle(SlotAssigned(1, "te-1", "alloc-1"), 5)
+    assert any(isinstance(a, DeployTasks) for a in actions)

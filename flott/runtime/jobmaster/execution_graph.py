@@ -320,9 +320,16 @@ class ExecutionGraph:
 
     def _on_te_lost(self, event: TaskExecutorLost, now_ms: int) -> list[Action]:
         # Its slots are gone with it: a restart asks the ResourceManager for new ones.
+        removed = 0
         for number, (rid, _) in list(self.slots.items()):
             if rid == event.resource_id:
                 del self.slots[number]
+                removed += 1
+        waiting = self.status is JobStatus.RUNNING and any(
+            ex.state is ExecutionState.SCHEDULED for ex in self.executions.values()
+        )
+        if removed and waiting:
+            return [RequestSlots(removed)]  # lost while still collecting slots: ask for replacements
         lost = [
             ex
             for ex in self.executions.values()

@@ -71,6 +71,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+_REDECLARE_SLOTS_S = 3.0
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -335,7 +338,32 @@ class JobMaster(RpcEndpoint):
         self._on_terminal(result, info)
 
     async def _slot_deadline(self, attempt: int) -> None:
-        await asyncio.sleep(self._slot_timeout)
+        """Fail the attempt if its slots do not come in time; meanwhile re-declare what is missing.
+
+        A slot the ResourceManager matched to us can vanish with its TaskExecutor before it is
+        offered; declaring the missing count again (cancel, then request: the RM's count is
+        replaced, not added to) recovers from that without waiting for the deadline.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._slot_timeout
+        while loop.time() < deadline:
+            await asyncio.sleep(min(_REDECLARE_SLOTS_S, max(0.0, deadline - loop.time())))
+            g = self.graph
+            if g.status is not JobStatus.RUNNING or g.num_restarts != attempt:
+                return
+            missing = g.slots_needed - len(g.slots)
+            if missing <= 0:
+                return
+            if loop.time() < deadline:
+                with contextlib.suppress(FlottError):
+                    await self._rm.cancel_slot_request(self.job_graph.job_id)
+                    await self._rm.request_slots(
+                        self.job_graph.job_id,
+                        self._rpc.address,
+                        self.endpoint_id,
+                        self.fencing_token or "",
+                        missing,
+                    )
         if (
             self.graph.status is JobStatus.RUNNING
             and self.graph.num_restarts == attempt
