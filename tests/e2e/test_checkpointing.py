@@ -40,7 +40,12 @@ def _pause_now_and_then(x: int) -> tuple[int, int]:
 
 
 def counting_job(
-    out: Path, checkpoints: Path, n: int, parallelism: int, savepoint: str | None = None
+    out: Path,
+    checkpoints: Path,
+    n: int,
+    parallelism: int,
+    savepoint: str | None = None,
+    backend: str = "hashmap",
 ) -> StreamExecutionEnvironment:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(parallelism)
@@ -48,6 +53,7 @@ def counting_job(
     env.enable_checkpointing(300)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoints.as_uri())
     env.set_restart_strategy(RestartStrategies.fixed_delay_restart(20, 100))
+    env.configure({"state.backend.type": backend})
     if savepoint is not None:
         env.configure({"execution.savepoint.path": savepoint})
     (
@@ -159,6 +165,26 @@ def test_stop_with_savepoint_then_resume_at_4_and_at_1(
     assert len(read_output_lines(out)) < n
 
     counting_job(out, chk, n, parallelism=1, savepoint=savepoint2).execute("p1")
+    assert_exactly_once(out, n)
+
+
+def test_a_savepoint_restores_on_the_other_state_backend(
+    embedded: EmbeddedExecutor, dirs: tuple[Path, Path, Path]
+) -> None:
+    out, chk, sp = dirs
+    n = 100_000
+    first = counting_job(out, chk, n, parallelism=2, backend="hashmap").execute_async("heap")
+    wait_committed_output(out)
+    savepoint1 = first.stop_with_savepoint(False, str(sp)).result(timeout=60)
+    done = len(read_output_lines(out))
+    second = counting_job(out, chk, n, 2, savepoint=savepoint1, backend="rocksdb").execute_async("disk")
+    wait_running(second)
+    deadline = time.monotonic() + 30
+    while len(read_output_lines(out)) == done:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    savepoint2 = second.stop_with_savepoint(False, str(sp)).result(timeout=60)
+    counting_job(out, chk, n, 2, savepoint=savepoint2, backend="hashmap").execute("heap again")
     assert_exactly_once(out, n)
 
 

@@ -3,7 +3,11 @@
 The files are canonical, i.e. independent of the state backend that wrote them: a key-group file
 holds, per state name, the state kind and the ``(key, value)`` pairs of that key group (values as
 the state's user-visible value: a list for ListState, a dict for MapState, the namespace dict for
-namespaced states). Any backend (heap, an embedded store) writes and reads the same bytes.
+namespaced states). Any backend (heap, an embedded store) writes and reads the same bytes:
+:func:`snapshot_keyed_backend` and :func:`restore_keyed_backend` work on any
+:class:`~flott.runtime.state.backend.KeyedStateBackend`. Timer queues are in the same files, as
+state of kind ``"timer"`` (``{key: [(timestamp, namespace), ...]}``), so they are split per key
+group and redistributed on rescale like any state.
 
 File layout (both kinds)::
 
@@ -21,7 +25,7 @@ from __future__ import annotations
 import pickle
 import struct
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import xxhash
 
@@ -37,7 +41,11 @@ from flott.runtime.checkpoint.metadata import (
     OperatorSubtaskState,
 )
 from flott.runtime.checkpoint.storage import CheckpointStorage, join
+from flott.runtime.state.backend import TIMER_KIND
 from flott.runtime.state.key_groups import assign_to_key_group
+
+if TYPE_CHECKING:
+    from flott.runtime.state.backend import KeyedStateBackend, StateKind
 
 _KG_MAGIC = b"FKG1"
 _OS_MAGIC = b"FOS1"
@@ -77,6 +85,26 @@ def operator_state_file(operator_id: str, subtask_index: int) -> str:
 # -- keyed state ------------------------------------------------------------------------------
 
 
+def write_key_group_file(
+    storage: CheckpointStorage,
+    snapshot_dir: str,
+    operator_id: str,
+    key_group: int,
+    states: Mapping[str, tuple[str, Mapping[Any, Any]]],
+) -> KeyGroupStateHandle:
+    """Write one key group's ``{state name: (kind, {key: value})}`` as one file; returns its handle."""
+    payload = {
+        name: {"kind": kind, "entries": list(entries.items())}
+        for name, (kind, entries) in states.items()
+        if entries
+    }
+    rel = key_group_file(operator_id, key_group)
+    data = _frame(_KG_MAGIC, pickle.dumps(payload, protocol=5))
+    storage.write_atomic(join(snapshot_dir, rel), data)
+    counts = {name: len(state["entries"]) for name, state in payload.items()}
+    return KeyGroupStateHandle(key_group=key_group, path=rel, size=len(data), entries=counts)
+
+
 def write_keyed_state(
     storage: CheckpointStorage,
     snapshot_dir: str,
@@ -84,23 +112,22 @@ def write_keyed_state(
     states: Mapping[str, tuple[str, Mapping[int, Mapping[Any, Any]]]],
 ) -> list[KeyGroupStateHandle]:
     """Write ``{state name: (kind, {key group: {key: value}})}`` as one file per non-empty key group."""
-    per_group: dict[int, dict[str, dict[str, Any]]] = {}
+    per_group: dict[int, dict[str, tuple[str, Mapping[Any, Any]]]] = {}
     for name, (kind, by_group) in states.items():
         for group, entries in by_group.items():
             if entries:
-                per_group.setdefault(group, {})[name] = {"kind": kind, "entries": list(entries.items())}
-    handles = []
-    for group in sorted(per_group):
-        rel = key_group_file(operator_id, group)
-        data = _frame(_KG_MAGIC, pickle.dumps(per_group[group], protocol=5))
-        storage.write_atomic(join(snapshot_dir, rel), data)
-        counts = {name: len(s["entries"]) for name, s in per_group[group].items()}
-        handles.append(KeyGroupStateHandle(key_group=group, path=rel, size=len(data), entries=counts))
-    return handles
+                per_group.setdefault(group, {})[name] = (kind, entries)
+    return [
+        write_key_group_file(storage, snapshot_dir, operator_id, group, per_group[group])
+        for group in sorted(per_group)
+    ]
 
 
 def read_key_group(storage: CheckpointStorage, path: str) -> dict[str, tuple[str, dict[Any, Any]]]:
-    """One key-group file -> ``{state name: (kind, {key: value})}``."""
+    """One key-group file -> ``{state name: (kind, {key: value})}``.
+
+    Timer queues are there too, with kind ``"timer"`` and ``{key: [(timestamp, namespace), ...]}``.
+    """
     raw = _unframe(_KG_MAGIC, storage.read(path), path)
     return {name: (s["kind"], dict(s["entries"])) for name, s in raw.items()}
 
@@ -134,13 +161,28 @@ def read_operator_state(storage: CheckpointStorage, path: str) -> dict[str, list
     return raw
 
 
-# -- the heap backend -------------------------------------------------------------------------
+# -- a keyed state backend (any) -----------------------------------------------------------
 
 
-def snapshot_heap_backend(
+def _timers_by_key_group(
+    backend: KeyedStateBackend,
+) -> dict[int, dict[str, dict[Any, list[tuple[int, Any]]]]]:
+    """``{key group: {queue name: {key: [(timestamp, namespace), ...]}}}`` of every timer queue."""
+    out: dict[int, dict[str, dict[Any, list[tuple[int, Any]]]]] = {}
+    for queue_name, queue in backend.timer_queues().items():
+        if not len(queue):
+            continue
+        for group, timers in queue.entries_by_key_group(backend.max_parallelism).items():
+            per_key = out.setdefault(group, {}).setdefault(queue_name, {})
+            for timestamp, key, namespace in sorted(timers, key=lambda t: t[0]):
+                per_key.setdefault(key, []).append((timestamp, namespace))
+    return out
+
+
+def snapshot_keyed_backend(
     storage: CheckpointStorage,
     snapshot_dir: str,
-    backend: Any,
+    backend: KeyedStateBackend,
     *,
     operator_id: str,
     subtask_index: int,
@@ -149,12 +191,42 @@ def snapshot_heap_backend(
     name: str = "",
     operator_states: Mapping[str, tuple[str, Iterable[Any]]] | None = None,
 ) -> OperatorSubtaskState:
-    """Snapshot a :class:`HeapKeyedStateBackend` (and optional operator list states) of one subtask."""
-    states = {
-        state: (str(backend.state_kind(state)), backend.entries_by_key_group(state))
-        for state in backend.state_names()
-    }
-    handles = write_keyed_state(storage, snapshot_dir, operator_id, states)
+    """Snapshot the keyed state and timers of one subtask's operator, from any keyed state backend.
+
+    Writes one canonical file per key group that has state or timers (the same bytes whichever
+    backend holds the state), plus the operator list states if given, and returns what the
+    subtask acknowledges. Key groups are written one at a time, in ascending order, as the
+    backend yields them (:meth:`KeyedStateBackend.iter_key_group_entries`), so a backend whose
+    state does not fit in memory never has to load it all. Timers are in the files as state of
+    kind ``"timer"`` named after their queue (``_timer_state/event_<service>`` ...).
+
+    The backend must not change while this runs (call it from the task thread, between records).
+    """
+    kinds: dict[str, str] = {state: str(backend.state_kind(state)) for state in backend.state_names()}
+    timers = _timers_by_key_group(backend)
+    for queue_name in backend.timer_queues():
+        kinds[queue_name] = TIMER_KIND
+    timer_groups = sorted(timers)
+    next_timer = 0
+
+    def write(group: int, entries: Mapping[str, Mapping[Any, Any]]) -> KeyGroupStateHandle:
+        states: dict[str, tuple[str, Mapping[Any, Any]]] = {
+            state: (kinds[state], values) for state, values in entries.items()
+        }
+        for queue_name, per_key in timers.get(group, {}).items():
+            states[queue_name] = (TIMER_KIND, per_key)
+        return write_key_group_file(storage, snapshot_dir, operator_id, group, states)
+
+    handles: list[KeyGroupStateHandle] = []
+    for group, entries in backend.iter_key_group_entries():
+        while next_timer < len(timer_groups) and timer_groups[next_timer] < group:
+            handles.append(write(timer_groups[next_timer], {}))
+            next_timer += 1
+        if next_timer < len(timer_groups) and timer_groups[next_timer] == group:
+            next_timer += 1
+        handles.append(write(group, entries))
+    for group in timer_groups[next_timer:]:
+        handles.append(write(group, {}))
     kgr = backend.key_group_range
     op_handle = None
     if operator_states:
@@ -167,26 +239,53 @@ def snapshot_heap_backend(
         uid=uid,
         name=name,
         key_group_range=(kgr.start_key_group, kgr.end_key_group),
-        keyed_state_kinds={s: k for s, (k, _) in states.items()},
+        keyed_state_kinds=kinds,
         key_groups=handles,
         operator_state=op_handle,
     )
 
 
-def restore_heap_backend(storage: CheckpointStorage, backend: Any, key_group_files: Iterable[str]) -> int:
-    """Load key-group files (absolute paths, from a :class:`SubtaskRestore`) into a heap backend.
+def restore_keyed_backend(
+    storage: CheckpointStorage,
+    backend: KeyedStateBackend,
+    key_group_files: Iterable[str | tuple[int, str]],
+) -> int:
+    """Load key-group files into any keyed state backend (state and timers); returns the entries read.
 
-    Returns the number of entries restored. Refuses key groups outside the backend's range.
+    ``key_group_files`` are absolute paths, or the ``(key group, path)`` pairs of
+    :attr:`SubtaskRestore.key_group_files`. Files are read one at a time. A file may come from
+    a snapshot at another parallelism (a rescale) or from another backend kind: the format is
+    the same. Refuses keys whose key group is outside the backend's range. Restored timers are
+    added to the backend's timer queues; a timer service on such a queue re-arms its
+    processing-time wake-up (whether it was created before or after the restore).
     """
     restored = 0
-    for path in key_group_files:
+    max_parallelism = backend.max_parallelism
+    key_groups = backend.key_group_range
+    for item in key_group_files:
+        path = item[1] if isinstance(item, tuple) else item
         for state, (kind, entries) in read_key_group(storage, path).items():
             for key in entries:
-                group = assign_to_key_group(key, backend.max_parallelism)
-                if group not in backend.key_group_range:
+                group = assign_to_key_group(key, max_parallelism)
+                if group not in key_groups:
                     raise SnapshotFormatError(
-                        f"state file {path} holds key group {group}, outside {backend.key_group_range}"
+                        f"state file {path} holds key group {group}, outside {key_groups}"
                     )
-            backend.restore_entries(state, kind, entries)
-            restored += len(entries)
+            if kind == TIMER_KIND:
+                backend.timer_queue(state).restore(
+                    (timestamp, key, namespace)
+                    for key, timers in entries.items()
+                    for timestamp, namespace in timers
+                )
+                restored += sum(len(timers) for timers in entries.values())
+            else:
+                backend.restore_entries(state, cast("StateKind", kind), entries)
+                restored += len(entries)
     return restored
+
+
+snapshot_heap_backend = snapshot_keyed_backend
+"""The former name (the heap backend was the only one); same function."""
+
+restore_heap_backend = restore_keyed_backend
+"""The former name (the heap backend was the only one); same function."""

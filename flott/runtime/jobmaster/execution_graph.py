@@ -369,14 +369,14 @@ class ExecutionGraph:
             policy.notify_failure(now_ms)
             if restartable and self._is_recoverable(error.type) and policy.can_restart():
                 self._restart_delay_ms = policy.backoff_time_ms()
-                actions = self._transition_job(JobStatus.RESTARTING, stimulus, now_ms)
-                actions = [
-                    JobStatusChanged(a.old, a.new, error, a.stimulus) if isinstance(a, JobStatusChanged) else a
-                    for a in actions
+                # The cause travels with the status change (logged), not as the job's final failure.
+                restarting: list[Action] = [
+                    JobStatusChanged(JobStatus.RUNNING, JobStatus.RESTARTING, error, stimulus)
                 ]
-                actions += self._cancel_all(now_ms)
-                return actions + self._maybe_done(now_ms)
-        actions = self._transition_job(JobStatus.FAILING, stimulus, now_ms, error)
+                self._transition_job(JobStatus.RESTARTING, stimulus, now_ms)
+                restarting += self._cancel_all(now_ms)
+                return restarting + self._maybe_done(now_ms)
+        actions: list[Action] = self._transition_job(JobStatus.FAILING, stimulus, now_ms, error)
         actions += self._cancel_all(now_ms)
         return actions + self._maybe_done(now_ms)
 

@@ -30,7 +30,7 @@ from flott.runtime.operators.stream_operator import (
 )
 from flott.runtime.operators.timer_service import InternalTimerService, KeyedTimerService
 from flott.runtime.operators.user_timers import UserTimerFiring
-from flott.runtime.state.heap import HeapKeyedStateBackend
+from flott.runtime.state.backend import KeyedStateBackend
 
 
 class CoProcessContext(CoProcessFunction.Context):
@@ -79,7 +79,7 @@ class _TwoInputOperator(StreamOperator):
         self._key_objects: list[Any] = []
         self._key1: Callable[[Any], Any] | None = None
         self._key2: Callable[[Any], Any] | None = None
-        self.backend: HeapKeyedStateBackend | None = None
+        self.backend: KeyedStateBackend | None = None
         if setup.descriptor.key_selector is not None:
             pair = setup.load_function(setup.descriptor.key_selector, "key selectors")
             if not isinstance(pair, KeySelectorPair):

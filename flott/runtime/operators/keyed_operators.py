@@ -1,6 +1,6 @@
 """Keyed operators: reduce and its built-in aggregations, and keyed process.
 
-Both own a :class:`HeapKeyedStateBackend`. Per record they compute the key,
+Both own a :class:`KeyedStateBackend`. Per record they compute the key,
 make it the backend's current key (so user state reads see that key) and call
 the user function. The keyed reduce keeps its running value in a state table
 of the backend (``key -> value``), indexing that dict directly: that is one
@@ -35,7 +35,7 @@ from flott.runtime.operators.stream_operator import (
 from flott.runtime.operators.timer_service import InternalTimerService, KeyedTimerService
 from flott.runtime.operators.user_timers import UserTimerFiring
 from flott.runtime.partitioner.key_group_stream_partitioner import unhashable_key_error
-from flott.runtime.state.heap import HeapKeyedStateBackend
+from flott.runtime.state.backend import KeyedStateBackend
 
 REDUCE_STATE_NAME = "_op_state"
 """State name of the keyed reduce's running value (Flink uses the same name)."""
@@ -67,7 +67,7 @@ class StreamGroupedReduceOperator(StreamOperator):
         self._reduce: Callable[[Any, Any], Any] = user_method(
             self._function, "reduce", f"reduce '{self.name}'"
         )
-        self.backend: HeapKeyedStateBackend = setup.keyed_state_backend()
+        self.backend: KeyedStateBackend = setup.keyed_state_backend()
         self._values = self.backend.state_table(REDUCE_STATE_NAME)
         self._timestamped = setup.timestamped_input
 
@@ -152,7 +152,7 @@ class KeyedProcessContext(KeyedProcessFunction.OnTimerContext):
     One object serves both: ``time_domain()`` is only meaningful inside ``on_timer``.
     """
 
-    def __init__(self, backend: HeapKeyedStateBackend, timer_service: KeyedTimerService) -> None:
+    def __init__(self, backend: KeyedStateBackend, timer_service: KeyedTimerService) -> None:
         self._backend = backend
         self._timer_service = timer_service
         self.record_timestamp: int | None = None
@@ -193,7 +193,7 @@ class KeyedProcessOperator(UserTimerFiring, StreamOperator):
         self._process_element = user_method(self._function, "process_element", f"keyed process '{self.name}'")
         on_timer = getattr(self._function, "on_timer", None)
         self._on_timer = on_timer if callable(on_timer) else None
-        self.backend: HeapKeyedStateBackend = setup.keyed_state_backend()
+        self.backend: KeyedStateBackend = setup.keyed_state_backend()
         self.timers = InternalTimerService("user-timers", self.backend, setup.processing_time_service, self)
         self._ctx = KeyedProcessContext(self.backend, KeyedTimerService(self.timers))
         self._timestamped = setup.timestamped_input

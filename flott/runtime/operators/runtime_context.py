@@ -14,7 +14,7 @@ from flott.errors import FlottError, NotYetSupportedError
 
 if TYPE_CHECKING:
     from flott.runtime.execution.environment import TaskEnvironment
-    from flott.runtime.state.heap import HeapKeyedStateBackend
+    from flott.runtime.state.backend import KeyedStateBackend
 
 GLOBAL_JOB_PARAMETERS_KEY = "pipeline.global-job-parameters"
 
@@ -34,7 +34,7 @@ def parse_job_parameters(value: str) -> dict[str, str]:
 class StreamingRuntimeContext(RuntimeContext):
     """The runtime context of one operator in one subtask."""
 
-    def __init__(self, env: TaskEnvironment, backend: HeapKeyedStateBackend | None) -> None:
+    def __init__(self, env: TaskEnvironment, backend: KeyedStateBackend | None) -> None:
         self._env = env
         self._backend = backend
         raw = env.job_config.get(GLOBAL_JOB_PARAMETERS_KEY)
@@ -73,7 +73,7 @@ class StreamingRuntimeContext(RuntimeContext):
 
     # --- keyed state -------------------------------------------------------------------------
 
-    def _keyed_backend(self) -> HeapKeyedStateBackend:
+    def _keyed_backend(self) -> KeyedStateBackend:
         if self._backend is None:
             raise FlottError(
                 "Keyed state can only be used on a 'keyed stream', i.e., after a 'key_by()' operation."

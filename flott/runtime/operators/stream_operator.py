@@ -39,8 +39,9 @@ from flott.runtime.messages.execution import OperatorRestore
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
 from flott.runtime.operators.watermark import LONG_MIN, WatermarkStatus
-from flott.runtime.state.heap import HeapKeyedStateBackend
+from flott.runtime.state.backend import KeyedStateBackend
 from flott.runtime.state.key_groups import KeyGroupRange
+from flott.runtime.state.state_backend_loader import create_keyed_state_backend
 
 log = logging.getLogger(__name__)
 
@@ -186,22 +187,19 @@ class OperatorSetup:
         obj = self.load_function(self.descriptor.key_selector, "key selector")
         return obj, user_method(obj, "get_key", f"key selector of '{self.descriptor.name}'")
 
-    def keyed_state_backend(self) -> HeapKeyedStateBackend:
+    def keyed_state_backend(self) -> KeyedStateBackend:
         """The operator's keyed state backend, with the state of its key groups restored if any."""
         env = self.env
         key_groups = KeyGroupRange.of_operator(env.max_parallelism, env.parallelism, env.subtask_index)
         backend = _create_backend(env, key_groups, self.descriptor.operator_id)
         restore = self.restore
         if restore is not None and restore.key_group_files:
-            from flott.runtime.checkpoint import snapshot as snapshot_files
+            from flott.runtime.checkpoint.snapshot import restore_keyed_backend
 
-            restore_fn = getattr(snapshot_files, "restore_keyed_backend", None)
-            if restore_fn is None:
-                restore_fn = snapshot_files.restore_heap_backend
-            restore_fn(checkpoint_storage(), backend, [path for _, path in restore.key_group_files])
+            restore_keyed_backend(checkpoint_storage(), backend, restore.key_group_files)
         return backend
 
-    def runtime_context(self, backend: HeapKeyedStateBackend | None) -> StreamingRuntimeContext:
+    def runtime_context(self, backend: KeyedStateBackend | None) -> StreamingRuntimeContext:
         return StreamingRuntimeContext(self.env, backend)
 
 
@@ -217,12 +215,8 @@ def checkpoint_storage() -> Any:
     return _STORAGE[0]
 
 
-def _create_backend(env: TaskEnvironment, key_groups: KeyGroupRange, operator_id: str) -> Any:
-    """The configured backend (``state.backend.type``); the heap one until others are installed."""
-    try:
-        from flott.runtime.state.state_backend_loader import create_keyed_state_backend
-    except ImportError:
-        return HeapKeyedStateBackend(env.max_parallelism, key_groups)
+def _create_backend(env: TaskEnvironment, key_groups: KeyGroupRange, operator_id: str) -> KeyedStateBackend:
+    """The configured backend (``state.backend.type``: hashmap or rocksdb)."""
     return create_keyed_state_backend(
         env.job_config,
         env.max_parallelism,

@@ -8,6 +8,12 @@ Processing-time timers fire from the task's :class:`ProcessingTimeService`:
 the service holds one callback, at the earliest processing-time timer, and
 moves it when an earlier timer is registered.
 
+Restored timers: the queues are keyed state, restored from a checkpoint with the rest
+(``restore_keyed_backend``). A service created on a backend that already holds restored
+timers schedules its earliest processing-time timer at once; if the timers are restored
+after the service was created, the queue's restore listener does the same. Restored
+event-time timers need nothing: they fire on the next watermark that passes them.
+
 Pure synchronous code: tests drive it with a hand-made clock and plain
 ``advance_watermark`` calls.
 """
@@ -19,7 +25,7 @@ from typing import Any, Protocol
 from flott.datastream.timerservice import TimerService
 from flott.runtime.operators.processing_time import ProcessingTimeService, ScheduledCallback
 from flott.runtime.operators.watermark import LONG_MIN
-from flott.runtime.state.heap import HeapKeyedStateBackend
+from flott.runtime.state.backend import KeyedStateBackend
 
 VOID_NAMESPACE = None
 """The namespace of timers that belong to no window (KeyedProcessFunction's)."""
@@ -39,7 +45,7 @@ class InternalTimerService:
     def __init__(
         self,
         name: str,
-        backend: HeapKeyedStateBackend,
+        backend: KeyedStateBackend,
         processing_time_service: ProcessingTimeService,
         triggerable: Triggerable,
     ) -> None:
@@ -51,6 +57,9 @@ class InternalTimerService:
         self.processing_time_timers = backend.timer_queue(f"_timer_state/processing_{name}")
         self.current_watermark = LONG_MIN
         self._scheduled: ScheduledCallback | None = None
+        self._closed = False
+        self.processing_time_timers.add_restore_listener(self.restore)
+        self.restore()  # timers restored before the service existed
 
     # --- registration (for the backend's current key) ------------------------------------------
 
@@ -110,12 +119,20 @@ class InternalTimerService:
             self._schedule(following)
 
     def restore(self) -> None:
-        """After restoring the queues from a snapshot: wake up for the earliest processing-time timer."""
+        """After restoring the queues from a snapshot: wake up for the earliest processing-time timer.
+
+        Called on creation and by the queue after each restore; calling it again is harmless.
+        Timers due already (the job was down when they were due) fire on the next
+        :meth:`ProcessingTimeService.fire_due`.
+        """
+        if self._closed:
+            return
         following = self.processing_time_timers.peek_timestamp()
         if following is not None:
             self._schedule(following)
 
     def close(self) -> None:
+        self._closed = True
         if self._scheduled is not None:
             self._scheduled.cancel()
             self._scheduled = None

@@ -1,5 +1,10 @@
-"""Keyed state: key groups (how keys map to subtasks) and the heap state backend."""
+"""Keyed state: key groups (how keys map to subtasks), the backend contract and its backends.
 
+Backends: ``heap`` (dicts; ``state.backend.type: hashmap``) and ``rocksdb`` (an embedded
+RocksDB; ``state.backend.type: rocksdb``), picked by ``state_backend_loader``.
+"""
+
+from flott.runtime.state.backend import KeyedStateBackend, StateKind, TimerQueue
 from flott.runtime.state.key_groups import (
     KeyGroupRange,
     assign_key_to_parallel_operator,
@@ -9,13 +14,18 @@ from flott.runtime.state.key_groups import (
     compute_operator_index_for_key_group,
     stable_key_hash,
 )
+from flott.runtime.state.state_backend_loader import create_keyed_state_backend
 
 __all__ = [
     "KeyGroupRange",
+    "KeyedStateBackend",
+    "StateKind",
+    "TimerQueue",
     "assign_key_to_parallel_operator",
     "assign_to_key_group",
     "compute_default_max_parallelism",
     "compute_key_group_range_for_operator_index",
     "compute_operator_index_for_key_group",
+    "create_keyed_state_backend",
     "stable_key_hash",
 ]

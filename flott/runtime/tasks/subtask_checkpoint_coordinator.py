@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from flott.runtime.checkpoint import snapshot as snapshot_files
 from flott.runtime.checkpoint.metadata import OperatorSubtaskState, TaskStateSnapshot
@@ -37,12 +36,6 @@ from flott.runtime.operators.stream_operator import StreamOperator
 log = logging.getLogger(__name__)
 
 
-def _snapshot_keyed(
-    storage: CheckpointStorage, location: str, backend: Any, **kwargs: Any
-) -> OperatorSubtaskState:
-    fn = getattr(snapshot_files, "snapshot_keyed_backend", None) or snapshot_files.snapshot_heap_backend
-    result: OperatorSubtaskState = fn(storage, location, backend, **kwargs)
-    return result
 
 
 class SubtaskCheckpointCoordinator:
@@ -85,7 +78,7 @@ class SubtaskCheckpointCoordinator:
             backend = getattr(op, "backend", None)
             if backend is not None:
                 states.append(
-                    _snapshot_keyed(
+                    snapshot_files.snapshot_keyed_backend(
                         self._storage,
                         barrier.location,
                         backend,

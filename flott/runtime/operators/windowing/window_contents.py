@@ -11,10 +11,10 @@ snapshots see it like any other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
-from flott.runtime.state.heap import HeapKeyedStateBackend
+from flott.runtime.state.backend import KeyedStateBackend
 from flott.runtime.state.heap.heap_keyed_state_backend import StateKind
 
 WINDOW_CONTENTS_STATE = "window-contents"
@@ -26,8 +26,8 @@ _ABSENT = object()
 class WindowContents:
     """Add to, read, clear and merge the contents of ``(key, window)``."""
 
-    def __init__(self, backend: HeapKeyedStateBackend, kind: StateKind) -> None:
-        self.table: dict[Any, dict[Any, Any]] = backend.namespaced_table(WINDOW_CONTENTS_STATE, kind)
+    def __init__(self, backend: KeyedStateBackend, kind: StateKind) -> None:
+        self.table: MutableMapping[Any, Any] = backend.namespaced_table(WINDOW_CONTENTS_STATE, kind)
 
     def add(self, key: Any, namespace: Any, value: Any) -> None:
         raise NotImplementedError
@@ -70,7 +70,7 @@ class WindowContents:
 
 
 class ReducingContents(WindowContents):
-    def __init__(self, backend: HeapKeyedStateBackend, reduce: Callable[[Any, Any], Any]) -> None:
+    def __init__(self, backend: KeyedStateBackend, reduce: Callable[[Any, Any], Any]) -> None:
         super().__init__(backend, "reducing")
         self._reduce = reduce
 
@@ -97,7 +97,7 @@ class ReducingContents(WindowContents):
 
 
 class AggregatingContents(WindowContents):
-    def __init__(self, backend: HeapKeyedStateBackend, agg_function: Any) -> None:
+    def __init__(self, backend: KeyedStateBackend, agg_function: Any) -> None:
         super().__init__(backend, "aggregating")
         self._create = agg_function.create_accumulator
         self._add = agg_function.add
@@ -129,7 +129,7 @@ class AggregatingContents(WindowContents):
 
 
 class ListContents(WindowContents):
-    def __init__(self, backend: HeapKeyedStateBackend) -> None:
+    def __init__(self, backend: KeyedStateBackend) -> None:
         super().__init__(backend, "list")
 
     def add(self, key: Any, namespace: Any, value: Any) -> None:

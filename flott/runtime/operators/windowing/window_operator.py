@@ -70,7 +70,7 @@ from flott.runtime.operators.windowing.window_contents import (
     WindowContents,
 )
 from flott.runtime.operators.windowing.window_functions import InternalWindowFunction, create_window_function
-from flott.runtime.state.heap import HeapKeyedStateBackend
+from flott.runtime.state.backend import KeyedStateBackend
 
 MERGING_WINDOW_SET_STATE = "merging-window-set"
 
@@ -88,7 +88,7 @@ NO_TIMESTAMP_MESSAGE = (
 # --------------------------------------------------------------------------- contexts
 
 
-def namespaced_state(backend: HeapKeyedStateBackend, descriptor: Any) -> Any:
+def namespaced_state(backend: KeyedStateBackend, descriptor: Any) -> Any:
     """The namespaced state object for a PyFlink state descriptor (scoped by the backend's namespace)."""
     if isinstance(descriptor, ValueStateDescriptor):
         return backend.get_namespaced_value_state(descriptor)
@@ -152,7 +152,7 @@ class WindowTriggerContext(Trigger.OnMergeContext):
 class _WindowStateStore(KeyedStateStore):
     """``context.window_state()``: keyed state scoped to the window being processed."""
 
-    def __init__(self, backend: HeapKeyedStateBackend) -> None:
+    def __init__(self, backend: KeyedStateBackend) -> None:
         self._backend = backend
 
     def get_state(self, state_descriptor: Any) -> Any:
@@ -217,7 +217,7 @@ class _AssignerContext(WindowAssigner.WindowAssignerContext):
 # --------------------------------------------------------------------------- the operator
 
 
-def _contents_for(spec: WindowOperatorSpec, backend: HeapKeyedStateBackend) -> WindowContents:
+def _contents_for(spec: WindowOperatorSpec, backend: KeyedStateBackend) -> WindowContents:
     if spec.function_kind == "reduce":
         if spec.reduce_function is None:
             raise InvalidJobGraphError("window reduce without a reduce function")
@@ -244,7 +244,7 @@ class WindowOperator(StreamOperator):
             )
         self.spec = spec
         self._key_object, self._key = setup.key_selector()
-        self.backend: HeapKeyedStateBackend = setup.keyed_state_backend()
+        self.backend: KeyedStateBackend = setup.keyed_state_backend()
         self.timers = InternalTimerService("window-timers", self.backend, setup.processing_time_service, self)
         self.assigner = spec.assigner
         self.trigger: Trigger = (

@@ -10,18 +10,21 @@ a window function.
 
 The merging states (list, reducing, aggregating) can fold several namespaces
 into one (:meth:`merge_namespaces`): what session windows do when they merge.
+
+Shared by both backends, like ``heap_states`` (on RocksDB a key's ``{namespace -> value}``
+dict is one stored value).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from flott.datastream.state import AggregatingState, ListState, MapState, ReducingState, ValueState
 
 if TYPE_CHECKING:
-    from flott.runtime.state.heap.heap_keyed_state_backend import HeapKeyedStateBackend
+    from flott.runtime.state.heap.table_backend import TableKeyedStateBackend
 
 _ABSENT = object()
 
@@ -29,7 +32,7 @@ _ABSENT = object()
 class _Namespaced:
     """Access to the cell ``table[current key][current namespace]``."""
 
-    def __init__(self, backend: HeapKeyedStateBackend, table: dict[Any, dict[Any, Any]]) -> None:
+    def __init__(self, backend: TableKeyedStateBackend, table: MutableMapping[Any, Any]) -> None:
         self._backend = backend
         self._table = table
 
@@ -84,7 +87,9 @@ class _Merging(_Namespaced):
 
 
 class HeapNamespacedValueState(_Namespaced, ValueState):
-    def __init__(self, backend: HeapKeyedStateBackend, table: dict[Any, Any], default: Any = None) -> None:
+    def __init__(
+        self, backend: TableKeyedStateBackend, table: MutableMapping[Any, Any], default: Any = None
+    ) -> None:
         super().__init__(backend, table)
         self._default = default
 
@@ -134,7 +139,10 @@ class HeapNamespacedListState(_Merging, ListState):
 
 class HeapNamespacedReducingState(_Merging, ReducingState):
     def __init__(
-        self, backend: HeapKeyedStateBackend, table: dict[Any, Any], reduce: Callable[[Any, Any], Any]
+        self,
+        backend: TableKeyedStateBackend,
+        table: MutableMapping[Any, Any],
+        reduce: Callable[[Any, Any], Any],
     ) -> None:
         super().__init__(backend, table)
         self._reduce = reduce
@@ -152,7 +160,9 @@ class HeapNamespacedReducingState(_Merging, ReducingState):
 
 
 class HeapNamespacedAggregatingState(_Merging, AggregatingState):
-    def __init__(self, backend: HeapKeyedStateBackend, table: dict[Any, Any], agg_function: Any) -> None:
+    def __init__(
+        self, backend: TableKeyedStateBackend, table: MutableMapping[Any, Any], agg_function: Any
+    ) -> None:
         super().__init__(backend, table)
         self._agg = agg_function
 

@@ -1,9 +1,12 @@
 """Keyed state objects on the heap (Flink's HeapValueState, HeapListState, ...).
 
 Each state object is a thin view: it reads the backend's *current key* and
-indexes one plain dict (the state's table, ``key -> value``) with it. Nothing
-is copied or serialised on access, so a state read costs a dict lookup, which
-is what a per-record ``state.value()`` can afford.
+indexes one table (the state's ``key -> value`` mapping) with it. On the heap
+the table is a plain dict: nothing is copied or serialised on access, so a
+state read costs a dict lookup, which is what a per-record ``state.value()``
+can afford. The RocksDB backend uses these same classes over a store-backed
+mapping with a write-back cache (``flott.runtime.state.rocksdb.store_table``),
+so both backends have exactly these semantics.
 
 The classes implement the user-facing abstract classes of
 ``flott.datastream.state``, so ``isinstance(state, ValueState)`` holds in user code.
@@ -12,19 +15,21 @@ The classes implement the user-facing abstract classes of
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from flott.datastream.state import AggregatingState, ListState, MapState, ReducingState, ValueState
 
 if TYPE_CHECKING:
-    from flott.runtime.state.heap.heap_keyed_state_backend import HeapKeyedStateBackend
+    from flott.runtime.state.heap.table_backend import TableKeyedStateBackend
 
 
 class HeapValueState(ValueState):
     """``value()`` / ``update(v)`` / ``clear()`` for the current key."""
 
-    def __init__(self, backend: HeapKeyedStateBackend, table: dict[Any, Any], default: Any = None) -> None:
+    def __init__(
+        self, backend: TableKeyedStateBackend, table: MutableMapping[Any, Any], default: Any = None
+    ) -> None:
         self._backend = backend
         self._table = table
         self._default = default
@@ -50,7 +55,7 @@ class HeapValueState(ValueState):
 class HeapListState(ListState):
     """A list per key. ``get()`` hands out a copy so the caller cannot change state by accident."""
 
-    def __init__(self, backend: HeapKeyedStateBackend, table: dict[Any, list[Any]]) -> None:
+    def __init__(self, backend: TableKeyedStateBackend, table: MutableMapping[Any, Any]) -> None:
         self._backend = backend
         self._table = table
 
@@ -98,7 +103,7 @@ class HeapListState(ListState):
 class HeapMapState(MapState):
     """A dict per key. Iteration methods return snapshots (lists), so state may change while iterating."""
 
-    def __init__(self, backend: HeapKeyedStateBackend, table: dict[Any, dict[Any, Any]]) -> None:
+    def __init__(self, backend: TableKeyedStateBackend, table: MutableMapping[Any, Any]) -> None:
         self._backend = backend
         self._table = table
 
@@ -161,7 +166,10 @@ class HeapReducingState(ReducingState):
     """Folds each added value into the current one with the descriptor's reduce function."""
 
     def __init__(
-        self, backend: HeapKeyedStateBackend, table: dict[Any, Any], reduce: Callable[[Any, Any], Any]
+        self,
+        backend: TableKeyedStateBackend,
+        table: MutableMapping[Any, Any],
+        reduce: Callable[[Any, Any], Any],
     ) -> None:
         self._backend = backend
         self._table = table
@@ -185,7 +193,9 @@ class HeapReducingState(ReducingState):
 class HeapAggregatingState(AggregatingState):
     """Keeps the AggregateFunction's accumulator per key; ``get()`` is ``get_result(acc)``."""
 
-    def __init__(self, backend: HeapKeyedStateBackend, table: dict[Any, Any], agg_function: Any) -> None:
+    def __init__(
+        self, backend: TableKeyedStateBackend, table: MutableMapping[Any, Any], agg_function: Any
+    ) -> None:
         self._backend = backend
         self._table = table
         self._create = agg_function.create_accumulator

@@ -19,13 +19,13 @@ cover timers without special cases.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from flott.runtime.state.backend import Timer
 from flott.runtime.state.key_groups import assign_to_key_group
 
-Timer = tuple[int, Any, Any]
-"""``(timestamp, key, namespace)``."""
+__all__ = ["HeapTimerQueue", "Timer"]
 
 
 class HeapTimerQueue:
@@ -36,6 +36,7 @@ class HeapTimerQueue:
         self._buckets: dict[int, dict[tuple[Any, Any], None]] = {}
         self._times: list[int] = []
         self._size = 0
+        self._restore_listeners: list[Callable[[], None]] = []
 
     def __len__(self) -> int:
         return self._size
@@ -105,9 +106,7 @@ class HeapTimerQueue:
 
     def __iter__(self) -> Iterator[Timer]:
         """Every timer, earliest timestamp first (a snapshot: the queue may change meanwhile)."""
-        return iter(
-            [(t, key, ns) for t in sorted(self._buckets) for (key, ns) in list(self._buckets[t])]
-        )
+        return iter([(t, key, ns) for t in sorted(self._buckets) for (key, ns) in list(self._buckets[t])])
 
     def timers_of_key(self, key: Any) -> list[tuple[int, Any]]:
         """``(timestamp, namespace)`` of every timer of ``key`` (a scan: for tests and tools)."""
@@ -124,9 +123,15 @@ class HeapTimerQueue:
         return out
 
     def restore(self, timers: Iterable[Timer]) -> None:
-        """Add restored timers (deduplicated like registrations)."""
+        """Add restored timers (deduplicated like registrations), then tell the restore listeners."""
         for timestamp, key, namespace in timers:
             self.add(timestamp, key, namespace)
+        for listener in list(self._restore_listeners):
+            listener()
+
+    def add_restore_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after each :meth:`restore` (a timer service re-arms its wake-up)."""
+        self._restore_listeners.append(listener)
 
     def clear(self) -> None:
         self._buckets.clear()

@@ -1,0 +1,186 @@
+"""Keyed state in an embedded RocksDB (Flink's ``EmbeddedRocksDBStateBackend``, ``state.backend.type:
+rocksdb``): for state larger than memory.
+
+Same interface and same state semantics as the heap backend (both are a
+:class:`~flott.runtime.state.heap.table_backend.TableKeyedStateBackend`; the state objects are
+shared), so jobs compute the same results and snapshots are the same canonical files. Only the
+tables differ: here each is a :class:`~flott.runtime.state.rocksdb.store_table.StoreTable`,
+entries pickled in one RocksDB key space under a key-group prefix, with a bounded write-back
+cache of live objects in front (its module docstring says why and how it stays correct when
+operators change values in place).
+
+**Timers stay in memory** (:class:`HeapTimerQueue`, like Flink's
+``state.backend.rocksdb.timer-service.factory: HEAP``): a timer service polls the earliest timer
+on every watermark and registers one on nearly every element, and a deduplicated
+timestamp-ordered queue in the store would cost a store seek, a pickle and a write per
+registration where the heap queue costs a dict insert. Timers are few next to state (about
+one per key and window, each a small tuple), they go into checkpoints with the state, per key
+group, and they are restored from there.
+
+**The working directory** is a fresh directory under ``local_dir`` (the loader passes
+``state.backend.rocksdb.localdir``, else the first of ``io.tmp.dirs``, else the system temp
+directory), named after the operator and subtask. It holds nothing a restart could use (state
+comes back from checkpoints), so :meth:`RocksDBKeyedStateBackend.dispose` deletes it, and a
+finalizer does too if a backend is dropped without ``dispose()``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any, cast
+
+from flott.runtime.state.backend import StateKind
+from flott.runtime.state.heap.table_backend import TableKeyedStateBackend
+from flott.runtime.state.key_groups import KeyGroupRange
+from flott.runtime.state.rocksdb.kv_store import (
+    DEFAULT_BLOCK_CACHE_BYTES,
+    DEFAULT_WRITE_BUFFER_BYTES,
+    KVStore,
+    RocksDictStore,
+)
+from flott.runtime.state.rocksdb.store_table import (
+    DEFAULT_CACHE_ENTRIES,
+    StoreTable,
+    split_store_key,
+)
+
+_MAX_STATES = 0xFFFF
+_loads = pickle.loads
+
+
+def _cleanup(store: KVStore, working_dir: str) -> None:
+    try:
+        store.close()
+    finally:
+        shutil.rmtree(working_dir, ignore_errors=True)
+
+
+class RocksDBKeyedStateBackend(TableKeyedStateBackend):
+    """The keyed state of one operator in one subtask, in a private RocksDB instance."""
+
+    def __init__(
+        self,
+        max_parallelism: int,
+        key_group_range: KeyGroupRange,
+        *,
+        local_dir: str | None = None,
+        operator_id: str = "",
+        subtask_index: int = 0,
+        cache_entries: int = DEFAULT_CACHE_ENTRIES,
+        block_cache_bytes: int = DEFAULT_BLOCK_CACHE_BYTES,
+        write_buffer_bytes: int = DEFAULT_WRITE_BUFFER_BYTES,
+        store_factory: Callable[[str], KVStore] | None = None,
+    ) -> None:
+        super().__init__(max_parallelism, key_group_range)
+        base = local_dir or tempfile.gettempdir()
+        os.makedirs(base, exist_ok=True)
+        label = re.sub(r"[^A-Za-z0-9_.-]", "_", operator_id)[:64] or "op"
+        self.working_dir = tempfile.mkdtemp(prefix=f"flott-rocksdb-{label}-{subtask_index}-", dir=base)
+        """Where the store lives; deleted by :meth:`dispose`."""
+        try:
+            path = os.path.join(self.working_dir, "db")
+            if store_factory is None:
+                self._store: KVStore = RocksDictStore(
+                    path, block_cache_bytes=block_cache_bytes, write_buffer_bytes=write_buffer_bytes
+                )
+            else:
+                self._store = store_factory(path)
+        except BaseException:
+            shutil.rmtree(self.working_dir, ignore_errors=True)
+            raise
+        self._cache_entries = cache_entries
+        self._finalizer = weakref.finalize(self, _cleanup, self._store, self.working_dir)
+        self._disposed = False
+
+    # --- tables -----------------------------------------------------------------------------
+
+    def _new_table(self, name: str, kind: StateKind) -> StoreTable:
+        if self._disposed:
+            raise RuntimeError("the state backend is disposed")
+        state_id = len(self._tables)
+        if state_id > _MAX_STATES:
+            raise ValueError(f"too many states in one operator (at most {_MAX_STATES + 1})")
+        return StoreTable(self._store, state_id, self.max_parallelism, self._cache_entries, name)
+
+    def _store_tables(self) -> dict[str, StoreTable]:
+        return cast(dict[str, StoreTable], self._tables)
+
+    def flush(self) -> None:
+        """Write every cached entry of every state to the store."""
+        for table in self._store_tables().values():
+            table.flush()
+
+    @property
+    def store(self) -> KVStore:
+        return self._store
+
+    def disk_usage(self) -> int:
+        """Bytes the store occupies in :attr:`working_dir`."""
+        return self._store.disk_usage()
+
+    # --- snapshots and restore ----------------------------------------------------------------
+
+    def entries_by_key_group(self, name: str) -> dict[int, dict[Any, Any]]:
+        """State ``name`` split per key group (reads it all into memory: for tests and tools)."""
+        table = self._store_tables().get(name)
+        out: dict[int, dict[Any, Any]] = {}
+        if table is None:
+            return out
+        for group in range(self.max_parallelism):
+            entries = dict(table.items_by_key_group(group))
+            if entries:
+                out[group] = entries
+        return out
+
+    def iter_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
+        """Every state of one key group at a time, ascending: one ordered scan of the store.
+
+        Only one key group's entries are in memory at once, so a checkpoint of state larger than
+        memory works. The store must not change while the iterator is consumed.
+        """
+        self.flush()
+        names = {table.state_id: name for name, table in self._store_tables().items()}
+        current_group = -1
+        current: dict[str, dict[Any, Any]] = {}
+        for store_key, raw in self._store.scan(b"", None):
+            group, state_id = split_store_key(store_key)
+            if group != current_group:
+                if current:
+                    yield current_group, current
+                current_group, current = group, {}
+            key, value = _loads(raw)
+            entries = current.get(names[state_id])
+            if entries is None:
+                entries = current[names[state_id]] = {}
+            entries[key] = value
+        if current:
+            yield current_group, current
+
+    def restore_entries(self, name: str, kind: StateKind, entries: dict[Any, Any]) -> None:
+        """Write restored ``key -> value`` entries of state ``name`` straight to the store."""
+        if name not in self._kinds:
+            self._unclaimed.add(name)
+        table = cast(StoreTable, self._table(name, kind))
+        table.bulk_load(entries)
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def dispose(self) -> None:
+        """Close the store and delete its working directory. Idempotent."""
+        if self._disposed:
+            return
+        self._disposed = True
+        for table in self._store_tables().values():
+            table.drop_cache()
+        for queue in self._timer_queues.values():
+            queue.clear()
+        self._states.clear()
+        self.current_key = None
+        self.current_namespace = None
+        self._finalizer()
