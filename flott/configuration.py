@@ -49,6 +49,14 @@ _OPTIONS = [
     ConfigOption("high-availability.type", "none", "none | zookeeper."),
     ConfigOption("high-availability.zookeeper.path.root", "/flott", "ZooKeeper root node of flott clusters."),
     ConfigOption("high-availability.cluster-id", "/default", "This cluster's node under the root."),
+    ConfigOption(
+        "high-availability.zookeeper.quorum", "127.0.0.1:2181", "ZooKeeper servers (host:port,...) for HA."
+    ),
+    ConfigOption(
+        "high-availability.storageDir",
+        "",
+        "Where HA mode keeps job graphs, job files and finished jobs' results (any fsspec URL).",
+    ),
     ConfigOption("high-availability.zookeeper.client.session-timeout", "60000", "Session timeout, ms."),
     ConfigOption("high-availability.zookeeper.client.connection-timeout", "15000", "Connect timeout, ms."),
     ConfigOption("blob.server.port", "0", "Port of the BlobServer serving job artifacts (0 = any)."),

@@ -73,12 +73,13 @@ class ZooKeeperServer:
     def hosts(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> None:
+    def start(self, timeout: float = 30.0, port: int | None = None) -> None:
+        """Start (again, on ``port`` and with the same data directory when given)."""
         data = self.workdir / "data"
         data.mkdir(parents=True, exist_ok=True)
         last_error = ""
         for _attempt in range(3):  # a port may be taken between probing and binding
-            self.port = free_port()
+            self.port = port or free_port()
             cfg = self.workdir / "zoo.cfg"
             cfg.write_text(
                 f"tickTime={self.tick_ms}\n"

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -32,6 +32,7 @@ from flott.errors import (
     JobAlreadyTerminalError,
     JobArtifactError,
     JobNotFoundError,
+    LeadershipLostError,
     OperationNotFoundError,
 )
 from flott.rest.handler.async_operations import CompletedOperationCache
@@ -60,6 +61,10 @@ from flott.runtime.messages.job import (
 from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
+
+if TYPE_CHECKING:
+    from flott.runtime.highavailability.job_persistence import DispatcherHaServices
+    from flott.runtime.jobmaster.checkpointing import SnapshotToRestore
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +162,12 @@ class Dispatcher(RpcEndpoint):
 
     def __init__(self, rpc: RpcService, config: Configuration, resource_manager: ResourceManagerGateway,
                  on_shutdown: Callable[[], Awaitable[None]] | None = None,
-                 blob_server: BlobServer | None = None) -> None:
+                 blob_server: BlobServer | None = None,
+                 ha: DispatcherHaServices | None = None) -> None:
+        """``ha`` (``high-availability.type: zookeeper``): jobs are stored before they are
+        acknowledged, JobMasters get leader-derived tokens and record their checkpoints, and
+        globally terminal jobs are written to the JobResultStore; None keeps all of it off."""
+        self._ha = ha
         self._rpc = rpc
         self._blob_server = blob_server
         self._config = config
@@ -192,6 +202,51 @@ class Dispatcher(RpcEndpoint):
             await runner.job_master.stop()
         self._rpc.unregister(self.endpoint_id)
 
+    # -- high availability (used by the leader process; never in ``none`` mode) ---------------
+
+    def suspend(self, reason: str) -> list[JobMaster]:
+        """Leadership lost: stop serving and stop every JobMaster at once, ending no job (the next
+        leader recovers them). Returns the JobMasters; the caller awaits their ``stop()``."""
+        self._rpc.unregister(self.endpoint_id)
+        suspended = []
+        for runner in self.runners.values():
+            runner.job_master.suspend(reason)
+            if not runner.result.done():
+                runner.result.set_exception(LeadershipLostError(f"job {runner.job_graph.job_id}: {reason}"))
+                runner.result.add_done_callback(lambda f: f.exception())
+            suspended.append(runner.job_master)
+        self.runners.clear()
+        for task in list(self._background):
+            task.cancel()
+        return suspended
+
+    async def start_recovered_job(
+        self,
+        job_graph: JobGraph,
+        python_artifacts: list[PythonArtifactDescriptor],
+        artifacts: list[JobArtifact],
+        snapshot: SnapshotToRestore | None,
+    ) -> None:
+        """Run a job a previous leader acknowledged, from ``snapshot`` (its latest checkpoint)."""
+        self.job_artifacts[job_graph.job_id] = list(artifacts)
+        await self._start_job(job_graph, python_artifacts, recovered=snapshot, persist=False)
+
+    def restore_archived_job(
+        self,
+        info: ExecutionGraphInfo,
+        result: JobResult,
+        graph: ArchivedExecutionGraph | None,
+        checkpoint_statistics: dict[str, Any],
+        age_s: float,
+    ) -> None:
+        """A job that finished under an earlier leader: queryable again (not re-run)."""
+        if info.job_id in self.runners:
+            return
+        self._archive(info, result, graph)
+        entry = self.archive[info.job_id]
+        entry.archived_at = time.monotonic() - max(0.0, age_s)
+        entry.checkpoint_statistics = checkpoint_statistics
+
     # -- RPC -----------------------------------------------------------------------------------
 
     async def submit_job(self, job_graph: JobGraph) -> None:
@@ -203,7 +258,15 @@ class Dispatcher(RpcEndpoint):
         if job_id in self.runners or job_id in self.archive or job_id in self._submitting:
             raise DuplicateJobSubmissionError(f"job {job_id} has already been submitted")
 
-    async def _start_job(self, job_graph: JobGraph, python_artifacts: list[PythonArtifactDescriptor]) -> None:
+    async def _start_job(
+        self,
+        job_graph: JobGraph,
+        python_artifacts: list[PythonArtifactDescriptor],
+        recovered: SnapshotToRestore | None = None,
+        persist: bool = True,
+    ) -> None:
+        """``recovered``: the checkpoint a job recovered by a new leader starts from; ``persist``:
+        False for a job that is already in the JobGraphStore (HA recovery)."""
         job_id = job_graph.job_id
         self._check_not_submitted(job_id)
         loop = asyncio.get_running_loop()
@@ -221,15 +284,26 @@ class Dispatcher(RpcEndpoint):
                 self._spawn(runner.job_master.stop())
             if self._blob_server is not None and python_artifacts and job_id not in self._rescaling:
                 self._spawn(asyncio.to_thread(self._blob_server.cleanup_job, job_id))
+            if self._ha is not None and job_id not in self._rescaling and job_id in self.archive:
+                self._spawn(self._ha.job_terminal(job_id, self.archive[job_id]))
 
         # A missing or corrupt savepoint, or one whose state does not fit the job, refuses the job.
-        initial = await asyncio.to_thread(savepoints.savepoint_to_restore, self._storage, job_graph)
+        initial = recovered
+        if initial is None:
+            initial = await asyncio.to_thread(savepoints.savepoint_to_restore, self._storage, job_graph)
         self._check_not_submitted(job_id)
+        ha_options: dict[str, Any] = {}
+        if self._ha is not None:
+            if persist:  # stored before the submission is acknowledged
+                await self._ha.persist_job(job_graph, python_artifacts, self.job_artifacts.get(job_id, []))
+                self._check_not_submitted(job_id)
+            ha_options = self._ha.job_master_options(job_graph)
         jm = JobMaster(
             job_graph, self._rpc, self._rm, self._config, on_terminal,
             python_artifacts=python_artifacts,
             blob_server_address=self._blob_server.address if self._blob_server is not None else "",
             initial_snapshot=initial,
+            **ha_options,
         )
         self.runners[job_id] = JobManagerRunner(job_graph, jm, result)
         log.info("job %s (%s) submitted", job_id, job_graph.job_name)

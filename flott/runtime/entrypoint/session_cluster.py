@@ -6,6 +6,9 @@ Dispatcher; the BlobServer (``blob.server.port``) serves the jobs' Python files
 to the TaskExecutors. TaskExecutors either register on their own (standalone: ``flott
 taskmanager start``) or, with ``local_task_managers > 0``, are started as child
 processes by the ResourceManager's local driver (``flott cluster start``).
+
+With ``high-availability.type: zookeeper`` the process is a leader contender instead
+(:mod:`flott.runtime.entrypoint.ha_session_cluster`); ``none`` (the default) runs this one.
 """
 
 from __future__ import annotations
@@ -97,6 +100,11 @@ class SessionClusterEntrypoint:
 
 
 async def run_session_cluster(config: Configuration, local_task_managers: int = 0) -> None:
+    if config.get("high-availability.type", "none").strip().lower() == "zookeeper":
+        from flott.runtime.entrypoint.ha_session_cluster import run_ha_session_cluster
+
+        await run_ha_session_cluster(config, local_task_managers)
+        return
     entrypoint = SessionClusterEntrypoint(config, local_task_managers)
     try:
         await entrypoint.start()

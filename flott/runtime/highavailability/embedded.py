@@ -91,7 +91,7 @@ class InMemoryJobGraphStore(JobGraphStore):
     def __init__(self) -> None:
         self._graphs: dict[str, bytes] = {}
 
-    async def put_job_graph(self, job_id: str, payload: bytes) -> None:
+    async def put_job_graph(self, job_id: str, payload: bytes, *, leader_node: str | None = None) -> None:
         self._graphs[job_id] = bytes(payload)
 
     async def recover_job_graph(self, job_id: str) -> bytes | None:

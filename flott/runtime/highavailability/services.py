@@ -10,7 +10,9 @@ calls in worker threads.
 from __future__ import annotations
 
 import abc
+import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 DISPATCHER = "dispatcher"
@@ -23,6 +25,18 @@ DEFAULT_LEADER_SESSION_ID = "00000000-0000-0000-0000-000000000000"
 
 def job_component_id(job_id: str) -> str:
     return f"job-{job_id}"
+
+
+def job_master_fencing_token(session_id: str) -> str:
+    """A JobMaster's fencing token under leader session ``session_id``: unique per JobMaster,
+    and recognisably of that session (see :func:`is_token_of_session`)."""
+    return f"{session_id}/{uuid.uuid4().hex}"
+
+
+def is_token_of_session(token: str, session_id: str) -> bool:
+    """Was ``token`` handed out under leader session ``session_id``? A TaskExecutor that knows
+    the current session rejects JobMasters of any other (a deposed leader's)."""
+    return token.startswith(session_id + "/")
 
 
 class HighAvailabilityError(Exception):
@@ -78,7 +92,10 @@ class JobGraphStore(abc.ABC):
     """Submitted job graphs that survive the leader. Payloads are opaque bytes."""
 
     @abc.abstractmethod
-    async def put_job_graph(self, job_id: str, payload: bytes) -> None: ...
+    async def put_job_graph(self, job_id: str, payload: bytes, *, leader_node: str | None = None) -> None:
+        """Store (or replace) the payload. With ``leader_node`` (the writer's latch node) the write
+        only happens while that node exists, else ``LeadershipLostError``: a deposed leader cannot
+        store a job the next leader would never recover."""
 
     @abc.abstractmethod
     async def recover_job_graph(self, job_id: str) -> bytes | None:
@@ -125,6 +142,50 @@ class JobResultStore(abc.ABC):
     async def get_dirty_results(self) -> dict[str, dict[str, Any]]: ...
 
 
+@dataclass(frozen=True)
+class CompletedCheckpointPointer:
+    checkpoint_id: int
+    external_path: str
+    """The checkpoint's (or savepoint's) directory; its ``_metadata`` is there."""
+    checkpoint_type: str = "CHECKPOINT"
+
+
+class CompletedCheckpointStore(abc.ABC):
+    """Where a job's completed checkpoints are, for the next leader (Flink: CompletedCheckpointStore).
+
+    Only pointers: the state itself stays in the checkpoint directory the tasks wrote."""
+
+    @abc.abstractmethod
+    async def add_checkpoint(
+        self, pointer: CompletedCheckpointPointer, *, leader_node: str | None = None
+    ) -> None:
+        """Record a completed checkpoint (guarded by ``leader_node`` like ``put_job_graph``)."""
+
+    @abc.abstractmethod
+    async def get_all_checkpoints(self) -> list[CompletedCheckpointPointer]:
+        """Oldest first."""
+
+    @abc.abstractmethod
+    async def shutdown(self, globally_terminal: bool) -> None:
+        """Forget the pointers when the job is globally terminal."""
+
+
+class CheckpointRecorder(Protocol):
+    """What a JobMaster's checkpointing needs of HA (None in ``none`` mode).
+
+    ``checkpoint_completed`` must have returned before any task hears that the checkpoint
+    completed (transactional sinks commit then): a checkpoint whose side effects are
+    committed is always the one a new leader restores, never an older one."""
+
+    def checkpoint_triggered(self, checkpoint_id: int) -> None:
+        """Checkpoint ids up to this one are used (the id counter moves past it, in the background)."""
+
+    async def checkpoint_completed(
+        self, checkpoint_id: int, external_path: str, checkpoint_type: str
+    ) -> None:
+        """Record the completed checkpoint durably; raises if that is not possible (e.g. deposed)."""
+
+
 class CheckpointIDCounter(abc.ABC):
     """Checkpoint ids per job; starts at 1 (Flink's INITIAL_CHECKPOINT_ID)."""
 
@@ -140,6 +201,11 @@ class CheckpointIDCounter(abc.ABC):
     @abc.abstractmethod
     async def shutdown(self, globally_terminal: bool) -> None:
         """Delete the counter only when the job is globally terminal."""
+
+    async def advance_to(self, value: int) -> None:
+        """Raise the counter to ``value`` if it is below (never lowers it)."""
+        if await self.get() < value:
+            await self.set_count(value)
 
 
 class HighAvailabilityServices(abc.ABC):
@@ -159,6 +225,9 @@ class HighAvailabilityServices(abc.ABC):
 
     @abc.abstractmethod
     def get_checkpoint_id_counter(self, job_id: str) -> CheckpointIDCounter: ...
+
+    def get_completed_checkpoint_store(self, job_id: str) -> CompletedCheckpointStore:
+        raise HighAvailabilityError(f"{type(self).__name__} keeps no completed checkpoints")
 
     @abc.abstractmethod
     async def close(self) -> None: ...

@@ -3,12 +3,19 @@
 Layout under ``<path.root>/<cluster-id>`` (Flink 1.14's per-component form):
 
 * ``leader/<component>/latch/<uuid>__lock__<seq>``: kazoo Lock recipe, lowest leads
+* ``leader/latch/...``: the one latch of a JobManager *process* (Flink 1.15+: one
+  election per process, see :meth:`ZooKeeperHaServices.get_process_leader_election_service`)
 * ``leader/<component>/connection_info``: ephemeral, owned by the leader's session,
   JSON ``{"address": ..., "session_id": ...}``; written only after confirmation and
   in one transaction with a check that the writer's latch node still exists
 * ``jobgraphs/<jobId>``: JSON pointer ``{"path": <storageDir>/submittedJobGraph<rnd>}``,
-  with ``locks/<zk session id>`` ephemeral children of the processes using it
+  with ``locks/<zk session id>`` ephemeral children of the processes using it; a
+  leader writes it in one transaction with a check of its latch node
 * ``jobs/<jobId>/checkpoint_id_counter``: kazoo shared Counter
+* ``jobs/<jobId>/checkpoints/<id, 19 digits>``: JSON pointer ``{"path", "type"}`` to a
+  completed checkpoint's directory (the data stays where the tasks wrote it), written
+  by the leader (latch-checked transaction) before any task is told the checkpoint
+  completed
 
 One KazooClient (one ZooKeeper session) per services instance, like one Curator
 client per Flink process. Every kazoo callback hops onto the asyncio loop with
@@ -23,16 +30,18 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kazoo.client import KazooClient, KazooState
 from kazoo.exceptions import (
+    BadVersionError,
     CancelledError,
     KazooException,
     NodeExistsError,
     NoNodeError,
     NotEmptyError,
+    RolledBackError,
 )
 from kazoo.protocol.states import EventType, WatchedEvent
 from kazoo.recipe.counter import Counter
@@ -40,9 +49,12 @@ from kazoo.recipe.lock import Lock
 from kazoo.recipe.watchers import DataWatch
 from kazoo.retry import KazooRetry
 
+from flott.errors import LeadershipLostError
 from flott.runtime.highavailability import leadership as lm
 from flott.runtime.highavailability.services import (
     CheckpointIDCounter,
+    CompletedCheckpointPointer,
+    CompletedCheckpointStore,
     HighAvailabilityError,
     HighAvailabilityServices,
     JobGraphStore,
@@ -55,6 +67,14 @@ from flott.runtime.highavailability.services import (
 from flott.runtime.highavailability.storage import FileSystemJobResultStore, StateStorage
 
 log = logging.getLogger(__name__)
+
+
+def leader_check_failed(results: list[Any]) -> bool:
+    """Did the leading ``check(latch node)`` of a committed transaction fail? (When a later
+    operation fails, ZooKeeper reports the earlier ones as ``RolledBackError``.)"""
+    return bool(results) and isinstance(results[0], Exception) and not isinstance(
+        results[0], RolledBackError
+    )
 
 
 def encode_leader_info(address: str, session_id: str) -> bytes:
@@ -72,12 +92,23 @@ def decode_leader_info(data: bytes | None) -> tuple[str | None, str | None]:
 
 
 class ZooKeeperLeaderElectionService(LeaderElectionService):
-    def __init__(self, services: ZooKeeperHaServices, component_id: str) -> None:
+    """One election. ``publish`` (component id -> address) makes it the election of a whole
+    process: one latch (``latch_path``), and on confirmation every named component's
+    ``connection_info`` is written with its own address in one transaction."""
+
+    def __init__(
+        self,
+        services: ZooKeeperHaServices,
+        component_id: str,
+        latch_path: str | None = None,
+        publish: Mapping[str, str] | None = None,
+    ) -> None:
         self._services = services
         self._client = services.client
         base = f"{services.root}/leader/{component_id}"
-        self.latch_path = f"{base}/latch"
+        self.latch_path = latch_path or f"{base}/latch"
         self.info_path = f"{base}/connection_info"
+        self._publish = dict(publish) if publish is not None else None
         self.fsm = lm.LeadershipStateMachine()
         self._contender: LeaderContender | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -106,6 +137,21 @@ class ZooKeeperLeaderElectionService(LeaderElectionService):
 
     def has_leadership(self, session_id: str) -> bool:
         return self.fsm.has_leadership(session_id)
+
+    @property
+    def leader_node(self) -> str | None:
+        """The latch node this contender holds (writes guarded by leadership check it in
+        the same transaction), or None when not leading."""
+        return self._latch_node
+
+    def _targets(self, session_id: str, address: str) -> list[tuple[str, bytes]]:
+        if self._publish is None:
+            return [(self.info_path, encode_leader_info(address, session_id))]
+        root = f"{self._services.root}/leader"
+        return [
+            (f"{root}/{component}/connection_info", encode_leader_info(addr, session_id))
+            for component, addr in self._publish.items()
+        ]
 
     async def stop(self) -> None:
         if self._loop is None:
@@ -210,7 +256,10 @@ class ZooKeeperLeaderElectionService(LeaderElectionService):
                         if self._loop is not None:
                             self._loop.call_soon_threadsafe(self._on_granted, token)
                 with contextlib.suppress(KazooException):
-                    self._client.exists(node, watch=self._latch_node_watch(token))
+                    if self._client.exists(node, watch=self._latch_node_watch(token)) is None:
+                        # gone before the watch was set (deleted, or the session expired)
+                        if token is self._token:
+                            self._post(lm.Revoked())
                 self._relinquish.wait()
                 self._delete_latch_node(node)
             with self._mutex:
@@ -241,40 +290,48 @@ class ZooKeeperLeaderElectionService(LeaderElectionService):
         if latch_node is None:
             return
         client = self._client
-        data = encode_leader_info(address, session_id)
-        client.ensure_path(self.info_path.rsplit("/", 1)[0])
+        targets = self._targets(session_id, address)
+        for path, _ in targets:
+            client.ensure_path(path.rsplit("/", 1)[0])
         for _ in range(5):
             if self.fsm.session_id != session_id:
                 return  # superseded (a hint only: the transaction's latch check is the guard)
-            try:
-                current, stat = client.get(self.info_path)
-            except NoNodeError:
-                current, stat = None, None
             my_session = client.client_id[0] if client.client_id else None
-            if stat is not None and stat.ephemeralOwner == my_session and current == data:
+            current: list[tuple[bytes | None, Any]] = []
+            for path, _ in targets:
+                try:
+                    current.append(client.get(path))
+                except NoNodeError:
+                    current.append((None, None))
+            if all(
+                stat is not None and stat.ephemeralOwner == my_session and data == want
+                for (data, stat), (_, want) in zip(current, targets, strict=True)
+            ):
                 return
             tx = client.transaction()
             tx.check(latch_node, 0)
-            if stat is not None:
-                tx.delete(self.info_path, stat.version)
-            tx.create(self.info_path, data, ephemeral=True)
+            for (path, data), (_, stat) in zip(targets, current, strict=True):
+                if stat is not None:
+                    tx.delete(path, stat.version)
+                tx.create(path, data, ephemeral=True)
             results = tx.commit()
             if not any(isinstance(r, Exception) for r in results):
                 return
-            if isinstance(results[0], Exception):
+            if leader_check_failed(results):
                 return  # our latch node is gone: no longer leader, never publish
-        raise HighAvailabilityError(f"could not publish leader information at {self.info_path}")
+        raise HighAvailabilityError(f"could not publish leader information at {targets[0][0]}")
 
     def _unpublish_sync(self, session_id: str) -> None:
         client = self._client
-        try:
-            data, stat = client.get(self.info_path)
-        except NoNodeError:
-            return
-        _, sid = decode_leader_info(data)
-        if sid == session_id and client.client_id and stat.ephemeralOwner == client.client_id[0]:
-            with contextlib.suppress(NoNodeError):
-                client.delete(self.info_path, stat.version)
+        for path, _ in self._targets(session_id, ""):
+            try:
+                data, stat = client.get(path)
+            except NoNodeError:
+                continue
+            _, sid = decode_leader_info(data)
+            if sid == session_id and client.client_id and stat.ephemeralOwner == client.client_id[0]:
+                with contextlib.suppress(NoNodeError):
+                    client.delete(path, stat.version)
 
 
 class ZooKeeperLeaderRetrievalService(LeaderRetrievalService):
@@ -350,20 +407,37 @@ class ZooKeeperJobGraphStore(JobGraphStore):
         with contextlib.suppress(NodeExistsError):
             self._client.create(self._lock_path(job_id), b"", ephemeral=True, makepath=True)
 
-    def _put(self, job_id: str, payload: bytes) -> None:
+    def _put(self, job_id: str, payload: bytes, leader_node: str | None = None) -> None:
         node = f"{self.path}/{job_id}"
         blob = self._storage.store("submittedJobGraph", payload)
         pointer = json.dumps({"path": blob}).encode()
-        try:
-            old, stat = self._client.get(node)
-        except NoNodeError:
-            self._client.create(node, pointer, makepath=True)
-        else:
-            self._client.set(node, pointer, version=stat.version)
-            old_path = json.loads(old).get("path") if old else None
-            if old_path:
-                self._storage.discard(old_path)
-        self._lock(job_id)
+        self._client.ensure_path(self.path)
+        for _ in range(5):
+            try:
+                old, stat = self._client.get(node)
+            except NoNodeError:
+                old, stat = None, None
+            tx = self._client.transaction()
+            if leader_node is not None:
+                tx.check(leader_node, 0)
+            if stat is None:
+                tx.create(node, pointer)
+            else:
+                tx.set_data(node, pointer, version=stat.version)
+            results = tx.commit()
+            if not any(isinstance(r, Exception) for r in results):
+                old_path = json.loads(old).get("path") if old else None
+                if old_path and old_path != blob:
+                    self._storage.discard(old_path)
+                self._lock(job_id)
+                return
+            if leader_node is not None and leader_check_failed(results):
+                self._storage.discard(blob)
+                raise LeadershipLostError(
+                    f"job {job_id} was not stored: this JobManager is no longer the leader; retry"
+                )
+        self._storage.discard(blob)
+        raise HighAvailabilityError(f"could not store job graph {job_id} (concurrent modification)")
 
     def _recover(self, job_id: str) -> bytes | None:
         try:
@@ -405,8 +479,8 @@ class ZooKeeperJobGraphStore(JobGraphStore):
         if blob:
             self._storage.discard(blob)
 
-    async def put_job_graph(self, job_id: str, payload: bytes) -> None:
-        await asyncio.to_thread(self._put, job_id, payload)
+    async def put_job_graph(self, job_id: str, payload: bytes, *, leader_node: str | None = None) -> None:
+        await asyncio.to_thread(self._put, job_id, payload, leader_node)
 
     async def recover_job_graph(self, job_id: str) -> bytes | None:
         return await asyncio.to_thread(self._recover, job_id)
@@ -449,6 +523,23 @@ class ZooKeeperCheckpointIDCounter(CheckpointIDCounter):
 
         await asyncio.to_thread(set_sync)
 
+    def _advance_to(self, value: int) -> None:
+        with self._mutex:
+            self._counter.value  # noqa: B018  (creates the node with the default)
+            while True:
+                data, stat = self._client.get(self.path)
+                current = int(data.decode("ascii")) if data else 1
+                if current >= value:
+                    return
+                try:
+                    self._client.set(self.path, repr(int(value)).encode("ascii"), version=stat.version)
+                    return
+                except BadVersionError:
+                    continue
+
+    async def advance_to(self, value: int) -> None:
+        await asyncio.to_thread(self._advance_to, value)
+
     async def shutdown(self, globally_terminal: bool) -> None:
         if globally_terminal:
 
@@ -457,6 +548,73 @@ class ZooKeeperCheckpointIDCounter(CheckpointIDCounter):
                     self._client.delete(self.path)
 
             await asyncio.to_thread(delete)
+
+
+class ZooKeeperCompletedCheckpointStore(CompletedCheckpointStore):
+    """Pointers to a job's completed checkpoints (the data stays in the checkpoint directory)."""
+
+    def __init__(self, services: ZooKeeperHaServices, job_id: str, max_retained: int = 3) -> None:
+        self._client = services.client
+        self.job_path = f"{services.root}/jobs/{job_id}"
+        self.path = f"{self.job_path}/checkpoints"
+        self.max_retained = max_retained
+
+    def _add(self, pointer: CompletedCheckpointPointer, leader_node: str | None) -> None:
+        self._client.ensure_path(self.path)
+        node = f"{self.path}/{pointer.checkpoint_id:019d}"
+        data = json.dumps({"path": pointer.external_path, "type": pointer.checkpoint_type}).encode()
+        tx = self._client.transaction()
+        if leader_node is not None:
+            tx.check(leader_node, 0)
+        tx.create(node, data)
+        results = tx.commit()
+        if leader_node is not None and leader_check_failed(results):
+            raise LeadershipLostError(
+                f"checkpoint {pointer.checkpoint_id} not recorded: this JobManager is no longer the leader"
+            )
+        if isinstance(results[-1], NodeExistsError):
+            self._client.set(node, data)
+        elif isinstance(results[-1], Exception):
+            raise HighAvailabilityError(
+                f"could not record checkpoint {pointer.checkpoint_id}: {results[-1]!r}"
+            )
+        children = sorted(self._client.get_children(self.path))
+        for old in children[: max(0, len(children) - self.max_retained)]:
+            with contextlib.suppress(NoNodeError):
+                self._client.delete(f"{self.path}/{old}")
+
+    def _get_all(self) -> list[CompletedCheckpointPointer]:
+        try:
+            children = self._client.get_children(self.path)
+        except NoNodeError:
+            return []
+        out = []
+        for name in children:
+            try:
+                data, _ = self._client.get(f"{self.path}/{name}")
+                info = json.loads(data)
+                out.append(
+                    CompletedCheckpointPointer(int(name), str(info["path"]), str(info.get("type", "")))
+                )
+            except (NoNodeError, ValueError, KeyError, TypeError):
+                continue
+        return sorted(out, key=lambda p: p.checkpoint_id)
+
+    def _remove_all(self) -> None:
+        with contextlib.suppress(NoNodeError):
+            self._client.delete(self.job_path, recursive=True)
+
+    async def add_checkpoint(
+        self, pointer: CompletedCheckpointPointer, *, leader_node: str | None = None
+    ) -> None:
+        await asyncio.to_thread(self._add, pointer, leader_node)
+
+    async def get_all_checkpoints(self) -> list[CompletedCheckpointPointer]:
+        return await asyncio.to_thread(self._get_all)
+
+    async def shutdown(self, globally_terminal: bool) -> None:
+        if globally_terminal:
+            await asyncio.to_thread(self._remove_all)
 
 
 class ZooKeeperHaServices(HighAvailabilityServices):
@@ -525,6 +683,15 @@ class ZooKeeperHaServices(HighAvailabilityServices):
     def get_leader_election_service(self, component_id: str) -> LeaderElectionService:
         return ZooKeeperLeaderElectionService(self, component_id)
 
+    def get_process_leader_election_service(
+        self, addresses: Mapping[str, str]
+    ) -> ZooKeeperLeaderElectionService:
+        """The one election of a JobManager process (latch ``leader/latch``): on confirmation
+        every component in ``addresses`` is published with its own address."""
+        return ZooKeeperLeaderElectionService(
+            self, "process", latch_path=f"{self.root}/leader/latch", publish=addresses
+        )
+
     def get_leader_retrieval_service(
         self, component_id: str, default_address: str | None = None
     ) -> LeaderRetrievalService:
@@ -535,6 +702,9 @@ class ZooKeeperHaServices(HighAvailabilityServices):
 
     def get_job_result_store(self) -> JobResultStore:
         return self._job_result_store
+
+    def get_completed_checkpoint_store(self, job_id: str) -> CompletedCheckpointStore:
+        return ZooKeeperCompletedCheckpointStore(self, job_id)
 
     def get_checkpoint_id_counter(self, job_id: str) -> CheckpointIDCounter:
         if job_id not in self._counters:

@@ -75,13 +75,15 @@ class ResourceManager(RpcEndpoint):
         self.driver = LocalProcessDriver(self._config, self._rpc.address, self._on_process_exit)
         return self.driver
 
-    async def stop(self) -> None:
+    async def stop(self, shutdown_task_executors: bool = True) -> None:
+        """``shutdown_task_executors=False`` (HA: leadership lost) leaves the TaskExecutors running
+        for the next leader."""
         self._stopping = True
         if self._monitor is not None:
             self._monitor.cancel()
             with contextlib.suppress(BaseException):
                 await self._monitor
-        for reg in list(self.task_executors.values()):
+        for reg in list(self.task_executors.values()) if shutdown_task_executors else []:
             with contextlib.suppress(FlottError):
                 await reg.gateway.shutdown(timeout=2.0)
         if self.driver is not None:

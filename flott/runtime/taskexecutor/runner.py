@@ -1,6 +1,10 @@
 """Entry point of a TaskExecutor process (Flink: TaskManagerRunner).
 
 ``python -m flott.runtime.taskexecutor --resource-manager HOST:PORT [-D key=value ...]``
+
+With ``high-availability.type: zookeeper`` the ResourceManager is not taken from the
+command line: the process follows the leader published in ZooKeeper, re-registers when
+it changes, and drops the slots and tasks of a leader that lost its leadership.
 """
 
 from __future__ import annotations
@@ -13,6 +17,12 @@ import signal
 import sys
 
 from flott.configuration import Configuration
+from flott.runtime.highavailability import (
+    RESOURCE_MANAGER,
+    HighAvailabilityServices,
+    LeaderRetrievalService,
+    create_ha_services,
+)
 from flott.runtime.jobgraph import new_id
 from flott.runtime.rpc.service import RpcService
 from flott.runtime.taskexecutor.task_executor import TaskExecutor
@@ -39,21 +49,46 @@ async def run_task_executor(config: Configuration, resource_manager_address: str
         loop=loop,
     )
     await shuffle.start()
-    te = TaskExecutor(rpc, shuffle, config, resource_id, resource_manager_address)
+    ha_mode = config.get("high-availability.type", "none").strip().lower() == "zookeeper"
+    ha: HighAvailabilityServices | None = None
+    retrieval: LeaderRetrievalService | None = None
+    te = TaskExecutor(rpc, shuffle, config, resource_id, resource_manager_address, high_availability=ha_mode)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     try:
         await te.start(shuffle.address)
+        if ha_mode:
+            if not config.get("high-availability.storageDir", ""):
+                # a TaskExecutor only retrieves leaders: it stores nothing there
+                config = config.with_overrides({"high-availability.storageDir": "memory://flott-taskexecutor"})
+            ha = await create_ha_services(config)
+            retrieval = ha.get_leader_retrieval_service(RESOURCE_MANAGER)
+            retrieval.start(_ResourceManagerListener(te))
         waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(te.terminated.wait())]
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         for w in waiters:
             w.cancel()
     finally:
+        if retrieval is not None:
+            await retrieval.stop()
         await te.close()
         await shuffle.close()
         await rpc.stop()
+        if ha is not None:
+            await ha.close()
+
+
+class _ResourceManagerListener:
+    def __init__(self, te: TaskExecutor) -> None:
+        self._te = te
+
+    def notify_leader_address(self, address: str | None, session_id: str | None) -> None:
+        self._te.notify_resource_manager_leader(address, session_id)
+
+    def handle_error(self, error: BaseException) -> None:
+        logging.getLogger(__name__).error("ResourceManager leader retrieval failed: %r", error)
 
 
 def main(argv: list[str] | None = None) -> int:

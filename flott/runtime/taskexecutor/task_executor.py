@@ -37,6 +37,7 @@ from flott.runtime.execution.environment import (
     TaskEnvironment,
     TriggerCheckpointMail,
 )
+from flott.runtime.highavailability.services import is_token_of_session
 from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
     SlotOffer,
@@ -88,7 +89,10 @@ class TaskExecutor(RpcEndpoint):
         resource_id: str,
         resource_manager_address: str,
         invokable: Callable[[TaskEnvironment], Any] = _default_invokable,
+        high_availability: bool = False,
     ) -> None:
+        """``high_availability``: the ResourceManager is found by leader retrieval, which calls
+        :meth:`notify_resource_manager_leader` (``resource_manager_address`` is not used then)."""
         self._rpc = rpc
         self._shuffle = shuffle
         self._config = config
@@ -107,10 +111,15 @@ class TaskExecutor(RpcEndpoint):
         self.libraries = LibraryCacheManager(config, resource_id)
         self.terminated = asyncio.Event()
         self._last_rm_contact = time.monotonic()
+        self._ha = high_availability
+        self._rm_session: str | None = None
+        """HA: the leader session of the ResourceManager this TaskExecutor serves (its fencing token)."""
+        self._rm_connect: asyncio.Task[None] | None = None
+        self._registration: TaskExecutorRegistration | None = None
 
     async def start(self, data_address: str) -> None:
         self._rpc.register(self)
-        registration = TaskExecutorRegistration(
+        registration = self._registration = TaskExecutorRegistration(
             resource_id=self.resource_id,
             rpc_address=self._rpc.address,
             data_address=data_address,
@@ -120,6 +129,9 @@ class TaskExecutor(RpcEndpoint):
             memory_bytes=psutil.virtual_memory().total,
             cpu_cores=os.cpu_count() or 1,
         )
+        if self._ha:
+            self._spawn(self._heartbeat_resource_manager())
+            return  # registration follows the leader retrieval's notification
         deadline = time.monotonic() + self._heartbeat_timeout
         while True:
             try:
@@ -141,6 +153,9 @@ class TaskExecutor(RpcEndpoint):
 
     async def _heartbeat_resource_manager(self) -> None:
         while True:
+            if self._ha and (self._rm_session is None or self._rm_connect is not None):
+                await asyncio.sleep(self._heartbeat_interval)  # no leader known / registering
+                continue
             report = SlotReport([SlotStatus(i, s.allocation_id, s.job_id) for i, s in enumerate(self.slots)])
             try:
                 await self._rm.heartbeat_from_task_executor(
@@ -148,7 +163,9 @@ class TaskExecutor(RpcEndpoint):
                 )
                 self._last_rm_contact = time.monotonic()
             except RpcError as e:
-                if time.monotonic() - self._last_rm_contact > self._heartbeat_timeout:
+                if self._ha:
+                    pass  # a leader change: the retrieval names the next ResourceManager
+                elif time.monotonic() - self._last_rm_contact > self._heartbeat_timeout:
                     log.warning(
                         "ResourceManager at %s unreachable for %.0fs (%s): shutting down",
                         self._rm_address,
@@ -160,14 +177,72 @@ class TaskExecutor(RpcEndpoint):
             await asyncio.sleep(self._heartbeat_interval)
 
     async def _heartbeat_job_manager(self, conn: _JobManagerConnection) -> None:
+        last_contact = time.monotonic()
         while True:
             metrics = [self.tasks[eid].metrics() for eid in list(conn.tasks) if eid in self.tasks]
-            with contextlib.suppress(FlottError):
+            try:
                 await conn.gateway.heartbeat_from_task_executor(
                     TaskExecutorToJobManagerHeartbeat(self.resource_id, metrics),
                     timeout=self._heartbeat_timeout,
                 )
+                last_contact = time.monotonic()
+            except FlottError as e:
+                if self._ha and time.monotonic() - last_contact > self._heartbeat_timeout:
+                    # HA: the JobMaster died or lost leadership; its tasks must not run on unsupervised
+                    self._release_job(conn.job_id, f"JobManager of job {conn.job_id} lost: {e}")
+                    return
             await asyncio.sleep(self._heartbeat_interval)
+
+    # -- high availability ---------------------------------------------------------------------
+
+    def notify_resource_manager_leader(self, address: str | None, session_id: str | None) -> None:
+        """Leader retrieval (on the loop): a new ResourceManager leader, or none known."""
+        if address is None or session_id is None or session_id == self._rm_session:
+            return  # no leader for now (keep serving), or the same leader again
+        if self._rm_connect is not None:
+            self._rm_connect.cancel()
+        self._rm_connect = self._spawn(self._connect_resource_manager(address, session_id))
+
+    async def _connect_resource_manager(self, address: str, session_id: str) -> None:
+        """Serve the leader of ``session_id``: drop every job of another leader, then register."""
+        old = self._rm_address
+        self._rm_session, self._rm_address = session_id, address
+        self._rm = self._rpc.connect(
+            address, RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway, fencing_token=session_id
+        )
+        if old and old != address:
+            self._rpc.close_connection(old)
+        for job_id, conn in list(self.job_managers.items()):
+            if not is_token_of_session(conn.token, session_id):
+                self._release_job(job_id, "its JobManager lost the leadership")
+        for slot in self.slots:  # slots offered to a deposed leader's JobMaster, not yet used
+            if slot.job_id is not None and slot.job_id not in self.job_managers:
+                slot.allocation_id = slot.job_id = None
+        assert self._registration is not None
+        try:
+            while True:
+                try:
+                    await self._rm.register_task_executor(self._registration)
+                    break
+                except RpcError as e:
+                    log.info("registration at %s failed (%s); retrying", address, e)
+                    await asyncio.sleep(0.2)
+            self._last_rm_contact = time.monotonic()
+            log.info("registered with the ResourceManager leader at %s", address)
+        finally:
+            if self._rm_session == session_id:
+                self._rm_connect = None
+
+    def _release_job(self, job_id: str, cause: str) -> None:
+        """Cancel the job's tasks and free its slots here (its JobManager is gone)."""
+        log.warning("releasing job %s: %s", job_id, cause)
+        for task in list(self.tasks.values()):
+            if task.tdd.job_id == job_id:
+                task.cancel()
+        for i, slot in enumerate(self.slots):
+            if slot.job_id == job_id:
+                self.slots[i] = _Slot()
+        self._close_job(job_id)
 
     # -- RPC -----------------------------------------------------------------------------------
 
@@ -180,6 +255,12 @@ class TaskExecutor(RpcEndpoint):
         job_master_endpoint: str,
         job_master_token: str,
     ) -> None:
+        session = self._rm_session
+        if self._ha and (session is None or not is_token_of_session(job_master_token, session)):
+            raise FencingTokenError(
+                f"slot request for job {job_id} from a JobMaster of leader session "
+                f"{job_master_token.split('/')[0]!r}; this TaskExecutor serves {self._rm_session!r}"
+            )
         slot = self.slots[slot_index]
         if slot.allocation_id is not None and slot.allocation_id != allocation_id:
             raise FlottError(f"slot {slot_index} of {self.resource_id} is already allocated")
