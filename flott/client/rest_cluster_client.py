@@ -50,6 +50,7 @@ import contextlib
 import inspect
 import io
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -95,6 +96,7 @@ from flott.rest.messages.taskmanager import TaskManagerInfo, TaskManagersInfo
 from flott.rest.serialized_throwable import from_serialized_throwable
 from flott.rest.version import REST_API_VERSION
 from flott.runtime.blob.python_artifacts import collect_local_artifacts
+from flott.runtime.highavailability.rest_leader_lookup import ha_enabled, lookup_rest_leader
 from flott.runtime.jobgraph import JobGraph, encode_job_graph
 from flott.runtime.messages.job import (
     ExecutionGraphInfo,
@@ -147,6 +149,8 @@ class _Upload:
     path: Path
 
 
+log = logging.getLogger(__name__)
+
 def _base_url(address: str) -> str:
     address = address.strip().rstrip("/")
     if "://" not in address:
@@ -166,6 +170,11 @@ class RestClusterClient:
 
     def __init__(self, config: Configuration | None = None, address: str | None = None) -> None:
         self.config = config or Configuration()
+        self._follow_leader = ha_enabled(self.config)
+        """With ZooKeeper HA the client asks ZooKeeper where the REST leader is, at start (when no
+        address is given) and whenever the JobManager it talks to stops answering."""
+        if address is None and self._follow_leader:
+            address = lookup_rest_leader(self.config)
         if address is None:
             address = f"{self.config.get('rest.address')}:{self.config.get('rest.port')}"
         self.base_url = _base_url(address)
@@ -238,8 +247,17 @@ class RestClusterClient:
                     f.close()
             if attempt + 1 < attempts:
                 await asyncio.sleep(self.retry_delay_s)
+                if self._follow_leader:
+                    await self._follow_the_leader()
+                    url = self._url(path)
         assert last is not None
         raise last
+
+    async def _follow_the_leader(self) -> None:
+        leader = await asyncio.to_thread(lookup_rest_leader, self.config)
+        if leader is not None and _base_url(leader) != self.base_url:
+            log.info("the REST leader moved from %s to %s", self.base_url, leader)
+            self.base_url = _base_url(leader)
 
     async def _call(self, method: str, path: str, tp: type[T], **kwargs: Any) -> T:
         """``_send`` decoding the answer as ``tp``; HTTP errors as flott errors."""

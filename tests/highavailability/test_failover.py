@@ -156,6 +156,20 @@ def test_killed_leader_twice_job_continues_from_its_latest_checkpoint(
     new_leader, restored = fail_over(c, leader, job_id)
     assert new_leader is standby
 
+    # a client configured for HA and pointed at the dead leader follows ZooKeeper to the new one
+    from flott.client.rest_cluster_client import SyncRestClusterClient
+    from flott.configuration import Configuration
+
+    client = SyncRestClusterClient(
+        Configuration({**c.conf, "rest.retry.max-attempts": "3", "rest.retry.delay": "100 ms"}),
+        address=leader.rest,
+    )
+    try:
+        assert client.get_job_status(done_id) == "FINISHED"
+        assert client.base_url == new_leader.url
+    finally:
+        client.close()
+
     # the finished job: still queryable with its result, not run again
     status, body = c.job(new_leader, done_id)
     assert status == 200 and body["state"] == "FINISHED", body
