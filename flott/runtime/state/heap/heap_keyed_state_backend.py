@@ -47,11 +47,26 @@ class HeapKeyedStateBackend(TableKeyedStateBackend):
         return cast(dict[Any, dict[Any, Any]], super().namespaced_table(name, kind))
 
     def entries_by_key_group(self, name: str) -> dict[int, dict[Any, Any]]:
-        """State ``name`` split per key group: what a checkpoint writes and a rescale redistributes."""
+        """State ``name`` split per key group: what a checkpoint writes and a rescale redistributes.
+
+        A key's group is computed once and remembered (hashing the key's stable encoding costs
+        microseconds; a checkpoint every second would redo it for every key every time).
+        """
         out: dict[int, dict[Any, Any]] = {}
         max_par = self.max_parallelism
+        caches: dict[str, dict[Any, int]] = self.__dict__.setdefault("_key_group_of", {})
+        known = caches.get(name, {})
+        groups: dict[Any, int] = {}  # rebuilt each time: keys no longer in the state are forgotten
         for key, value in self._tables.get(name, {}).items():
-            out.setdefault(assign_to_key_group(key, max_par), {})[key] = value
+            group = known.get(key)
+            if group is None:
+                group = assign_to_key_group(key, max_par)
+            groups[key] = group
+            bucket = out.get(group)
+            if bucket is None:
+                bucket = out[group] = {}
+            bucket[key] = value
+        caches[name] = groups
         return out
 
     def iter_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:

@@ -1,0 +1,52 @@
+"""bench/checkpoint_bench.py --quick runs end to end (figures are noise here, not asserted).
+
+Like tests/bench/test_bench_quick.py: the harness runs on tiny inputs so it never rots. It needs
+no peers: a flott session cluster on loopback, 300k records and 50 MB of keyed state, one cluster.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _tables(stdout: str) -> list[list[list[str]]]:
+    """The Markdown tables in the output, each a list of rows (header first)."""
+    tables: list[list[list[str]]] = []
+    current: list[list[str]] | None = None
+    for line in stdout.splitlines():
+        if line.startswith("|"):
+            if line.startswith("|---"):
+                continue
+            if current is None:
+                current = []
+                tables.append(current)
+            current.append([c.strip() for c in line.strip("|").split("|")])
+        else:
+            current = None
+    return tables
+
+
+def test_checkpoint_bench_quick_prints_both_tables() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "checkpoint_bench.py"), "--quick", "--no-peers"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=str(REPO),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    overhead, state = _tables(proc.stdout)[:2]
+    assert [r[0] for r in overhead[1:]] == ["no checkpoints", "checkpoint every 1 s"]
+    completed = overhead[2][overhead[0].index("checkpoints completed (median)")]
+    assert completed.split()[0].isdigit() and int(completed.split()[0]) >= 1
+    backends = [r[0] for r in state[1:]]
+    assert backends[0] == "hashmap"
+    assert set(backends) <= {"hashmap", "rocksdb"}
+    if "rocksdb" not in backends:
+        assert "RocksDB backend not measured" in proc.stdout
+    size = state[0].index("savepoint size on disk")
+    assert all(r[size].endswith("MB") and float(r[size].split()[0]) >= 50 for r in state[1:])
