@@ -38,6 +38,7 @@ _OPTIONS = [
     ConfigOption("taskmanager.bind-host", "127.0.0.1", "Address a TaskExecutor binds to."),
     ConfigOption("taskmanager.numberOfTaskSlots", "1", "Slots per TaskExecutor."),
     ConfigOption("taskmanager.data.port", "0", "Data exchange port of a TaskExecutor (0 = any)."),
+    ConfigOption("taskmanager.rpc.port", "0", "RPC port of a TaskExecutor (0 = any)."),
     ConfigOption("parallelism.default", "1", "Parallelism of jobs that set none."),
     ConfigOption("heartbeat.interval", "10000", "Heartbeat interval in ms."),
     ConfigOption("heartbeat.timeout", "50000", "Heartbeat timeout in ms."),
@@ -61,6 +62,12 @@ _OPTIONS = [
     ConfigOption("high-availability.zookeeper.client.connection-timeout", "15000", "Connect timeout, ms."),
     ConfigOption("blob.server.port", "0", "Port of the BlobServer serving job artifacts (0 = any)."),
     ConfigOption("rest.server.max-content-length", "104857600", "Largest accepted REST request body, bytes."),
+    ConfigOption(
+        "application.result-retrieval-timeout",
+        "60 s",
+        "Application mode, attached: how long the cluster waits after its job ended for a client to "
+        "fetch the result before it shuts down anyway.",
+    ),
 ]
 
 DEFAULTS: dict[str, str] = {o.key: o.default for o in _OPTIONS}

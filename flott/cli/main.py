@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from flott.cli.application_commands import run_application_command, start_application_command
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError
 
@@ -387,6 +388,10 @@ def cluster_stop(config_file: str | None, dynamic: tuple[str, ...]) -> None:
     from flott.cli.cluster_commands import stop_cluster
 
     sys.exit(stop_cluster(_load_config(config_file, dynamic)))
+
+
+cli.add_command(run_application_command)
+jobmanager.add_command(start_application_command)
 
 
 def main() -> None:

@@ -66,6 +66,7 @@ class ResourceManager(RpcEndpoint):
         self._replacements: list[float] = []
         """When crashed TaskExecutor processes were replaced (bounded, like Flink's
         ``resourcemanager.start-worker.max-failure-rate``)."""
+        self._workers_on_demand = False
 
     async def start(self) -> None:
         self._rpc.register(self)
@@ -140,6 +141,7 @@ class ResourceManager(RpcEndpoint):
         self._job_masters[job_id] = req
         self.slots.request(req)
         self._allocate_soon()
+        self._start_workers_on_demand()
 
     async def cancel_slot_request(self, job_id: str) -> None:
         self.slots.cancel(job_id)
@@ -172,6 +174,30 @@ class ResourceManager(RpcEndpoint):
                 )
             )
         return out
+
+    # -- active mode: TaskExecutor processes started on demand (application clusters) ----------
+
+    def enable_workers_on_demand(self) -> LocalProcessDriver:
+        """Start TaskExecutors when jobs ask for slots instead of a fixed number up front (Flink's
+        active ResourceManager): whenever the pending slot requests exceed the free slots plus the
+        slots of workers still starting, enough ``taskmanager.numberOfTaskSlots``-slot workers are
+        started through the local driver. Crashed workers are replaced as before."""
+        self._workers_on_demand = True
+        return self.enable_local_processes()
+
+    def _start_workers_on_demand(self) -> None:
+        driver = self.driver
+        if not self._workers_on_demand or driver is None or self._stopping:
+            return
+        per_worker = max(1, self._config.get_int("taskmanager.numberOfTaskSlots"))
+        wanted = sum(r.remaining for r in self.slots.pending.values())
+        starting = sum(1 for rid in driver.processes if rid not in self.task_executors)
+        missing = wanted - self.slots.free_slots() - starting * per_worker
+        workers = -(-missing // per_worker) if missing > 0 else 0
+        if workers:
+            log.info("starting %d TaskExecutor(s) for %d pending slot request(s)", workers, wanted)
+        for _ in range(workers):
+            driver.start_task_executor(new_id())
 
     # -- internals -----------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ async def run_task_executor(config: Configuration, resource_manager_address: str
     loop = asyncio.get_running_loop()
     rpc = RpcService(
         bind_host=config.get("taskmanager.bind-host"),
-        port=0,
+        port=config.get_int("taskmanager.rpc.port"),
         advertised_host=config.get("taskmanager.host"),
         default_timeout=config.get_seconds("pekko.ask.timeout"),
     )

@@ -1,0 +1,414 @@
+"""Application mode from the command line, and the program runner of an application cluster.
+
+``flott jobmanager start-application job.py [args] [-p N] [-D k=v] [--detached]`` runs an
+application cluster in the foreground (a container's entrypoint, or an operator's process
+supervisor, owns it); its exit code is the application's (Flink's codes: 0 SUCCEEDED or
+CANCELED, 1443 FAILED, 1445 UNKNOWN, seen by a shell modulo 256 as 163 and 165).
+
+``flott run-application job.py --target local [-p N] [-d] [-D k=v]`` is the client: it starts
+that JobManager as a background process on free ports, waits until its REST endpoint answers,
+then
+
+* attached: the program's output (the JobID line, then the job's failure cause or its final
+  status, exactly as ``flott run`` prints them) comes through, and the command exits with the
+  JobManager's exit code once it ended;
+* detached (``-d``): prints the JobID and returns; the cluster ends when the job ends (its
+  output goes to a log file under the run directory).
+
+``python -m flott.cli.application_commands --rest HOST:PORT [--detached] [-D k=v ...] -- job.py
+[args]`` is what the application cluster starts as its child: the user's program in plan mode,
+submitting to the cluster's own REST endpoint, so user code runs outside the JobManager.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from flott.configuration import Configuration
+from flott.errors import ConfigurationError
+
+_READY_TIMEOUT_S = 60.0
+"""How long the client waits for the JobManager's REST endpoint, and (detached) for the job."""
+_STOP_GRACE_S = 15.0
+
+# --------------------------------------------------------------------------- click commands
+
+
+def _config(config_file: str | None, dynamic: tuple[str, ...], parallelism: int | None) -> Configuration:
+    try:
+        values = Configuration.parse_dynamic(dynamic)
+        if parallelism:
+            values["parallelism.default"] = str(parallelism)
+        return Configuration.load(config_file, values)
+    except ConfigurationError as e:
+        raise click.UsageError(str(e)) from None
+
+
+def _common_options(fn: Any) -> Any:
+    for option in reversed(
+        [
+            click.option(
+                "-p", "--parallelism", type=int, default=None, help="Default parallelism of the job."
+            ),
+            click.option(
+                "-c",
+                "--config",
+                "config_file",
+                type=click.Path(dir_okay=False),
+                default=None,
+                help="A flott/Flink-style YAML config file.",
+            ),
+            click.option(
+                "-D", "dynamic", multiple=True, metavar="KEY=VALUE", help="Set a configuration key."
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn
+
+
+_ARGS = {"ignore_unknown_options": True, "allow_interspersed_args": False}
+
+
+@click.command(name="start-application", context_settings=_ARGS)
+@_common_options
+@click.option(
+    "--detached",
+    is_flag=True,
+    help="End the cluster as soon as the job ends (else: once a client fetched its result).",
+)
+@click.argument("script", type=click.Path())
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def start_application_command(
+    parallelism: int | None,
+    config_file: str | None,
+    dynamic: tuple[str, ...],
+    detached: bool,
+    script: str,
+    args: tuple[str, ...],
+) -> None:
+    """Run an application cluster for SCRIPT in the foreground: a JobManager that runs this one
+    program's job on TaskManagers it starts itself, and exits with the application's status."""
+    sys.exit(start_application(_config(config_file, dynamic, parallelism), script, args, detached))
+
+
+@click.command(name="run-application", context_settings=_ARGS)
+@click.option(
+    "-t",
+    "--target",
+    default="local",
+    show_default=True,
+    help="Where the application cluster runs (only 'local': a JobManager process on this machine).",
+)
+@_common_options
+@click.option(
+    "-d", "--detached", is_flag=True, help="Print the JobID and return; the cluster ends with the job."
+)
+@click.argument("script", type=click.Path())
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def run_application_command(
+    target: str,
+    parallelism: int | None,
+    config_file: str | None,
+    dynamic: tuple[str, ...],
+    detached: bool,
+    script: str,
+    args: tuple[str, ...],
+) -> None:
+    """Run SCRIPT in application mode: a cluster of its own that ends when its job ends."""
+    if target != "local":
+        raise click.UsageError(f"--target {target!r}: only 'local' is supported")
+    config = _config(config_file, dynamic, parallelism)
+    sys.exit(run_application(config, script, args, detached))
+
+
+# --------------------------------------------------------------------------- the JobManager
+
+
+def start_application(config: Configuration, script: str, args: tuple[str, ...], detached: bool) -> int:
+    import asyncio
+
+    from flott.runtime.entrypoint.application_cluster import ApplicationProgram, run_application_cluster
+
+    if not Path(script).is_file():
+        click.echo(f"error: no such script: {script}", err=True)
+        return 2
+    try:
+        status = asyncio.run(
+            run_application_cluster(config, ApplicationProgram(script, list(args)), detached)
+        )
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # startup errors (port in use, bad config) end with a message
+        click.echo(f"JobManager failed: {e}", err=True)
+        return 1
+    return status.process_exit_code
+
+
+# --------------------------------------------------------------------------- the client
+
+
+def _free_port(host: str) -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind((host if host not in ("", "0.0.0.0") else "127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _get_json(url: str) -> Any:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def _wait(proc: subprocess.Popen[bytes], check: Any, timeout_s: float) -> Any:
+    """Poll ``check()`` until it returns something truthy; None if the process ended or time ran out."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError, ValueError):
+            value = check()
+            if value:
+                return value
+        time.sleep(0.1)
+    return None
+
+
+def _exit_code(code: int) -> int:
+    return 128 - code if code < 0 else code
+
+
+def _terminate(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(_STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run_application(config: Configuration, script: str, args: tuple[str, ...], detached: bool) -> int:
+    path = Path(script)
+    if not path.is_file():
+        click.echo(f"error: no such script: {script}", err=True)
+        return 2
+    values = config.to_dict()
+    if not config.contains("rest.port"):
+        values["rest.port"] = str(_free_port(config.get("rest.bind-address")))
+    values.setdefault("jobmanager.rpc.port", "0")
+    values.setdefault("blob.server.port", "0")
+    port = int(values["rest.port"])
+    base_url = f"http://{config.get('rest.address')}:{port}"
+    cmd = [sys.executable, "-m", "flott.cli.main", "jobmanager", "start-application"]
+    for key, value in values.items():
+        cmd += ["-D", f"{key}={value}"]
+    if detached:
+        cmd.append("--detached")
+    cmd += [str(path.resolve()), *args]
+    env = dict(os.environ)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    if detached:
+        from flott.cli.cluster_commands import run_dir
+
+        log_path = run_dir() / f"application-{port}.log"
+        with log_path.open("ab") as log:
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True
+            )
+        return _detached(proc, base_url, log_path)
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+    try:
+        if _wait(proc, lambda: _get_json(f"{base_url}/v1/config"), _READY_TIMEOUT_S) is None:
+            if proc.poll() is None:
+                click.echo(f"The application cluster's REST endpoint ({base_url}) did not answer.", err=True)
+                _terminate(proc)
+                return 1
+            return _exit_code(proc.returncode)
+        return _exit_code(proc.wait())
+    except KeyboardInterrupt:
+        click.echo("Interrupted: stopping the application cluster (its job is cancelled)", err=True)
+        _terminate(proc)
+        return 130
+
+
+def _detached(proc: subprocess.Popen[bytes], base_url: str, log_path: Path) -> int:
+    def job_id() -> str | None:
+        jobs = _get_json(f"{base_url}/v1/jobs/overview").get("jobs", [])
+        return str(jobs[0]["jid"]) if jobs else None
+
+    found = _wait(proc, job_id, 2 * _READY_TIMEOUT_S)
+    if found is None:
+        if proc.poll() is None:
+            click.echo(f"The application cluster submitted no job in time; see {log_path}", err=True)
+            _terminate(proc)
+            return 1
+        tail = log_path.read_text(errors="replace").strip().splitlines()[-15:]
+        click.echo("\n".join(tail), err=True)
+        click.echo(f"The application cluster ended without running a job (log: {log_path})", err=True)
+        return _exit_code(proc.returncode) or 1
+    click.echo(f"Job has been submitted with JobID {found}")
+    click.echo(
+        f"Application cluster: JobManager pid {proc.pid}, REST at {base_url}; it ends when the job "
+        f"ends (log: {log_path})",
+        err=True,
+    )
+    return 0
+
+
+# --------------------------------------------------------------------------- the program
+
+
+def run_program(
+    script: str, args: list[str], config: Configuration, rest_address: str, detached: bool
+) -> int:
+    """Run the user's program in plan mode; its ``env.execute()`` submits to ``rest_address``.
+
+    Prints what ``flott run -m`` prints. With a fixed job id (HA), a job the cluster already
+    knows (recovered by a restarted JobManager, or finished before it) is attached to rather than
+    submitted a second time.
+    """
+    import runpy
+
+    from flott.cli.run_command import DetachedExecutor, client_python_files, console
+    from flott.client import pipeline_executor
+    from flott.client.pipeline_executor import use_executor
+    from flott.errors import FlottError, JobSubmissionError
+
+    path = Path(script)
+    if not path.is_file():
+        console.print(f"error: no such script: {script}", markup=False, style="red")
+        return 2
+    remote = _ApplicationExecutor(config, rest_address)
+    executor: Any = DetachedExecutor(remote) if detached else _AttachedExecutor(remote)
+    old_argv = sys.argv
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.resolve().parent))
+    pipeline_executor.set_context_configuration(config)
+    try:
+        with use_executor(executor), client_python_files(config):
+            runpy.run_path(str(path), run_name="__main__")
+    except JobSubmissionError as e:
+        console.print("The job could not be submitted.\n" + str(e), markup=False, style="red")
+        return 1
+    except FlottError as e:
+        console.print("The job failed.\n" + str(e), markup=False, style="red")
+        return 1
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except Exception as e:
+        sys.stderr.write(_user_traceback(e, path))
+        return 1
+    finally:
+        sys.argv = old_argv
+        pipeline_executor.set_context_configuration(None)
+    for c in executor.clients:
+        if detached:
+            c.loop.run(c.cluster_client.close())
+        else:
+            status = c.get_job_status().result(timeout=10).name
+            console.print(f"Job {c.get_job_id()} {status}")
+    return 0
+
+
+def _user_traceback(error: BaseException, script: Path) -> str:
+    """The traceback from the program's own first frame on (this runner's frames left out)."""
+    import traceback
+
+    target = script.resolve()
+    tb = error.__traceback__
+    while tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve() != target:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(error), error, tb or error.__traceback__))
+
+
+class _ApplicationExecutor:
+    """RestExecutor that attaches to a job the cluster already has under the fixed job id."""
+
+    def __init__(self, config: Configuration, address: str) -> None:
+        from flott.client.rest_cluster_client import RestExecutor
+
+        self._inner = RestExecutor(config, address)
+        self._fixed = bool(config.get("$internal.pipeline.job-id", ""))
+        self._executed: str | None = None
+        self.attached = False
+        """The last ``execute()`` found its job on the cluster already (and did not submit it)."""
+
+    def execute(self, job_graph: Any) -> Any:
+        from flott.cli.run_command import console
+        from flott.client.rest_cluster_client import RestClusterClient
+        from flott.common.job_client import JobClient
+        from flott.errors import FlottError, JobSubmissionError
+
+        if self._fixed:
+            if self._executed is not None:
+                # every job of this program would get the same fixed id: only the first can run
+                raise JobSubmissionError(
+                    f"this application cluster runs exactly one job ({self._executed}); job "
+                    f"'{job_graph.job_name}' is refused: a program in application mode may submit "
+                    f"one job only"
+                )
+            self._executed = job_graph.job_id
+            inner = self._inner
+            client = RestClusterClient(inner.config, inner.address)
+            try:
+                status = inner.loop.run(client.get_job_status(job_graph.job_id))
+            except FlottError:
+                status = None
+            if status is not None:
+                self.attached = True
+                console.print(
+                    f"Job {job_graph.job_id} is known to this cluster already ({status}): attaching "
+                    f"to it instead of submitting it again"
+                )
+                return JobClient(
+                    job_graph.job_id, job_graph.job_name, client, inner.loop, on_terminal=client.close
+                )
+            inner.loop.run(client.close())
+        return self._inner.execute(job_graph)
+
+
+class _AttachedExecutor:
+    def __init__(self, inner: _ApplicationExecutor) -> None:
+        self._inner = inner
+        self.clients: list[Any] = []
+
+    def execute(self, job_graph: Any) -> Any:
+        from flott.cli.run_command import console
+
+        client = self._inner.execute(job_graph)
+        self.clients.append(client)
+        if not self._inner.attached:
+            console.print(f"Job has been submitted with JobID {job_graph.job_id}")
+        return client
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="flott-application-program")
+    parser.add_argument("--rest", required=True, help="HOST:PORT of the application cluster's REST endpoint")
+    parser.add_argument("--detached", action="store_true")
+    parser.add_argument("-D", dest="dynamic", action="append", default=[])
+    parser.add_argument("script")
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    ns = parser.parse_args(argv)
+    config = Configuration(Configuration.parse_dynamic(ns.dynamic))
+    return run_program(ns.script, list(ns.args), config, ns.rest, ns.detached)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
