@@ -254,8 +254,9 @@ class Dispatcher(RpcEndpoint):
         self._check_not_submitted(job_graph.job_id)
         await self._start_job(job_graph, [])
 
-    def _check_not_submitted(self, job_id: str) -> None:
-        if job_id in self.runners or job_id in self.archive or job_id in self._submitting:
+    def _check_not_submitted(self, job_id: str, replacing_archived: bool = False) -> None:
+        archived = job_id in self.archive and not replacing_archived
+        if job_id in self.runners or archived or job_id in self._submitting:
             raise DuplicateJobSubmissionError(f"job {job_id} has already been submitted")
 
     async def _start_job(
@@ -264,11 +265,14 @@ class Dispatcher(RpcEndpoint):
         python_artifacts: list[PythonArtifactDescriptor],
         recovered: SnapshotToRestore | None = None,
         persist: bool = True,
+        replacing_archived: bool = False,
     ) -> None:
         """``recovered``: the checkpoint a job recovered by a new leader starts from; ``persist``:
-        False for a job that is already in the JobGraphStore (HA recovery)."""
+        False for a job that is already in the JobGraphStore (HA recovery); ``replacing_archived``:
+        the job id is in the archive and this run replaces it (rescale), so the job stays visible
+        (archived, then running) throughout."""
         job_id = job_graph.job_id
-        self._check_not_submitted(job_id)
+        self._check_not_submitted(job_id, replacing_archived)
         loop = asyncio.get_running_loop()
         result: asyncio.Future[JobResult] = loop.create_future()
 
@@ -291,12 +295,12 @@ class Dispatcher(RpcEndpoint):
         initial = recovered
         if initial is None:
             initial = await asyncio.to_thread(savepoints.savepoint_to_restore, self._storage, job_graph)
-        self._check_not_submitted(job_id)
+        self._check_not_submitted(job_id, replacing_archived)
         ha_options: dict[str, Any] = {}
         if self._ha is not None:
             if persist:  # stored before the submission is acknowledged
                 await self._ha.persist_job(job_graph, python_artifacts, self.job_artifacts.get(job_id, []))
-                self._check_not_submitted(job_id)
+                self._check_not_submitted(job_id, replacing_archived)
             ha_options = self._ha.job_master_options(job_graph)
         jm = JobMaster(
             job_graph, self._rpc, self._rm, self._config, on_terminal,
@@ -305,6 +309,8 @@ class Dispatcher(RpcEndpoint):
             initial_snapshot=initial,
             **ha_options,
         )
+        if replacing_archived:
+            self.archive.pop(job_id, None)
         self.runners[job_id] = JobManagerRunner(job_graph, jm, result)
         log.info("job %s (%s) submitted", job_id, job_graph.job_name)
         await jm.start()
@@ -479,8 +485,7 @@ class Dispatcher(RpcEndpoint):
                 if result.status != "FINISHED":
                     raise JobAlreadyTerminalError(f"job {job_id} ended {result.status} while rescaling")
                 graph = savepoints.rescaled_job_graph(runner.job_graph, parallelism, path)
-                self.archive.pop(job_id, None)
-                await self._start_job(graph, jm.python_artifacts)
+                await self._start_job(graph, jm.python_artifacts, replacing_archived=True)
             finally:
                 self._rescaling.discard(job_id)
             return None, path
