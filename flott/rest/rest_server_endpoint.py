@@ -10,21 +10,28 @@ Every answer is JSON with Flink's content type. Errors, including the
 router's own 404/405 and aiohttp's 413, become ``{"errors": [...]}`` through
 :mod:`flott.rest.errors`; no traceback ever reaches the wire. Bodies on GET
 requests (Flink's CLI sends ``{}``) are ignored.
+
+The request path is kept short because it is the endpoint's throughput: each
+handler catches its own errors (an aiohttp middleware would wrap every request
+in two more coroutines), unmatched URLs land on a last catch-all route that
+works out 404 or 405, and the routes marked ``shared`` (``/overview``,
+``/jobs/overview`` ...) render once for all identical requests handled in the
+same event-loop iteration (:mod:`flott.rest.handler.shared_answers`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import shutil
 import tempfile
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 from aiohttp import web
+from multidict import CIMultiDict
 
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError, FlottError, PayloadTooLargeError, RestRequestError
@@ -33,6 +40,7 @@ from flott.rest.handler.async_operations import CompletedOperationCache
 from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
 from flott.rest.handler.handler import EndpointContext, GatewayProvider, HandlerRequest, RestRoute
 from flott.rest.handler.routes import all_routes
+from flott.rest.handler.shared_answers import SharedAnswers
 from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
 from flott.runtime.dispatcher.gateway import DispatcherGateway
@@ -41,21 +49,26 @@ log = logging.getLogger(__name__)
 
 JSON_CONTENT_TYPE = "application/json; charset=UTF-8"
 DEFAULT_MAX_CONTENT_LENGTH = 104857600
-_COMMON_HEADERS = {"Access-Control-Allow-Origin": "*"}
+# Copied by aiohttp into each response's own headers (a C-level copy of a CIMultiDict).
+_JSON_HEADERS = CIMultiDict({"Content-Type": JSON_CONTENT_TYPE, "Access-Control-Allow-Origin": "*"})
+_encode = msgspec.json.encode
+
+
+def _render(body: Any) -> bytes:
+    return b"{}" if body is None else _encode(body)
+
+
+def _json_bytes_response(status: int, payload: bytes) -> web.Response:
+    return web.Response(body=payload, status=status, headers=_JSON_HEADERS)
 
 
 def json_response(status: int, body: Any) -> web.Response:
-    payload = b"{}" if body is None else msgspec.json.encode(body)
-    return web.Response(
-        body=payload, status=status, headers={"Content-Type": JSON_CONTENT_TYPE, **_COMMON_HEADERS}
-    )
+    return _json_bytes_response(status, _render(body))
 
 
 def _error_response(err: BaseException) -> web.Response:
     status, payload = error_body(err)
-    resp = web.Response(
-        body=payload, status=status, headers={"Content-Type": JSON_CONTENT_TYPE, **_COMMON_HEADERS}
-    )
+    resp = _json_bytes_response(status, payload)
     if isinstance(err, PayloadTooLargeError):
         resp.force_close()  # do not read the rest of an oversized upload on this connection
     return resp
@@ -79,6 +92,44 @@ def _from_http_exception(request: web.Request, exc: web.HTTPException, max_conte
     if exc.status < 500:
         return err
     return FlottError(exc.reason)
+
+
+class _Unmatched(web.AbstractResource):
+    """Matches every request, whatever its method and target (even ``OPTIONS *``).
+
+    Registered after every route, the router only reaches it for requests no
+    route matched; its handler works out the 404 or 405 the router would have
+    answered, as Flink's error body.
+    """
+
+    def __init__(self, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> None:
+        super().__init__()
+        self._route = web.ResourceRoute("*", handler, self)
+
+    @property
+    def canonical(self) -> str:
+        return "/"
+
+    def url_for(self, **kwargs: str) -> Any:
+        raise RuntimeError("the catch-all resource has no URL")
+
+    async def resolve(self, request: web.Request) -> tuple[web.UrlMappingMatchInfo, set[str]]:
+        return web.UrlMappingMatchInfo({}, self._route), {"*"}
+
+    def add_prefix(self, prefix: str) -> None:
+        raise RuntimeError("the catch-all resource takes no prefix")
+
+    def get_info(self) -> Any:  # aiohttp's _InfoDict
+        return {}
+
+    def raw_match(self, path: str) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        return 1
+
+    def __iter__(self) -> Iterator[web.AbstractRoute]:
+        return iter([self._route])
 
 
 def _bind_ports(config: Configuration) -> list[int]:
@@ -123,6 +174,8 @@ class RestServerEndpoint:
         self._runner: web.AppRunner | None = None
         self._upload_root: Path | None = None
         self._context: EndpointContext | None = None
+        self._no_route_resource: web.AbstractResource | None = None
+        self.shared_answers = SharedAnswers()
         self.host = ""
         self.port = 0
 
@@ -146,13 +199,18 @@ class RestServerEndpoint:
             max_content_length=max_len,
             extras={DATASET_DELETE_CACHE: CompletedOperationCache[None](store_s)},
         )
-        app = web.Application(client_max_size=max_len, middlewares=[self._error_middleware(max_len)])
+        app = web.Application(client_max_size=max_len)
+        shared = self.shared_answers = SharedAnswers()
         for route in self.routes:
-            handler = self._wrap(route, ctx)
+            handler = self._wrap(route, ctx, shared, max_len)
             for prefix in (f"/{REST_API_VERSION}", ""):
                 app.router.add_route(route.method, prefix + route.path, handler)
+        openapi = self._guarded(self._openapi, max_len)
         for prefix in (f"/{REST_API_VERSION}", ""):
-            app.router.add_route("GET", f"{prefix}/openapi.json", self._openapi)
+            app.router.add_route("GET", f"{prefix}/openapi.json", openapi)
+        # Last, so that it only gets what no route above matches.
+        self._no_route_resource = _Unmatched(self._guarded(self._no_route, max_len))
+        app.router.register_resource(self._no_route_resource)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
         await self._runner.setup()
         host = self.config.get("rest.bind-address")
@@ -197,33 +255,69 @@ class RestServerEndpoint:
 
     @staticmethod
     def _wrap(
-        route: RestRoute, ctx: EndpointContext
+        route: RestRoute, ctx: EndpointContext, shared: SharedAnswers, max_len: int
     ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        handler, status = route.handler, route.status
+
         async def handle(request: web.Request) -> web.StreamResponse:
-            req = HandlerRequest(request, ctx, route)
-            req.check_path_params()
-            body = await route.handler(req)
-            return json_response(route.status, body)
-
-        handle.__name__ = route.operation_id or route.handler.__name__
-        return handle
-
-    @staticmethod
-    def _error_middleware(max_len: int) -> Any:
-        @web.middleware
-        async def middleware(
-            request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
-        ) -> web.StreamResponse:
             try:
-                return await handler(request)
-            except asyncio.CancelledError:
-                raise
+                req = HandlerRequest(request, ctx, route)
+                req.check_path_params()
+                return _json_bytes_response(status, _render(await handler(req)))
             except web.HTTPException as e:
                 return _error_response(_from_http_exception(request, e, max_len))
             except Exception as e:
                 return _error_response(e)
 
-        return middleware
+        async def handle_shared(request: web.Request) -> web.StreamResponse:
+            key = request.raw_path
+            payload = shared.get(key)
+            if payload is not None:
+                return _json_bytes_response(status, payload)
+
+            async def render() -> bytes:
+                req = HandlerRequest(request, ctx, route)
+                req.check_path_params()
+                return _render(await handler(req))
+
+            try:
+                return _json_bytes_response(status, await shared.render(key, render))
+            except web.HTTPException as e:
+                return _error_response(_from_http_exception(request, e, max_len))
+            except Exception as e:
+                return _error_response(e)
+
+        chosen = handle_shared if route.shared else handle
+        chosen.__name__ = route.operation_id or route.handler.__name__
+        return chosen
+
+    @staticmethod
+    def _guarded(
+        fn: Callable[[web.Request], Awaitable[web.StreamResponse]], max_len: int
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        """``fn`` with errors answered as Flink's error body."""
+
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            try:
+                return await fn(request)
+            except web.HTTPException as e:
+                return _error_response(_from_http_exception(request, e, max_len))
+            except Exception as e:
+                return _error_response(e)
+
+        return guarded
+
+    async def _no_route(self, request: web.Request) -> web.StreamResponse:
+        """The router's own answer, as JSON: 405 if a route has the path with another method, else 404."""
+        allowed: set[str] = set()
+        assert self._runner is not None
+        for resource in self._runner.app.router.resources():
+            if resource is not self._no_route_resource:
+                _, methods = await resource.resolve(request)
+                allowed |= methods
+        if allowed:
+            raise web.HTTPMethodNotAllowed(request.method, allowed)
+        raise web.HTTPNotFound()
 
     async def _openapi(self, request: web.Request) -> web.StreamResponse:
         return json_response(200, openapi_document(self.routes, f"http://{request.host}"))

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import msgspec
@@ -40,6 +40,7 @@ from flott.errors import (
 )
 from flott.rest import RestServerEndpoint
 from flott.rest.serialized_throwable import from_serialized_throwable, to_serialized_throwable
+from flott.runtime.dispatcher.gateway import DispatcherGateway
 from flott.runtime.messages.job import OperationStatus
 from flott.runtime.rpc.service import error_from_wire, error_to_wire
 from tests.rest import spec
@@ -289,7 +290,7 @@ async def fake_cluster() -> AsyncIterator[FakeCluster]:
     job_id, job_with_default = secrets.token_hex(16), secrets.token_hex(16)
     dispatcher = FakeDispatcher({job_id: {}, job_with_default: {SAVEPOINT_DIR_KEY: "/job/default"}})
     config = Configuration(FAKE_CONFIG)
-    endpoint = RestServerEndpoint(config, dispatcher)
+    endpoint = RestServerEndpoint(config, cast(DispatcherGateway, dispatcher))  # the routes it serves
     await endpoint.start()
     try:
         async with aiohttp.ClientSession() as http:
@@ -384,7 +385,7 @@ async def test_default_directories_job_before_cluster(fake_cluster: FakeCluster)
     assert fc.dispatcher.calls[-1][2] == "/job/default", "the job's own default directory"
     await expect(fc, 400, "Property [targetDirectory]", "POST", f"/v1/jobs/{fc.job_id}/stop", {})
     config = fc.config.with_overrides({SAVEPOINT_DIR_KEY: "/cluster/default"})
-    endpoint = RestServerEndpoint(config, fc.dispatcher)
+    endpoint = RestServerEndpoint(config, cast(DispatcherGateway, fc.dispatcher))
     await endpoint.start()
     try:
         other = FakeCluster(fc.dispatcher, endpoint, config, fc.http, fc.job_id, fc.job_with_default)

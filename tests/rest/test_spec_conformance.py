@@ -9,10 +9,14 @@ with it. Summary of the plan:
   checked for fields the spec does not know);
 * 501 with a reason (jars: flott runs Python, not Java; applications; rescale
   history of the adaptive scheduler; flame graphs; watermarks; log URLs; TM
-  logs/thread dumps; savepoints, stop, checkpoints until the checkpoints issue);
-* 503 for legacy rescaling, exactly as Flink (FLINK-12312);
-* 404 for status URLs of operations that cannot have been triggered yet
-  (savepoints, checkpoints, disposal, rescaling): Flink's "unknown trigger id".
+  logs/thread dumps; per-subtask checkpoint details);
+* 404 for status URLs polled with a trigger id nobody was given (savepoints,
+  checkpoints, disposal, rescaling): Flink's "unknown trigger id".
+
+Savepoints, stop, checkpoints, disposal and rescaling are triggered for real
+(202/200): savepoints go to a temporary directory, the checkpoint details are
+asked for a checkpoint the test took, and stop-with-savepoint targets a second
+job so that the main one runs until the final cancel.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import asyncio
 import json
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -33,8 +38,9 @@ from tests.rest import spec
 from tests.rest.conftest import RestCluster
 from tests.rest.jobs import unbounded_job
 
-NOT_YET_CHECKPOINTS = "savepoints/stop/checkpoints come with flott's checkpoints issue"
-NOTHING_TRIGGERED = "status of an operation that cannot have been triggered yet: Flink's unknown-trigger 404"
+NOTHING_TRIGGERED = "status of an operation nobody triggered under this id: Flink's unknown-trigger 404"
+# Placeholder in request bodies, replaced by a temporary directory's file:// URI.
+SAVEPOINT_DIR = "{savepointdir}"
 
 
 @dataclass(frozen=True)
@@ -70,12 +76,14 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/jobs/{jobid}"): Case(200),
     ("PATCH", "/jobs/{jobid}"): Case(202, "cancels the job: run last", query="mode=cancel"),
     ("GET", "/jobs/{jobid}/accumulators"): Case(200, "no accumulators in flott: empty lists"),
-    ("GET", "/jobs/{jobid}/checkpoints"): Case(501, NOT_YET_CHECKPOINTS),
-    ("POST", "/jobs/{jobid}/checkpoints"): Case(501, NOT_YET_CHECKPOINTS, body={"checkpointType": "FULL"}),
-    ("GET", "/jobs/{jobid}/checkpoints/config"): Case(501, NOT_YET_CHECKPOINTS),
-    ("GET", "/jobs/{jobid}/checkpoints/details/{checkpointid}"): Case(501, NOT_YET_CHECKPOINTS),
+    ("GET", "/jobs/{jobid}/checkpoints"): Case(200),
+    ("POST", "/jobs/{jobid}/checkpoints"): Case(202, body={"checkpointType": "FULL"}),
+    ("GET", "/jobs/{jobid}/checkpoints/config"): Case(200),
+    ("GET", "/jobs/{jobid}/checkpoints/details/{checkpointid}"): Case(
+        200, "a checkpoint the test triggered beforehand"
+    ),
     ("GET", "/jobs/{jobid}/checkpoints/details/{checkpointid}/subtasks/{vertexid}"): Case(
-        501, NOT_YET_CHECKPOINTS
+        501, "no per-subtask checkpoint statistics yet"
     ),
     ("GET", "/jobs/{jobid}/checkpoints/{triggerid}"): Case(404, NOTHING_TRIGGERED),
     ("PATCH", "/jobs/{jobid}/clientHeartbeat"): Case(
@@ -95,16 +103,18 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/jobs/{jobid}/rescales/overview"): Case(501, "adaptive scheduler not in flott"),
     ("GET", "/jobs/{jobid}/rescales/summary"): Case(501, "adaptive scheduler not in flott"),
     ("PATCH", "/jobs/{jobid}/rescaling"): Case(
-        503, "disabled, as in Flink (FLINK-12312)", query="parallelism=2"
+        200,
+        "enabled in flott, unlike Flink (FLINK-12312): accepted; with no state.savepoints.dir here the "
+        "operation then fails and the job runs on",
+        query="parallelism=2",
     ),
     ("GET", "/jobs/{jobid}/rescaling/{triggerid}"): Case(404, NOTHING_TRIGGERED),
     ("GET", "/jobs/{jobid}/resource-requirements"): Case(200),
     ("PUT", "/jobs/{jobid}/resource-requirements"): Case(501, "needs the adaptive scheduler"),
     ("POST", "/jobs/{jobid}/savepoints"): Case(
-        501,
-        NOT_YET_CHECKPOINTS,
+        202,
         body={
-            "target-directory": "file:///tmp/sp",
+            "target-directory": SAVEPOINT_DIR,
             "cancel-job": False,
             "formatType": "CANONICAL",
             "triggerId": None,
@@ -113,10 +123,10 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/jobs/{jobid}/savepoints/{triggerid}"): Case(404, NOTHING_TRIGGERED),
     ("GET", "/jobs/{jobid}/status"): Case(200),
     ("POST", "/jobs/{jobid}/stop"): Case(
-        501,
-        NOT_YET_CHECKPOINTS,
+        202,
+        "sent to a second job (see test_every_spec_operation_answers_as_planned)",
         body={
-            "targetDirectory": "file:///tmp/sp",
+            "targetDirectory": SAVEPOINT_DIR,
             "drain": False,
             "formatType": "CANONICAL",
             "triggerId": None,
@@ -156,7 +166,9 @@ PLAN: dict[tuple[str, str], Case] = {
     ),
     # savepoint disposal
     ("POST", "/savepoint-disposal"): Case(
-        501, NOT_YET_CHECKPOINTS, body={"savepoint-path": "file:///tmp/sp"}
+        200,
+        "accepted; the disposal itself fails later: no savepoint there",
+        body={"savepoint-path": SAVEPOINT_DIR + "/no-such-savepoint"},
     ),
     ("GET", "/savepoint-disposal/{triggerid}"): Case(404, NOTHING_TRIGGERED),
     # taskmanagers
@@ -245,7 +257,15 @@ def _check(op: tuple[str, str], status: int, body: Any) -> None:
     assert spec.unknown_fields(body, schema) == [], f"{method} {path}: fields not in the spec"
 
 
-async def test_every_spec_operation_answers_as_planned(rest_cluster: RestCluster) -> None:
+async def _wait_running(rc: RestCluster, job_id: str) -> None:
+    for _ in range(100):
+        if await rc.client().get_job_status(job_id) == "RUNNING":
+            return
+        await asyncio.sleep(0.1)
+    pytest.fail(f"job {job_id} never reached RUNNING")
+
+
+async def test_every_spec_operation_answers_as_planned(rest_cluster: RestCluster, tmp_path: Path) -> None:
     rc = rest_cluster
     job_id = await _submit(rc)
     graph = await rc.cluster.dispatcher_gateway().request_execution_graph(job_id)
@@ -257,6 +277,11 @@ async def test_every_spec_operation_answers_as_planned(rest_cluster: RestCluster
         await asyncio.sleep(0.1)
     else:
         pytest.fail("the running job never reported metrics")
+    checkpoint_id = await rc.client().trigger_checkpoint(job_id)
+    # stop-with-savepoint ends its job: it gets one of its own, so the main job runs to the end.
+    job_to_stop = await rc.client().submit_job(unbounded_job("to-stop", parallelism=1, rate=100))
+    await _wait_running(rc, job_to_stop)
+    savepoint_dir = tmp_path.as_uri()
     status, tms = await rc.call("GET", "/v1/taskmanagers")
     ids = {
         "jobid": job_id,
@@ -264,7 +289,7 @@ async def test_every_spec_operation_answers_as_planned(rest_cluster: RestCluster
         "subtaskindex": "0",
         "attempt": "0",
         "taskmanagerid": tms["taskmanagers"][0]["id"],
-        "checkpointid": "1",
+        "checkpointid": str(checkpoint_id),
         "rescaleuuid": secrets.token_hex(16),
         "applicationid": secrets.token_hex(16),
         "jarid": "job.jar",
@@ -280,11 +305,16 @@ async def test_every_spec_operation_answers_as_planned(rest_cluster: RestCluster
         case = PLAN[op]
         if op == ("POST", "/jobs"):
             continue  # done by _submit
-        filled = _fill(path, ids)
+        filled = _fill(path, {**ids, "jobid": job_to_stop} if op == ("POST", "/jobs/{jobid}/stop") else ids)
         if op == ("GET", "/datasets/delete/{triggerid}"):
             assert dataset_trigger is not None
             filled = f"/datasets/delete/{dataset_trigger}"
         body = case.body
+        if isinstance(body, dict):
+            body = {
+                k: v.replace(SAVEPOINT_DIR, savepoint_dir) if isinstance(v, str) else v
+                for k, v in body.items()
+            }
         if op == ("PUT", "/jobs/{jobid}/resource-requirements"):
             _, body = await rc.call("GET", f"/v1/jobs/{job_id}/resource-requirements")
         url = f"/v1{filled}" + (f"?{case.query}" if case.query else "")

@@ -9,7 +9,6 @@ job id is a 400 naming the parameter, never a 500 or a Dispatcher call.
 
 from __future__ import annotations
 
-import inspect
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -51,7 +50,10 @@ class RestRoute:
 
     ``response_type``/``request_type`` are msgspec types, used for the
     OpenAPI document; ``supported=False`` marks routes that exist so Flink
-    clients get a clear 501 instead of a 404.
+    clients get a clear 501 instead of a 404. ``shared=True`` (side-effect-free
+    GETs whose answer depends on nothing but the URL) lets identical requests
+    handled in the same event-loop iteration share one rendered answer
+    (:mod:`flott.rest.handler.shared_answers`).
     """
 
     method: str
@@ -65,6 +67,7 @@ class RestRoute:
     supported: bool = True
     operation_id: str = ""
     file_upload: bool = False
+    shared: bool = False
 
 
 @dataclass
@@ -94,8 +97,9 @@ class HandlerRequest:
 
     async def gateway(self) -> DispatcherGateway:
         gw = self.context.gateway_provider()
-        if inspect.isawaitable(gw):
-            gw = await gw
+        # The type, not the object: a gateway proxy answers any attribute lookup.
+        if hasattr(type(gw), "__await__"):
+            gw = await gw  # type: ignore[misc]
         if gw is None:
             raise NoLeaderError()
         return gw  # type: ignore[return-value]

@@ -113,6 +113,7 @@ ROUTES = [
         summary="An overview over the cluster.",
         response_type=ClusterOverviewWithVersion,
         operation_id="getClusterOverview",
+        shared=True,
     ),
     RestRoute(
         "DELETE",

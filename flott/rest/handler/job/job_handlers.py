@@ -43,12 +43,17 @@ async def list_jobs(req: HandlerRequest) -> JobIdsWithStatusOverview:
     return JobIdsWithStatusOverview(jobs=[JobIdWithStatus(id=d.job_id, status=d.status) for d in details])
 
 
+_TASK_COUNT_KEYS = [(s, s.lower()) for s in views.EXECUTION_STATES]
+
+
 async def jobs_overview(req: HandlerRequest) -> MultipleJobsDetails:
     details = await (await req.gateway()).request_multiple_job_details()
     jobs = []
     for d in details:
+        counts = d.task_counts
         tasks = {"total": d.num_tasks}
-        tasks.update({s.lower(): d.task_counts.get(s, 0) for s in views.EXECUTION_STATES})
+        for state, key in _TASK_COUNT_KEYS:
+            tasks[key] = counts.get(state, 0)
         jobs.append(
             JobDetails(
                 jid=d.job_id,
@@ -239,6 +244,7 @@ ROUTES = [
         summary="Returns an overview over all jobs and their current state.",
         response_type=JobIdsWithStatusOverview,
         operation_id="getJobIdsWithStatusesOverview",
+        shared=True,
     ),
     RestRoute(
         "GET",
@@ -247,6 +253,7 @@ ROUTES = [
         summary="Returns an overview over all jobs.",
         response_type=MultipleJobsDetails,
         operation_id="getJobsOverview",
+        shared=True,
     ),
     RestRoute(
         "GET",

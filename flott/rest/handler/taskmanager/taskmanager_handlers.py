@@ -148,6 +148,7 @@ ROUTES = [
         summary="All registered TaskManagers.",
         response_type=TaskManagersInfo,
         operation_id="getTaskManagersOverview",
+        shared=True,
     ),
     RestRoute(
         "GET",
