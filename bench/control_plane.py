@@ -409,8 +409,9 @@ def main() -> int:
             "--quick: Flink's run/cancel cycle skipped (its CLI needs ~30 s); no Flink job while wrk runs."
         )
     notes.append(
-        "Savepoint, failover and checkpointing rows are not measured yet (flott has no "
-        "checkpoints/HA to compare at this step)."
+        "Failover: bench/failover_bench.py; checkpoints and savepoints of large state: "
+        "bench/checkpoint_bench.py. A small-state savepoint trigger -> COMPLETED row against Flink "
+        "is not measured here yet."
     )
 
     tmp = Path(tempfile.mkdtemp(prefix="flott-bench-cp-"))
