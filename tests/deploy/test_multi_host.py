@@ -13,7 +13,6 @@ from its latest checkpoint on C's two slots and still ends with every update exa
 
 from __future__ import annotations
 
-import collections
 import sys
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ import pytest
 
 from tests.deploy.netns import Host, Network, network, unavailable_reason
 from tests.e2e.conftest import read_output_lines
+from tests.e2e.test_checkpointing import assert_exactly_once
 
 KEYS = 7
 N = 40_000
@@ -120,23 +120,6 @@ def _hosts_of_tasks(a: Host, base: str, job_id: str) -> set[str]:
     return found
 
 
-def _assert_exactly_once(out: Path, n: int) -> None:
-    seen: dict[int, list[int]] = collections.defaultdict(list)
-    for line in read_output_lines(out):
-        key_text, count_text = line[1:-1].split(",")
-        seen[int(key_text)].append(int(count_text))
-    expected = collections.Counter(x % KEYS for x in range(n))
-    for key, total in expected.items():
-        updates = collections.Counter(seen[key])
-        duplicated = sorted(c for c, times in updates.items() if times > 1)
-        missing = sorted(set(range(1, total + 1)) - set(updates))
-        assert not duplicated and not missing, (
-            f"key {key}: {len(duplicated)} duplicated updates (first {duplicated[:5]}), "
-            f"{len(missing)} missing (first {missing[:5]}) of {total}"
-        )
-    assert sum(len(v) for v in seen.values()) == n
-
-
 def test_keyed_job_across_hosts_survives_losing_a_host(hosts: Network, tmp_path: Path) -> None:
     a, b, c = hosts["a"], hosts["b"], hosts["c"]
     logs = [tmp_path / "jobmanager-a.log", tmp_path / "taskmanager-b.log", tmp_path / "taskmanager-c.log"]
@@ -208,5 +191,5 @@ def test_keyed_job_across_hosts_survives_losing_a_host(hosts: Network, tmp_path:
     assert final == "FINISHED", _tails(logs)
     overview = a.get_json(f"{base}/overview")
     assert overview["taskmanagers"] == 1, "host B's TaskManager should be gone (no heartbeats)"
-    _assert_exactly_once(out, N)
+    assert_exactly_once(out, N)
     print(f"redeployed on host C {recovered_s:.1f} s after host B was cut")
