@@ -48,10 +48,14 @@ from flott.configuration import Configuration
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.dispatcher.mini_dispatcher import ApplicationStatus, ExecutionMode, MiniDispatcher
+from flott.runtime.entrypoint.jobmanager_process import (
+    jobmanager_rpc_service,
+    set_on_termination_signals,
+    stop_components,
+)
 from flott.runtime.jobgraph import new_id
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.resourcemanager.resource_manager import ResourceManager
-from flott.runtime.rpc.service import RpcService
 
 log = logging.getLogger(__name__)
 
@@ -208,9 +212,7 @@ class _ApplicationEntrypoint:
     async def run(self) -> ApplicationStatus:
         """Run the program and wait until the application ends; returns its status."""
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, self._signalled.set)
+        set_on_termination_signals(self._signalled)
         proc = await self._start_program()
         ended = self.ended
         program_done: asyncio.Future[int] = loop.create_task(proc.wait())
@@ -249,12 +251,7 @@ class ApplicationClusterEntrypoint(_ApplicationEntrypoint):
 
     def __init__(self, config: Configuration, program: ApplicationProgram, mode: ExecutionMode) -> None:
         super().__init__(config, program, mode)
-        self.rpc = RpcService(
-            bind_host=config.get("jobmanager.bind-host"),
-            port=config.get_int("jobmanager.rpc.port"),
-            advertised_host=config.get("jobmanager.rpc.address"),
-            default_timeout=config.get_seconds("pekko.ask.timeout"),
-        )
+        self.rpc = jobmanager_rpc_service(config)
         self.resource_manager: ResourceManager | None = None
         self.dispatcher: MiniDispatcher | None = None
         self.blob_server: BlobServer | None = None
@@ -315,20 +312,7 @@ class ApplicationClusterEntrypoint(_ApplicationEntrypoint):
     async def stop(self) -> None:
         with contextlib.suppress(Exception):
             await self._stop_program(0.0)
-        rest = self.rest
-        if rest is not None:
-            with contextlib.suppress(Exception):
-                await rest.stop()  # type: ignore[attr-defined]
-        if self.dispatcher is not None:
-            with contextlib.suppress(Exception):
-                await self.dispatcher.stop()
-        if self.blob_server is not None:
-            with contextlib.suppress(Exception):
-                await self.blob_server.close()
-        if self.resource_manager is not None:
-            with contextlib.suppress(Exception):
-                await self.resource_manager.stop()
-        await self.rpc.stop()
+        await stop_components(self.rpc, self.rest, self.dispatcher, self.blob_server, self.resource_manager)
 
 
 class HaApplicationClusterEntrypoint(_ApplicationEntrypoint):

@@ -33,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, cast
 
@@ -43,6 +42,7 @@ from flott.rest.errors import NoLeaderError
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.entrypoint.jobmanager_process import jobmanager_rpc_service, set_on_termination_signals
 from flott.runtime.highavailability import (
     DISPATCHER,
     RESOURCE_MANAGER,
@@ -57,7 +57,6 @@ from flott.runtime.jobmaster.job_master import JobMaster
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
 from flott.runtime.resourcemanager.resource_manager import ResourceManager
-from flott.runtime.rpc.service import RpcService
 
 log = logging.getLogger(__name__)
 
@@ -169,12 +168,7 @@ class HaSessionClusterEntrypoint:
     def __init__(self, config: Configuration, local_task_managers: int = 0) -> None:
         self.config = config
         self.local_task_managers = local_task_managers
-        self.rpc = RpcService(
-            bind_host=config.get("jobmanager.bind-host"),
-            port=config.get_int("jobmanager.rpc.port"),
-            advertised_host=config.get("jobmanager.rpc.address"),
-            default_timeout=config.get_seconds("pekko.ask.timeout"),
-        )
+        self.rpc = jobmanager_rpc_service(config)
         self.blob_server = BlobServer(config)
         self.rest: Any = None
         self._ha: ZooKeeperHaServices | None = None
@@ -303,10 +297,7 @@ class HaSessionClusterEntrypoint:
         self._shutdown.set()
 
     async def run_until_shutdown(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, self._shutdown.set)
+        set_on_termination_signals(self._shutdown)
         await self._shutdown.wait()
 
     async def stop(self) -> None:

@@ -14,18 +14,20 @@ With ``high-availability.type: zookeeper`` the process is a leader contender ins
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
 
 from flott.configuration import Configuration
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.entrypoint.jobmanager_process import (
+    jobmanager_rpc_service,
+    set_on_termination_signals,
+    stop_components,
+)
 from flott.runtime.jobgraph import new_id
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.resourcemanager.resource_manager import ResourceManager
-from flott.runtime.rpc.service import RpcService
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +36,7 @@ class SessionClusterEntrypoint:
     def __init__(self, config: Configuration, local_task_managers: int = 0) -> None:
         self.config = config
         self.local_task_managers = local_task_managers
-        self.rpc = RpcService(
-            bind_host=config.get("jobmanager.bind-host"),
-            port=config.get_int("jobmanager.rpc.port"),
-            advertised_host=config.get("jobmanager.rpc.address"),
-            default_timeout=config.get_seconds("pekko.ask.timeout"),
-        )
+        self.rpc = jobmanager_rpc_service(config)
         self.resource_manager: ResourceManager | None = None
         self.dispatcher: Dispatcher | None = None
         self.blob_server: BlobServer | None = None
@@ -76,27 +73,11 @@ class SessionClusterEntrypoint:
         self._shutdown.set()
 
     async def run_until_shutdown(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, self._shutdown.set)
+        set_on_termination_signals(self._shutdown)
         await self._shutdown.wait()
 
     async def stop(self) -> None:
-        rest = self.rest
-        if rest is not None:
-            with contextlib.suppress(Exception):
-                await rest.stop()  # type: ignore[attr-defined]
-        if self.dispatcher is not None:
-            with contextlib.suppress(Exception):
-                await self.dispatcher.stop()
-        if self.blob_server is not None:
-            with contextlib.suppress(Exception):
-                await self.blob_server.close()
-        if self.resource_manager is not None:
-            with contextlib.suppress(Exception):
-                await self.resource_manager.stop()
-        await self.rpc.stop()
+        await stop_components(self.rpc, self.rest, self.dispatcher, self.blob_server, self.resource_manager)
 
 
 async def run_session_cluster(config: Configuration, local_task_managers: int = 0) -> None:

@@ -1,0 +1,54 @@
+"""What every JobManager process does the same way, whichever entrypoint runs it.
+
+The session, HA session and application entrypoints differ in who leads and which
+Dispatcher they run; they share how the process's RPC service is set up from
+Flink's keys, how SIGTERM/SIGINT end it, and the order its components stop in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from typing import Any
+
+from flott.configuration import Configuration
+from flott.runtime.rpc.service import RpcService
+
+
+def jobmanager_rpc_service(config: Configuration) -> RpcService:
+    """The JobManager's RPC service: ``jobmanager.bind-host``/``.rpc.port``/``.rpc.address``."""
+    return RpcService(
+        bind_host=config.get("jobmanager.bind-host"),
+        port=config.get_int("jobmanager.rpc.port"),
+        advertised_host=config.get("jobmanager.rpc.address"),
+        default_timeout=config.get_seconds("pekko.ask.timeout"),
+    )
+
+
+def set_on_termination_signals(event: asyncio.Event) -> None:
+    """SIGTERM and SIGINT set ``event`` (the process then shuts down in order)."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, event.set)
+
+
+async def stop_components(
+    rpc: RpcService, rest: Any, dispatcher: Any, blob_server: Any, resource_manager: Any
+) -> None:
+    """Front to back: REST first (no new requests), the RPC service last; one failing stop
+    does not keep the others from running."""
+    if rest is not None:
+        with contextlib.suppress(Exception):
+            await rest.stop()
+    if dispatcher is not None:
+        with contextlib.suppress(Exception):
+            await dispatcher.stop()
+    if blob_server is not None:
+        with contextlib.suppress(Exception):
+            await blob_server.close()
+    if resource_manager is not None:
+        with contextlib.suppress(Exception):
+            await resource_manager.stop()
+    await rpc.stop()
