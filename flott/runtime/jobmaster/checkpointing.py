@@ -46,7 +46,11 @@ from flott.runtime.checkpoint.coordinator import (
     TriggerCheckpointBarrier,
     TriggerSavepoint,
 )
-from flott.runtime.checkpoint.errors import CheckpointError, IllegalCheckpointTransitionError
+from flott.runtime.checkpoint.errors import (
+    CheckpointError,
+    CheckpointFailureLimitExceededError,
+    IllegalCheckpointTransitionError,
+)
 from flott.runtime.checkpoint.metadata import CheckpointMetadata, TaskStateSnapshot
 from flott.runtime.checkpoint.restore import restore_assignment
 from flott.runtime.checkpoint.storage import CheckpointStorage
@@ -150,8 +154,6 @@ class CheckpointCoordinatorDriver:
                 )
                 self._resolve(action.request_id, None, CheckpointError(action.reason))
             elif isinstance(action, FailJob):
-                from flott.runtime.checkpoint.errors import CheckpointFailureLimitExceededError
-
                 self._spawn(self._fail_job(CheckpointFailureLimitExceededError(action.reason)))
         self._wake.set()
 

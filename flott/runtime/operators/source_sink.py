@@ -24,6 +24,7 @@ from operator import itemgetter
 from typing import Any
 
 from flott.errors import InvalidJobGraphError
+from flott.runtime.checkpoint.metadata import SPLIT_DISTRIBUTE
 from flott.runtime.operators.specs import SourceWithWatermarks
 from flott.runtime.operators.stream_operator import DeferredOutput, OperatorSetup, StreamOperator
 from flott.runtime.operators.timestamps_watermarks import (
@@ -36,7 +37,6 @@ log = logging.getLogger(__name__)
 
 SOURCE_SPLITS_STATE = "source-splits"
 SINK_COMMITTABLES_STATE = "sink-committables"
-_SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"
 
 
 class SourceOperator(StreamOperator):
@@ -86,7 +86,7 @@ class SourceOperator(StreamOperator):
         snapshot = getattr(self.reader, "snapshot_state", None)
         if snapshot is None:
             return None
-        return {SOURCE_SPLITS_STATE: (_SPLIT_DISTRIBUTE, list(snapshot(checkpoint_id)))}
+        return {SOURCE_SPLITS_STATE: (SPLIT_DISTRIBUTE, list(snapshot(checkpoint_id)))}
 
     def emit_final_watermark(self) -> None:
         """The bounded input ended: ``Long.MAX_VALUE`` so every timer and window downstream fires."""
@@ -154,7 +154,7 @@ class SinkWriterOperator(StreamOperator):
             return None
         self._pending[checkpoint_id] = list(self.writer.prepare_commit(checkpoint_id))
         everything = [c for cid in sorted(self._pending) for c in self._pending[cid]]
-        return {SINK_COMMITTABLES_STATE: (_SPLIT_DISTRIBUTE, everything)}
+        return {SINK_COMMITTABLES_STATE: (SPLIT_DISTRIBUTE, everything)}
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
         """Commit what was prepared up to this checkpoint (older aborted ones included)."""

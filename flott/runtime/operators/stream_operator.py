@@ -26,6 +26,7 @@ objects. We duck-type them by PyFlink's method names and resolve the method
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import types
 from collections.abc import Callable, Iterable
@@ -203,16 +204,12 @@ class OperatorSetup:
         return StreamingRuntimeContext(self.env, backend)
 
 
-_STORAGE: list[Any] = []
-
-
+@functools.cache
 def checkpoint_storage() -> Any:
     """The process's fsspec checkpoint storage (one per TaskExecutor process is enough)."""
-    if not _STORAGE:
-        from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
+    from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 
-        _STORAGE.append(FsspecCheckpointStorage())
-    return _STORAGE[0]
+    return FsspecCheckpointStorage()
 
 
 def _create_backend(env: TaskEnvironment, key_groups: KeyGroupRange, operator_id: str) -> KeyedStateBackend:

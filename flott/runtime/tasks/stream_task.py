@@ -499,18 +499,27 @@ class StreamTask:
             if checkpointer is None:
                 continue
             if type(mail) is CheckpointCompleteMail:
-                checkpointer.notify_complete(mail.checkpoint_id)
-                stop = self._stop_savepoint
-                if stop is not None and stop.checkpoint_id == mail.checkpoint_id:
-                    self._stop_savepoint = None
-                    self._skip_end_input = not stop.drain
+                self._on_checkpoint_complete(checkpointer, mail.checkpoint_id)
             elif type(mail) is CheckpointAbortedMail:
-                checkpointer.notify_aborted(mail.checkpoint_id)
-                if self._aligner is not None:
-                    self._aligner.abort(mail.checkpoint_id, "checkpoint aborted")
-                stop = self._stop_savepoint
-                if stop is not None and stop.checkpoint_id == mail.checkpoint_id:
-                    self._stop_savepoint = None
+                self._on_checkpoint_aborted(checkpointer, mail.checkpoint_id)
+
+    def _on_checkpoint_complete(self, checkpointer: SubtaskCheckpointCoordinator, checkpoint_id: int) -> bool:
+        """Operators commit; True if it completes this task's stop-with-savepoint (the task ends)."""
+        checkpointer.notify_complete(checkpoint_id)
+        stop = self._stop_savepoint
+        if stop is None or stop.checkpoint_id != checkpoint_id:
+            return False
+        self._stop_savepoint = None
+        self._skip_end_input = not stop.drain
+        return True
+
+    def _on_checkpoint_aborted(self, checkpointer: SubtaskCheckpointCoordinator, checkpoint_id: int) -> None:
+        checkpointer.notify_aborted(checkpoint_id)
+        if self._aligner is not None:
+            self._aligner.abort(checkpoint_id, "checkpoint aborted")
+        stop = self._stop_savepoint
+        if stop is not None and stop.checkpoint_id == checkpoint_id:
+            self._stop_savepoint = None  # the stop failed: the job goes on
 
     def _process_source_mails(
         self, chain: OperatorChain, outputs: RecordWriterDelegate, block_s: float = 0.0
@@ -540,19 +549,12 @@ class StreamTask:
                 if mail.checkpoint_type == SYNC_SAVEPOINT:
                     self._stop_savepoint = barrier
             elif type(mail) is CheckpointCompleteMail:
-                checkpointer.notify_complete(mail.checkpoint_id)
-                stop = self._stop_savepoint
-                if stop is not None and stop.checkpoint_id == mail.checkpoint_id:
-                    self._stop_savepoint = None
-                    self._skip_end_input = not stop.drain
+                if self._on_checkpoint_complete(checkpointer, mail.checkpoint_id):
                     return True
                 if mail.final and self._source_exhausted:
                     return True
             elif type(mail) is CheckpointAbortedMail:
-                checkpointer.notify_aborted(mail.checkpoint_id)
-                stop = self._stop_savepoint
-                if stop is not None and stop.checkpoint_id == mail.checkpoint_id:
-                    self._stop_savepoint = None  # the stop failed: the job goes on
+                self._on_checkpoint_aborted(checkpointer, mail.checkpoint_id)
 
     # --- time -------------------------------------------------------------------------------
 
