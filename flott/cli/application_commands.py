@@ -135,15 +135,14 @@ def run_application_command(
 
 
 def start_application(config: Configuration, script: str, args: tuple[str, ...], detached: bool) -> int:
-    import asyncio
-
+    from flott.runtime.entrypoint import event_loop
     from flott.runtime.entrypoint.application_cluster import ApplicationProgram, run_application_cluster
 
     if not Path(script).is_file():
         click.echo(f"error: no such script: {script}", err=True)
         return 2
     try:
-        status = asyncio.run(
+        status = event_loop.run(
             run_application_cluster(config, ApplicationProgram(script, list(args)), detached)
         )
     except KeyboardInterrupt:

@@ -23,6 +23,7 @@ import click
 import psutil
 
 from flott.configuration import Configuration
+from flott.runtime.entrypoint import event_loop
 
 
 def run_dir() -> Path:
@@ -40,7 +41,7 @@ def run_jobmanager(config: Configuration, local_task_managers: int) -> int:
     from flott.runtime.entrypoint.session_cluster import run_session_cluster
 
     try:
-        asyncio.run(run_session_cluster(config, local_task_managers))
+        event_loop.run(run_session_cluster(config, local_task_managers))
     except KeyboardInterrupt:
         return 0
     except Exception as e:  # startup errors (port in use, bad config) end with a message, not a traceback
@@ -55,7 +56,7 @@ def run_taskmanager(config: Configuration, jobmanager: str | None) -> int:
 
     address = jobmanager or f"{config.get('jobmanager.rpc.address')}:{config.get('jobmanager.rpc.port')}"
     try:
-        asyncio.run(run_task_executor(config, address, new_id()))
+        event_loop.run(run_task_executor(config, address, new_id()))
     except KeyboardInterrupt:
         return 0
     except Exception as e:

@@ -12,12 +12,14 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from flott.runtime.entrypoint import event_loop
+
 T = TypeVar("T")
 
 
 class LoopThread:
     def __init__(self, name: str = "flott-client-loop") -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop = event_loop.new_event_loop()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 

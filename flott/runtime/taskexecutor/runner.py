@@ -17,6 +17,7 @@ import signal
 import sys
 
 from flott.configuration import Configuration
+from flott.runtime.entrypoint import event_loop
 from flott.runtime.highavailability import (
     RESOURCE_MANAGER,
     HighAvailabilityServices,
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s [taskexecutor] %(name)s: %(message)s",
     )
     try:
-        asyncio.run(run_task_executor(config, args.resource_manager, args.resource_id or new_id()))
+        event_loop.run(run_task_executor(config, args.resource_manager, args.resource_id or new_id()))
     except KeyboardInterrupt:
         return 130
     except Exception as e:
