@@ -226,3 +226,17 @@ def test_slot_lost_while_still_collecting_slots_is_asked_for_again() -> None:
     eg.handle(SlotAssigned(0, "te-2", "alloc-2"), 4)
     actions = eg.handle(SlotAssigned(1, "te-1", "alloc-1"), 5)
     assert any(isinstance(a, DeployTasks) for a in actions)
+
+
+def test_checkpoints_stop_reason_names_the_tasks_that_are_not_running() -> None:
+    from flott.runtime.jobmaster.checkpointing import why_checkpoints_stop
+
+    eg, actions = running_graph()
+    ids = next(a for a in actions if isinstance(a, DeployTasks)).execution_ids
+    for eid in ids:
+        eg.handle(TaskStateChanged(eid, ExecutionState.RUNNING), 4)
+    eg.handle(TaskStateChanged(ids[0], ExecutionState.FINISHED), 5)
+    assert eg.status is JobStatus.RUNNING
+    assert why_checkpoints_stop(eg) == "not all tasks are running (1 FINISHED of 4)"
+    eg.handle(CancelJob(), 6)
+    assert why_checkpoints_stop(eg) == "job is CANCELLING"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -277,7 +278,7 @@ class CheckpointCoordinatorDriver:
             self._handle(JobRunning(plan))
         elif not all_running and self._running_attempt is not None:
             self._running_attempt = None
-            self._handle(JobNotRunning(f"job is {g.status.name}"))
+            self._handle(JobNotRunning(why_checkpoints_stop(g)))
 
     async def run_timer(self) -> None:
         """Tick the coordinator when it has something due (the JobMaster runs this in the background)."""
@@ -408,3 +409,17 @@ class CheckpointCoordinatorDriver:
 def merged_job_config(cluster: Mapping[str, str], job: Mapping[str, str]) -> dict[str, str]:
     """The job's effective configuration: the cluster's, overridden by the job's own keys."""
     return {**cluster, **job}
+
+
+def why_checkpoints_stop(graph: ExecutionGraph) -> str:
+    """Why checkpoints stop: the job's status, or which of a RUNNING job's tasks are not running.
+
+    A job stays RUNNING while some tasks already finished (a bounded source ended); saying only
+    "job is RUNNING" there reads as a contradiction.
+    """
+    if graph.status is not JobStatus.RUNNING:
+        return f"job is {graph.status.name}"
+    executions = graph.executions.values()
+    others = Counter(ex.state.name for ex in executions if ex.state is not ExecutionState.RUNNING)
+    states = ", ".join(f"{n} {state}" for state, n in sorted(others.items()))
+    return f"not all tasks are running ({states} of {len(graph.executions)})"
