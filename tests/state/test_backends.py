@@ -252,7 +252,7 @@ def test_rocksdb_working_directory_is_deleted_on_dispose_and_on_garbage_collecti
     )
     directory = b.working_dir
     assert os.path.isdir(directory) and os.path.dirname(directory) == str(tmp_path)
-    assert os.path.basename(directory).startswith("flott-rocksdb-my_op_1-3-")
+    assert os.path.basename(directory).startswith(f"flott-rocksdb-{os.getpid()}-my_op_1-3-")
     b.get_value_state(ValueStateDescriptor("v", None))
     b.dispose()
     b.dispose()
@@ -288,3 +288,33 @@ def test_rocksdb_names_the_state_holding_an_unpicklable_value(tmp_path: Any) -> 
     with pytest.raises(TypeError, match="state 'locks' holds a key or value that cannot be pickled"):
         b.flush()
     b.dispose()
+
+
+_KILLED_OWNER = """
+import os, signal, sys
+from flott.runtime.state.key_groups import KeyGroupRange
+from flott.runtime.state.rocksdb.rocksdb_keyed_state_backend import RocksDBKeyedStateBackend
+b = RocksDBKeyedStateBackend(128, KeyGroupRange(0, 127), local_dir=sys.argv[1], operator_id="op")
+print(b.working_dir, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_rocksdb_directories_of_killed_processes_are_swept_by_the_next_backend(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILLED_OWNER, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == -9, proc.stderr
+    orphan = proc.stdout.strip()
+    assert os.path.isdir(orphan)  # SIGKILL: neither dispose() nor the finalizer ran
+    unrelated = tmp_path / "someone-elses-dir"
+    unrelated.mkdir()
+    b = RocksDBKeyedStateBackend(128, KeyGroupRange(0, 127), local_dir=str(tmp_path))
+    try:
+        assert not os.path.exists(orphan)
+        assert os.path.isdir(b.working_dir) and unrelated.is_dir()
+    finally:
+        b.dispose()

@@ -68,7 +68,7 @@ def test_rocksdb_backend_in_the_configured_local_dir(tmp_path: Any) -> None:
         assert isinstance(backend, RocksDBKeyedStateBackend)
         assert isinstance(backend, KeyedStateBackend)
         assert os.path.dirname(backend.working_dir) == str(tmp_path / "local")
-        assert os.path.basename(backend.working_dir).startswith("flott-rocksdb-op-1-2-")
+        assert os.path.basename(backend.working_dir).startswith(f"flott-rocksdb-{os.getpid()}-op-1-2-")
     finally:
         backend.dispose()
     assert not os.path.exists(backend.working_dir)

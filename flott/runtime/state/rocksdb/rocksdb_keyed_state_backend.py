@@ -21,7 +21,11 @@ group, and they are restored from there.
 ``state.backend.rocksdb.localdir``, else the first of ``io.tmp.dirs``, else the system temp
 directory), named after the operator and subtask. It holds nothing a restart could use (state
 comes back from checkpoints), so :meth:`RocksDBKeyedStateBackend.dispose` deletes it, and a
-finalizer does too if a backend is dropped without ``dispose()``.
+finalizer does too if a backend is dropped without ``dispose()``. A process that is killed
+(SIGKILL, OOM) runs neither, so the directory name carries the owning process id and the first
+backend a process opens under a base directory deletes the directories of processes that are
+gone (:func:`sweep_orphaned_working_dirs`): a TaskExecutor that replaces a killed one cleans up
+after it instead of letting the disk fill with dead stores.
 """
 
 from __future__ import annotations
@@ -54,6 +58,45 @@ _MAX_STATES = 0xFFFF
 _loads = pickle.loads
 
 
+_WORKING_DIR_PREFIX = "flott-rocksdb-"
+_OWNED_BY = re.compile(r"^flott-rocksdb-(\d+)-")
+_swept_bases: set[str] = set()
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def sweep_orphaned_working_dirs(base: str) -> list[str]:
+    """Delete the working directories under ``base`` whose owning process no longer exists.
+
+    Returns the directories deleted. Directories of live processes (this one included) and
+    anything not named like a working directory are left alone.
+    """
+    removed: list[str] = []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return removed
+    for name in names:
+        match = _OWNED_BY.match(name)
+        if match is None:
+            continue
+        pid = int(match.group(1))
+        if pid == os.getpid() or _process_alive(pid):
+            continue
+        path = os.path.join(base, name)
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
 def _cleanup(store: KVStore, working_dir: str) -> None:
     try:
         store.close()
@@ -80,8 +123,13 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         super().__init__(max_parallelism, key_group_range)
         base = local_dir or tempfile.gettempdir()
         os.makedirs(base, exist_ok=True)
+        if base not in _swept_bases:
+            _swept_bases.add(base)
+            sweep_orphaned_working_dirs(base)
         label = re.sub(r"[^A-Za-z0-9_.-]", "_", operator_id)[:64] or "op"
-        self.working_dir = tempfile.mkdtemp(prefix=f"flott-rocksdb-{label}-{subtask_index}-", dir=base)
+        self.working_dir = tempfile.mkdtemp(
+            prefix=f"{_WORKING_DIR_PREFIX}{os.getpid()}-{label}-{subtask_index}-", dir=base
+        )
         """Where the store lives; deleted by :meth:`dispose`."""
         try:
             path = os.path.join(self.working_dir, "db")
