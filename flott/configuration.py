@@ -42,6 +42,13 @@ _OPTIONS = [
     ConfigOption("parallelism.default", "1", "Parallelism of jobs that set none."),
     ConfigOption("heartbeat.interval", "10000", "Heartbeat interval in ms."),
     ConfigOption("heartbeat.timeout", "50000", "Heartbeat timeout in ms."),
+    ConfigOption(
+        "taskmanager.registration.timeout",
+        "5 min",
+        "How long a TaskExecutor keeps trying to register with the ResourceManager before it exits.",
+    ),
+    ConfigOption("cluster.registration.initial-timeout", "100", "First delay between registrations, ms."),
+    ConfigOption("cluster.registration.max-timeout", "30000", "Longest delay between registrations, ms."),
     ConfigOption("pekko.ask.timeout", "10 s", "Timeout of an RPC call."),
     ConfigOption("slot.request.timeout", "300000", "How long a job waits for slots, ms."),
     ConfigOption("jobstore.max-capacity", "1000", "Finished jobs kept for queries."),

@@ -211,3 +211,59 @@ def test_killed_standalone_taskmanager_fails_job_by_heartbeat_timeout(run_dir: P
         took = time.monotonic() - killed
         assert took < 2.0 + 2.0, f"failure noticed after {took:.1f}s with a 2 s heartbeat timeout"
         assert "heartbeat" in json.dumps(get_json(f"{base}/jobs/{job_id}/exceptions")).lower()
+
+
+def test_taskmanager_started_before_its_jobmanager_registers_once_it_is_up(run_dir: Path) -> None:
+    """As in Flink, start order does not matter: the TaskManager keeps retrying with a backoff."""
+    rest_port, rpc_port = free_port(), free_port()
+    conf = ["-D", f"rest.port={rest_port}", "-D", f"jobmanager.rpc.port={rpc_port}"]
+    conf += ["-D", "heartbeat.timeout=1000", "-D", "cluster.registration.max-timeout=500"]
+    cli = [sys.executable, "-m", "flott.cli.main"]
+    tm = subprocess.Popen(
+        [*cli, "taskmanager", "start", "-m", f"127.0.0.1:{rpc_port}", *conf],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    jm: subprocess.Popen[bytes] | None = None
+    try:
+        time.sleep(3.0)  # longer than the heartbeat timeout
+        assert tm.poll() is None, tm.stderr.read().decode() if tm.stderr else ""
+        jm = subprocess.Popen(
+            [*cli, "jobmanager", "start", *conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if get_json(f"http://127.0.0.1:{rest_port}/overview")["taskmanagers"] == 1:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the early TaskManager never registered"
+            time.sleep(0.2)
+    finally:
+        for proc in (tm, jm):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+        for proc in (tm, jm):
+            if proc is not None:
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+def test_taskmanager_gives_up_after_its_registration_timeout_with_a_message(run_dir: Path) -> None:
+    cli = [sys.executable, "-m", "flott.cli.main"]
+    conf = ["-D", "taskmanager.registration.timeout=1 s", "-D", "cluster.registration.max-timeout=200"]
+    started = time.monotonic()
+    proc = subprocess.run(
+        [*cli, "taskmanager", "start", "-m", f"127.0.0.1:{free_port()}", *conf],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert time.monotonic() - started < 30
+    assert proc.stderr.startswith("TaskManager failed:"), proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -107,6 +107,11 @@ class TaskExecutor(RpcEndpoint):
         self.job_managers: dict[str, _JobManagerConnection] = {}
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
+        self._registration_timeout = config.get_seconds("taskmanager.registration.timeout")
+        self._registration_delays = (
+            config.get_seconds("cluster.registration.initial-timeout"),
+            config.get_seconds("cluster.registration.max-timeout"),
+        )
         self._background: set[asyncio.Task[None]] = set()
         self.libraries = LibraryCacheManager(config, resource_id)
         self.terminated = asyncio.Event()
@@ -132,16 +137,20 @@ class TaskExecutor(RpcEndpoint):
         if self._ha:
             self._spawn(self._heartbeat_resource_manager())
             return  # registration follows the leader retrieval's notification
-        deadline = time.monotonic() + self._heartbeat_timeout
+        # Like Flink: a TaskManager may start before its JobManager; it retries with a doubling
+        # delay (cluster.registration.initial/max-timeout) for taskmanager.registration.timeout.
+        deadline = time.monotonic() + self._registration_timeout
+        delay = self._registration_delays[0]
         while True:
             try:
                 await self._rm.register_task_executor(registration)
                 break
             except RpcError as e:
-                if time.monotonic() > deadline:
+                if time.monotonic() + delay > deadline:
                     raise
-                log.info("registration at %s failed (%s); retrying", self._rm_address, e)
-                await asyncio.sleep(0.2)
+                log.info("registration at %s failed (%s); retrying in %.1f s", self._rm_address, e, delay)
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, self._registration_delays[1])
         self._last_rm_contact = time.monotonic()
         self._spawn(self._heartbeat_resource_manager())
 
