@@ -19,6 +19,7 @@ answers with, so the mapping lives here and nowhere else::
     │   │   ├── UnknownRpcMethodError       500
     │   │   └── FencingTokenError           409  call carried a stale leader token
     │   ├── LeadershipLostError             503
+    │   ├── OperationCacheClosedError       503  shutting down: no new async operations
     │   ├── NoResourceAvailableError        500  not enough slots in time
     │   ├── TaskExecutorLostError           500  a worker process died / stopped heartbeating
     │   └── DataExchangeError               500  a data channel between tasks broke
@@ -98,6 +99,12 @@ class FencingTokenError(RpcError):
 
 
 class LeadershipLostError(ClusterError):
+    http_status = 503
+
+
+class OperationCacheClosedError(ClusterError):
+    """The Dispatcher or REST endpoint is shutting down and accepts no new operations."""
+
     http_status = 503
 
 

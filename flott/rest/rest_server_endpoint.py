@@ -36,13 +36,13 @@ from multidict import CIMultiDict
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError, FlottError, PayloadTooLargeError, RestRequestError
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError, error_body
-from flott.rest.handler.async_operations import CompletedOperationCache
 from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
 from flott.rest.handler.handler import EndpointContext, GatewayProvider, HandlerRequest, RestRoute
 from flott.rest.handler.routes import all_routes
 from flott.rest.handler.shared_answers import SharedAnswers
 from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
+from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DispatcherGateway
 
 log = logging.getLogger(__name__)

@@ -6,9 +6,8 @@ import asyncio
 
 import pytest
 
-from flott.errors import JobExecutionError
-from flott.rest.errors import RestNotFoundError
-from flott.rest.handler.async_operations import CompletedOperationCache, OperationCacheClosedError
+from flott.errors import JobExecutionError, OperationCacheClosedError, OperationNotFoundError
+from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 
 
 async def test_in_progress_then_completed_with_value() -> None:
@@ -53,7 +52,7 @@ async def test_same_trigger_id_runs_once_and_unknown_keys_are_404() -> None:
     assert cache.trigger("job", "ab" * 16, operation) == "ab" * 16
     await asyncio.sleep(0.01)
     assert runs == [1] and cache.get("job", "ab" * 16).value == 1
-    with pytest.raises(RestNotFoundError):
+    with pytest.raises(OperationNotFoundError):
         cache.get("other-job", "ab" * 16)
 
 
@@ -69,7 +68,7 @@ async def test_results_expire_after_the_store_duration_and_closing_refuses_new_o
     now[0] = 299
     assert cache.get("", trigger).done
     now[0] = 301
-    with pytest.raises(RestNotFoundError):
+    with pytest.raises(OperationNotFoundError):
         cache.get("", trigger)
     await cache.close()
     with pytest.raises(OperationCacheClosedError):

@@ -33,13 +33,12 @@ from flott.errors import (
     JobArtifactError,
     JobNotFoundError,
     LeadershipLostError,
-    OperationNotFoundError,
 )
-from flott.rest.handler.async_operations import CompletedOperationCache
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.blob.python_artifacts import artifact_kind
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.dispatcher import savepoints
+from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.job_master import JobMaster, now_ms
@@ -498,10 +497,7 @@ class Dispatcher(RpcEndpoint):
         return self._operation_status(job_id, trigger_id)
 
     def _operation_status(self, scope: str, trigger_id: str) -> OperationStatus:
-        try:
-            result = self._operations.get(scope, trigger_id)
-        except FlottError as e:
-            raise OperationNotFoundError(str(e)) from None
+        result = self._operations.get(scope, trigger_id)  # OperationNotFoundError: 404
         if not result.done:
             return OperationStatus("IN_PROGRESS")
         if result.failure is not None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 
-from flott.rest.handler.async_operations import CompletedOperationCache
 from flott.rest.handler.handler import HandlerRequest, RestRoute
 from flott.rest.messages.base import EmptyResponseBody
 from flott.rest.messages.cluster import (
@@ -22,6 +21,7 @@ from flott.rest.messages.common import (
 )
 from flott.rest.serialized_throwable import to_serialized_throwable
 from flott.rest.version import FLINK_REVISION, FLOTT_VERSION
+from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 
 DATASET_DELETE_CACHE = "dataset-delete-operations"
 

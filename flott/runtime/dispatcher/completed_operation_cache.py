@@ -7,9 +7,10 @@ the same key again does not start a second operation (Flink: idempotent by
 trigger id). An unknown key is a 404. Failed operations are still
 ``COMPLETED``; the failure travels inside ``operation``.
 
-The REST-side operations (dataset deletion today) keep their cache in the
-endpoint; Dispatcher-side ones (savepoints, stop, checkpoints) will keep theirs
-in the Dispatcher, as in Flink, and reuse this class.
+The Dispatcher keeps the cache of its operations (savepoints, stop, checkpoints,
+disposal, rescale), as in Flink; the REST endpoint keeps one for its own
+(dataset deletion). It lives in the runtime because the Dispatcher needs it and
+the runtime never imports the REST layer.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
-from flott.errors import ClusterError
-from flott.rest.errors import RestNotFoundError
+from flott.errors import OperationCacheClosedError, OperationNotFoundError
 from flott.runtime.jobgraph import new_id
 
 R = TypeVar("R")
@@ -42,12 +42,6 @@ class OperationResult(Generic[R]):
     done: bool
     value: R | None = None
     failure: BaseException | None = None
-
-
-class OperationCacheClosedError(ClusterError):
-    """The endpoint is shutting down and accepts no new operations (Flink: H3)."""
-
-    http_status = 503
 
 
 class CompletedOperationCache(Generic[R]):
@@ -76,12 +70,12 @@ class CompletedOperationCache(Generic[R]):
         return key.trigger_id
 
     def get(self, scope: str, trigger_id: str) -> OperationResult[R]:
-        """The operation's state; RestNotFoundError (404) for a key never triggered or long expired."""
+        """The operation's state; OperationNotFoundError (404) for a key never triggered or long expired."""
         self._evict()
         key = OperationKey(scope, trigger_id)
         task = self._tasks.get(key)
         if task is None:
-            raise RestNotFoundError(
+            raise OperationNotFoundError(
                 f"Operation not found under key: {key.trigger_id}" + (f" (job {scope})" if scope else "")
             )
         if not task.done():
