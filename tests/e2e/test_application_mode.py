@@ -61,6 +61,8 @@ if mode == "async":
     env.execute_async("app-count")  # submits and ends: nobody fetches the result
 else:
     env.execute("app-count")
+if mode == "fail-after":
+    raise RuntimeError("writing the report failed")
 if mode == "twice":
     env.from_collection([1]).print()
     try:
@@ -237,6 +239,16 @@ def test_failing_job_ends_the_application_failed_with_its_cause(app: App) -> Non
     assert done.returncode == ApplicationStatus.FAILED.process_exit_code % 256 == 163, done.stderr
     assert "The job failed." in done.stderr and "ValueError: boom at record 100" in flat(done.stderr)
     job_id_of(done.stderr)
+    app.assert_nothing_left()
+
+
+def test_program_failing_after_its_job_succeeded_fails_the_application(app: App) -> None:
+    """As in Flink the application is the program: main() raising after the job fails it."""
+    done = app.run("run-application", *app.conf, str(app.script), str(app.out), "500", "fail-after")
+    assert done.returncode == 163, done.stderr
+    job_id_of(done.stderr)
+    assert "then failed (exit code 1): RuntimeError: writing the report failed" in flat(done.stderr)
+    assert_counts(app.out, 500)  # the job itself finished and committed its output
     app.assert_nothing_left()
 
 

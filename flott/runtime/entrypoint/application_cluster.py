@@ -16,7 +16,8 @@ How it ends:
   once a client fetched the result or after ``application.result-retrieval-timeout``) gives
   the :class:`ApplicationStatus`;
 * a program that fails before submitting, or ends without submitting anything, ends the
-  application FAILED with the program's error;
+  application FAILED with the program's error; so does one that fails after its job succeeded
+  (Flink's application is the program, not only its job);
 * SIGTERM/SIGINT end it UNKNOWN (the job, still running, is cancelled).
 
 Then the program is given a few seconds to finish (it may still be printing its result;
@@ -180,12 +181,14 @@ class _ApplicationEntrypoint:
             tail.append(line.decode("utf-8", "replace").rstrip())
             self.program_error = list(tail)
 
-    async def _stop_program(self, grace_s: float) -> None:
+    async def _stop_program(self, grace_s: float) -> int | None:
+        """Give the program ``grace_s`` to end, then terminate it; its exit code if it ended by itself."""
         proc = self.program_process
         if proc is None:
-            return
+            return None
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), grace_s)
+        own_exit_code = proc.returncode
         if proc.returncode is None:
             log.warning("the application program (pid %d) is still running: terminating it", proc.pid)
             with contextlib.suppress(ProcessLookupError):
@@ -199,6 +202,7 @@ class _ApplicationEntrypoint:
         if self._stderr_pump is not None:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(self._stderr_pump, 2.0)
+        return own_exit_code
 
     def _program_failure(self, code: int) -> str:
         lines = [line for line in self.program_error if line.strip()]
@@ -217,6 +221,7 @@ class _ApplicationEntrypoint:
         ended = self.ended
         program_done: asyncio.Future[int] = loop.create_task(proc.wait())
         signalled: asyncio.Future[bool] = loop.create_task(self._signalled.wait())
+        program_exit_code: int | None = None
         try:
             while True:
                 waiting: set[asyncio.Future[Any]] = {ended, program_done, signalled}
@@ -237,12 +242,27 @@ class _ApplicationEntrypoint:
                         status, grace = ApplicationStatus.FAILED, 0.0
                         break
                     # a detached program, or one that did not wait: the job decides from here on
+                    program_exit_code = program_done.result()
                     program_done = loop.create_future()
         finally:
             for task in (program_done, signalled):
                 task.cancel()
+        if program_exit_code is None:
+            program_exit_code = await self._stop_program(grace)
+        else:
+            await self._stop_program(grace)
+        if status is ApplicationStatus.SUCCEEDED and program_exit_code:
+            # As in Flink, the application is the program, not only its job: main() raising after
+            # its job finished (checking the result, writing a report) fails the application.
+            cause = next((line for line in reversed(self.program_error) if line.strip()), "no error output")
+            log.error(
+                "application FAILED: its job succeeded, but the program %s then failed (exit code %d): %s",
+                self.program.script,
+                program_exit_code,
+                cause,
+            )
+            status = ApplicationStatus.FAILED
         log.info("application %s (%s): shutting down", status.name, self.describe_end())
-        await self._stop_program(grace)
         return status
 
 
