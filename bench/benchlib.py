@@ -72,6 +72,15 @@ def get_json(url: str, timeout: float = 10) -> object:
     return json.loads(http_get(url, timeout))
 
 
+def request_json(method: str, url: str, body: object = None, timeout: float = 30) -> object:
+    """An HTTP request with a JSON body (if any); the JSON answer (None if empty)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        text = r.read()
+    return json.loads(text) if text else None
+
+
 def wait_until(check: Callable[[], object], timeout: float, what: str, interval: float = 0.01) -> float:
     """Poll ``check`` until it is truthy; returns the perf_counter() of success."""
     deadline = time.monotonic() + timeout
@@ -208,3 +217,41 @@ def fmt_num(x: float, digits: int = 0) -> str:
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
+
+
+# --- the summary table (bench/summary.py prints it; bench/run passes --summary FILE to each bench) --
+def add_summary(
+    path: str | os.PathLike[str] | None,
+    key: str,
+    measure: str,
+    flott: str = "",
+    peer: str = "",
+    ratios: Sequence[float] = (),
+    note: str = "",
+) -> None:
+    """Append one row of the summary table to ``path`` (JSON lines; nothing if ``path`` is None).
+
+    ``key`` names the row in bench/summary.py's list (which holds its target, e.g. at least 2.0 times);
+    ``ratios`` are the per-round ratios flott / peer as that row defines them (empty: not
+    measured, ``note`` says why).
+    """
+    if not path:
+        return
+    row = {
+        "key": key,
+        "measure": measure,
+        "flott": flott,
+        "peer": peer,
+        "ratios": [float(r) for r in ratios],
+        "note": note,
+    }
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def fmt_ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms"
+
+
+def fmt_mib(n: float) -> str:
+    return f"{n / 2**20:,.0f} MiB"

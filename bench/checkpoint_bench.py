@@ -2,10 +2,11 @@
 
     python bench/checkpoint_bench.py [--quick] [--rounds 3] [--records 6000000] [--intervals 1000,10000]
                                      [--keys 1000000] [--value-bytes 1000] [--backends hashmap,rocksdb]
-                                     [--only throughput,state] [--no-peers]
+                                     [--only throughput,state] [--no-peers] [--summary FILE]
 
-``--quick``: 300,000 records (every 1 s only), 50 MB of state (50,000 keys), 1 round: under a
-minute.
+``--quick``: 300,000 records (every 1 s only), 50 MB of state (50,000 keys), 1 round, one
+cluster for everything: about 20 s. ``--summary FILE`` appends this benchmark's rows of
+bench/run's summary table to FILE (JSON lines, see bench/summary.py).
 
 Everything runs on a flott session cluster started for the purpose (``flott jobmanager start
 --taskmanagers 2``: a JobManager and two local TaskExecutor processes of one slot each, REST on
@@ -63,6 +64,7 @@ sys.path.insert(0, str(HERE))
 from benchlib import (  # noqa: E402
     REPO,
     RssSampler,
+    add_summary,
     fmt_num,
     free_port,
     get_json,
@@ -515,6 +517,21 @@ def throughput_section(args: argparse.Namespace, tmp: Path, shared: Session | No
             fmt_num(med), f"{fmt_num(lo)} / {fmt_num(hi)}", ratio,
             job_med, job_range, job_ratio, cps, e2e, size,
         ])  # fmt: skip
+    measure = (
+        f"checkpoint every 1 s vs none: steady records/s (keyed running count, STREAMING p=2, "
+        f"{args.records:,} records)"
+    )
+    if 1000 in variants:
+        add_summary(
+            args.summary,
+            "ck_every_1s",
+            measure,
+            f"{fmt_num(summary([g[1000].rate for g in runs])[0])} records/s",
+            f"{fmt_num(summary([g[0].rate for g in runs])[0])} records/s (no checkpoints)",
+            [g[1000].rate / g[0].rate for g in runs],
+        )
+    else:
+        add_summary(args.summary, "ck_every_1s", measure, note="--intervals has no 1000 ms")
     out = [
         f"\n### Checkpointing overhead: keyed running count, STREAMING, p=2, {args.records:,} records, "
         f"{args.throughput_keys:,} keys ({args.rounds} interleaved round(s), {took:.0f} s in all)\n",
@@ -695,6 +712,18 @@ def state_section(args: argparse.Namespace, tmp: Path, backends: list[str], shar
             mb(summary([float(x.rocksdb_bytes) for x in mine])[0]) if b == "rocksdb" else "–",
             f"{summary([float(x.rss_te) for x in mine])[0] / 2**20:,.0f}",
         ])  # fmt: skip
+    times = []
+    for b in backends:
+        mine = [g[b] for g in runs]
+        wall = summary([x.savepoint_wall_s for x in mine])[0]
+        rate = summary([float(x.savepoint_size) for x in mine])[0] / wall
+        times.append(f"{wall:.2f} s {b} ({rate / 1e6:,.0f} MB/s)")
+    add_summary(
+        args.summary,
+        "ck_savepoint",
+        f"savepoint of {mb(size)} keyed state (p=2), trigger → COMPLETED",
+        "; ".join(times),
+    )
     out = [
         f"\n### Checkpoint and savepoint of {mb(size)} of keyed state ({args.keys:,} keys × "
         f"{args.value_bytes:,} random bytes in a ValueState, p=2; {args.rounds} interleaved round(s), "
@@ -759,6 +788,7 @@ def main() -> int:
     ap.add_argument("--backends", default="hashmap,rocksdb")
     ap.add_argument("--only", default="throughput,state", help="sections: throughput,state")
     ap.add_argument("--no-peers", action="store_true", help="accepted for bench/run; no peers run here")
+    ap.add_argument("--summary", help="append this benchmark's summary-table rows to this file (JSON lines)")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.records, args.keys = 1, 300_000, 50_000

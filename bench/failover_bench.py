@@ -1,6 +1,7 @@
 """JobManager failover time with ZooKeeper HA: SIGKILL the leader, time until the job runs again.
 
     python bench/failover_bench.py [--quick] [--rounds 3] [--session-timeout 3000] [--no-peers]
+                                   [--summary FILE]
 
 flott: a private ZooKeeper (Debian's package, tickTime 200 ms), two ``flott jobmanager
 start`` and two ``flott taskmanager start`` processes with ``high-availability.type:
@@ -24,6 +25,8 @@ With ``bench/.venv-peers`` (bench/setup) and Java, the same job on Flink 2.3 (Py
 prefix swapped) on a standalone cluster with ZooKeeper HA (two JobManagers, one TaskManager with
 two slots) is measured the same way, unless ``--no-peers`` or ``--quick`` (one flott round only,
 about 15 s; one Flink round, three JVMs and a ``flink run -py``, took 2.7 min on the 2-core machine).
+Rounds are interleaved: flott, Flink, flott, Flink, ... ``--summary FILE`` appends this benchmark's
+row of bench/run's summary table to FILE (JSON lines, see bench/summary.py).
 """
 
 from __future__ import annotations
@@ -47,7 +50,16 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
-from benchlib import PEERS_PY, flink_home, free_port, java_home, markdown_table, peer_available  # noqa: E402
+from benchlib import (  # noqa: E402
+    PEERS_PY,
+    add_summary,
+    flink_home,
+    free_port,
+    java_home,
+    markdown_table,
+    peer_available,
+    ratio_cell,
+)
 
 from tests.highavailability.ha_cluster import (  # noqa: E402
     JOB_SCRIPT,
@@ -398,6 +410,7 @@ def main() -> int:
     ap.add_argument("--session-timeout", type=int, default=3000, help="ZooKeeper session timeout, ms")
     ap.add_argument("--no-peers", action="store_true", help="flott only")
     ap.add_argument("--quick", action="store_true", help="1 round, flott only (Flink skipped)")
+    ap.add_argument("--summary", help="append this benchmark's summary-table row to this file (JSON lines)")
     args = ap.parse_args()
     if args.quick:
         args.rounds = 1
@@ -411,30 +424,38 @@ def main() -> int:
     zk.start()
     with_flink = not (args.no_peers or args.quick) and peer_available("pyflink") and java_home() is not None
     results: dict[str, list[dict[str, float]]] = {"flott": []}
+    flink_rounds: dict[int, dict[str, float]] = {}  # round -> Flink's result, where it succeeded
     notes = []
-    if args.quick and not args.no_peers:
+    flink_why = ""
+    if args.no_peers:
+        flink_why = "--no-peers"
+    elif args.quick:
+        flink_why = "left out by --quick (one Flink round takes minutes)"
         notes.append("--quick: Flink 2.3 skipped (one Flink round takes minutes; run without --quick).")
+    elif not with_flink:
+        flink_why = "bench/.venv-peers has no apache-flink or there is no Java"
+        notes.append("Flink rows skipped: bench/.venv-peers has no apache-flink or there is no Java.")
+    if with_flink:
+        results["Flink 2.3"] = []
     try:
-        for r in range(args.rounds):
+        for r in range(args.rounds):  # interleaved: the ratios are taken within a round
             print(f"flott round {r + 1}/{args.rounds} ...", file=sys.stderr, flush=True)
             results["flott"].append(flott_round(zk, tmp / f"flott-{r}", args.session_timeout))
-        if with_flink:
-            results["Flink 2.3"] = []
-            for r in range(args.rounds):
+            if with_flink:
                 print(f"Flink round {r + 1}/{args.rounds} ...", file=sys.stderr, flush=True)
                 try:
-                    results["Flink 2.3"].append(flink_round(zk, tmp / f"flink-{r}", args.session_timeout))
+                    flink_rounds[r] = flink_round(zk, tmp / f"flink-{r}", args.session_timeout)
+                    results["Flink 2.3"].append(flink_rounds[r])
                 except Exception as e:
                     notes.append(f"Flink round {r + 1} failed: {e}")
                     print(notes[-1], file=sys.stderr)
-        elif not (args.no_peers or args.quick):
-            notes.append("Flink rows skipped: bench/.venv-peers has no apache-flink or there is no Java.")
     finally:
         zk.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
     print(
-        f"### Failover after SIGKILL of the leading JobManager ({args.rounds} rounds, median [min-max] s)\n"
+        f"### Failover after SIGKILL of the leading JobManager ({args.rounds} round(s)"
+        f"{', flott and Flink interleaved' if with_flink else ''}; median [min-max] s)\n"
     )
     print(
         f"ZooKeeper session timeout {args.session_timeout} ms (server tickTime 200 ms); heartbeat interval "
@@ -443,6 +464,8 @@ def main() -> int:
         "timeout). Seconds from the SIGKILL.\n"
     )
     headers = ["from SIGKILL of the leader to", *results]
+    if flink_rounds:
+        headers.append("flott / Flink (within a round)")
     rows = []
     for metric in METRICS:
         row = [metric]
@@ -452,10 +475,30 @@ def main() -> int:
                 row.append(f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]")
             else:
                 row.append("-")
+        if flink_rounds:
+            row.append(
+                ratio_cell(
+                    [results["flott"][r][metric] / x[metric] for r, x in flink_rounds.items() if x[metric]]
+                )
+            )
         rows.append(row)
     print(markdown_table(headers, rows))
     for note in notes:
         print(f"\n{note}")
+    if args.summary:
+        mine = [x["job RUNNING"] for x in results["flott"]]
+        theirs = [x["job RUNNING"] for x in flink_rounds.values()]
+        ratios = [results["flott"][r]["job RUNNING"] / x["job RUNNING"] for r, x in flink_rounds.items()]
+        add_summary(
+            args.summary,
+            "fo_job_running",
+            f"failover: SIGKILL of the leader → job RUNNING, vs Flink 2.3 (ZooKeeper session timeout "
+            f"{args.session_timeout} ms)",
+            f"{statistics.median(mine):.2f} s",
+            f"{statistics.median(theirs):.2f} s" if theirs else "",
+            ratios,
+            "" if ratios else (f"Flink 2.3: {flink_why}" if flink_why else "every Flink round failed"),
+        )
     return 0
 
 

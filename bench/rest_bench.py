@@ -1,7 +1,8 @@
 """REST throughput: flott's REST endpoint beside Flink 2.3's and a bare aiohttp server.
 
     python bench/rest_bench.py [--quick] [--rounds 3] [--duration 10] [--no-peers]
-    python bench/rest_bench.py --rest-only [--quick] [--rounds 3] [--duration 10] [--no-peers] [--uvloop]
+    python bench/rest_bench.py --rest-only [--quick] [--rounds 3] [--duration 10] [--no-peers] [--asyncio]
+                               [--summary FILE]
 
 Without ``--rest-only`` this is bench/control_plane.py's old command line: it runs
 that benchmark, whose REST rows (``GET /overview`` and ``GET /jobs/overview`` with
@@ -17,8 +18,12 @@ requests/s and p99 it reports the CPU time the serving process spent per request
 (the JobManager process, the JobManager JVM, the bare server; psutil, user +
 system over the wrk run divided by the requests served): on a shared machine that
 figure moves much less with the neighbours' load than requests/s does.
-``--uvloop`` adds a second flott cluster whose processes run on uvloop's event loop
-instead of asyncio's (if uvloop is installed), to measure what switching would give.
+flott's processes run on uvloop's event loop (flott/runtime/entrypoint/event_loop.py);
+``--asyncio`` adds a second flott cluster on asyncio's standard loop
+(``FLOTT_EVENT_LOOP=asyncio``), to show what uvloop gives.
+``--quick``: 1 round, 1 s per wrk run, without Flink unless ``--with-flink``.
+``--summary FILE`` appends the requests/s ratios flott / Flink to FILE (bench/run's summary
+table, see bench/summary.py).
 
 The bare server is started in a session of its own, as both clusters' processes
 are: where the kernel groups CPU time by session (``sched_autogroup_enabled``,
@@ -69,14 +74,9 @@ def _serving_pids(root: int, java: bool) -> list[int]:
     return [p.pid for p in [proc, *proc.children(recursive=True)] if "java" in p.name()] or [root]
 
 
-_UVLOOP_CLI = (
-    "import sys, uvloop; uvloop.install(); from flott.cli.main import main; "
-    "sys.argv[0] = 'flott'; sys.exit(main())"
-)
-
-
 def rest_only(args: argparse.Namespace) -> int:
     from benchlib import (
+        add_summary,
         fmt_num,
         free_port,
         http_get,
@@ -95,23 +95,23 @@ def rest_only(args: argparse.Namespace) -> int:
         print("REST throughput not measured: wrk is not installed (bench/setup installs it).")
         return 0
     notes: list[str] = []
-    with_flink = not args.no_peers and peer_available("pyflink") and java_home() is not None
-    if not with_flink and not args.no_peers:
-        notes.append(
-            "Flink rows skipped: bench/.venv-peers has no apache-flink or there is no Java (bench/setup)."
-        )
+    flink_why = ""  # why there are no Flink rows
+    if args.no_peers:
+        flink_why = "--no-peers"
+    elif args.quick and not args.with_flink:
+        flink_why = "left out by --quick (its cluster start and `run -d` take about a minute here)"
+    elif not (peer_available("pyflink") and java_home() is not None):
+        flink_why = "bench/.venv-peers has no apache-flink or there is no Java (bench/setup)"
+    with_flink = not flink_why
+    if flink_why and not args.no_peers:
+        notes.append(f"Flink 2.3 rows not measured: {flink_why}.")
     tmp = Path(tempfile.mkdtemp(prefix="flott-bench-rest-"))
     clusters: list[Cluster] = [FlottCluster(tmp / "flott")]
-    if args.uvloop:
-        try:
-            import uvloop  # noqa: F401
-        except ImportError:
-            notes.append("--uvloop: uvloop is not installed (pip install uvloop); row skipped.")
-        else:
-            uv = FlottCluster(tmp / "flott-uvloop")
-            uv.name = "flott, uvloop"
-            uv._cli = [sys.executable, "-c", _UVLOOP_CLI]
-            clusters.append(uv)
+    if args.asyncio:
+        standard = FlottCluster(tmp / "flott-asyncio")
+        standard.name = "flott, asyncio's loop"
+        standard._cli = ["env", "FLOTT_EVENT_LOOP=asyncio", *standard._cli]
+        clusters.append(standard)
     if with_flink:
         clusters.append(FlinkCluster(tmp / "flink"))
     bare = None
@@ -196,6 +196,17 @@ def rest_only(args: argparse.Namespace) -> int:
         print()
         for n in notes:
             print(f"- {n}")
+    for p, key in (("/overview", "rest_only_overview"), ("/jobs/overview", "rest_only_jobs_overview")):
+        mine, theirs = results[(p, "flott")], results.get((p, flink or ""), [])
+        add_summary(
+            args.summary,
+            key,
+            f"REST GET {p} requests/s, vs Flink 2.3 (rest_bench.py --rest-only, wrk -c16)",
+            f"{fmt_num(summary([r[0] for r in mine])[0])} req/s",
+            f"{fmt_num(summary([r[0] for r in theirs])[0])} req/s" if theirs else "",
+            [a[0] / b[0] for a, b in zip(mine, theirs, strict=False)],
+            "" if theirs else f"Flink 2.3: {flink_why}",
+        )
     return 0
 
 
@@ -206,9 +217,15 @@ if __name__ == "__main__":
     ap.add_argument("--rest-only", action="store_true", required=True)
     ap.add_argument("--duration", type=float, default=10.0, help="seconds per wrk run")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="1 round, 1 s per wrk run")
+    ap.add_argument(
+        "--quick", action="store_true", help="1 round, 1 s per wrk run, flott and the bare server"
+    )
+    ap.add_argument("--with-flink", action="store_true", help="with --quick: Flink 2.3 too")
     ap.add_argument("--no-peers", action="store_true", help="flott and the bare server only")
-    ap.add_argument("--uvloop", action="store_true", help="also flott with its processes on uvloop")
+    ap.add_argument(
+        "--asyncio", action="store_true", help="also flott with its processes on asyncio's standard loop"
+    )
+    ap.add_argument("--summary", help="append the summary-table rows to this file (JSON lines)")
     parsed = ap.parse_args()
     if parsed.quick:
         parsed.duration, parsed.rounds = 1.0, 1

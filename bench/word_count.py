@@ -1,7 +1,7 @@
 """Python UDF throughput: word count on flott beside bare loops, Bytewax and PyFlink.
 
     python bench/word_count.py [--quick] [--lines 1000000] [--pyflink-lines N] [--rounds 3]
-                               [--no-peers] [--only flott,bare,...]
+                               [--no-peers] [--only flott,bare,...] [--summary FILE]
 
 The input is generated with a fixed seed (a Zipf-like vocabulary of 10,000
 words, 10 words per line). Every runner calls the same Python functions
@@ -21,6 +21,11 @@ same order, for ``--rounds`` rounds); each run's output is checked against the
 bare loop's counts before its time counts. Ratios are taken within a round and
 then summarised (median and range). Peak RSS of every process of a run
 (JobManager, TaskExecutors, workers, JVMs) is sampled with psutil every 100 ms.
+
+``--quick``: 10,000 lines, 1 round, no PyFlink rows unless ``--only pyflink`` asks for
+them (30 lines, p=1): starting PyFlink's MiniCluster alone takes 20-60 s on this
+2-core machine. ``--summary FILE`` appends this benchmark's rows of bench/run's summary
+table to FILE (JSON lines, see bench/summary.py).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +47,8 @@ sys.path.insert(0, str(HERE))
 from benchlib import (  # noqa: E402
     PEERS_PY,
     RssSampler,
+    add_summary,
+    fmt_mib,
     fmt_num,
     java_home,
     log,
@@ -142,12 +150,17 @@ def main() -> int:
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--pyflink-lines", type=int, default=2_000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="20,000 lines (PyFlink 30, p=1 only), 1 round")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="10,000 lines, 1 round; PyFlink only with --only pyflink (30, p=1)",
+    )
     ap.add_argument("--no-peers", action="store_true", help="bare loops and flott only")
     ap.add_argument("--only", default="", help="comma-separated systems: bare,flott,bytewax,pyflink")
+    ap.add_argument("--summary", help="append this benchmark's summary-table rows to this file (JSON lines)")
     args = ap.parse_args()
     if args.quick:
-        args.lines, args.pyflink_lines, args.rounds = 20_000, 30, 1
+        args.lines, args.pyflink_lines, args.rounds = 10_000, 30, 1
     args.pyflink_lines = min(args.pyflink_lines, args.lines)
     only = set(filter(None, args.only.split(",")))
     main_py = sys.executable
@@ -166,7 +179,13 @@ def main() -> int:
         ]
     elif not args.no_peers:
         notes.append("Bytewax rows skipped: bench/.venv-peers has no bytewax (run bench/setup).")
-    if not args.no_peers and peer_available("pyflink") and java_home():
+    pyflink_left_out = args.quick and not only
+    if pyflink_left_out and not args.no_peers:
+        notes.append(
+            "--quick: PyFlink rows left out (starting its MiniCluster takes 20-60 s here; "
+            "`--quick --only pyflink` runs them)."
+        )
+    elif not args.no_peers and peer_available("pyflink") and java_home():
         if args.pyflink_lines != args.lines:
             runners.append(Runner("flott p=2 (PyFlink's input)", "flott", 2, "small", main_py))
         pf = "main" if args.pyflink_lines == args.lines else "small"
@@ -291,8 +310,111 @@ def main() -> int:
             mem_rows,
         )
     )
+    if args.summary:
+        summary_rows(args.summary, runners, words, per_round, notes, pyflink_left_out, args.no_peers)
     bad = [r.name for r in runners if r.system in ("bare", "flott") and r.failures]
     return 1 if bad else 0
+
+
+def summary_rows(
+    path: str,
+    runners: list[Runner],
+    words: dict[str, int],
+    per_round: Callable[[Runner, Runner | None], list[float]],
+    notes: list[str],
+    pyflink_left_out: bool,
+    no_peers: bool,
+) -> None:
+    """This benchmark's rows of the summary table (bench/summary.py)."""
+
+    def find(name: str) -> Runner | None:
+        return next((r for r in runners if r.name == name and any(r.times)), None)
+
+    def rate(r: Runner) -> str:
+        return f"{fmt_num(words[r.input] / summary([t for t in r.times if t])[0])} words/s"
+
+    def fastest(system: str) -> Runner | None:
+        """The peer's configuration with the highest median throughput (flott is compared with its best)."""
+        ran = [r for r in runners if r.system == system and any(r.times)]
+        return min(ran, key=lambda r: summary([t for t in r.times if t])[0], default=None)
+
+    def why(system: str) -> str:
+        if no_peers:
+            return "--no-peers"
+        if system == "pyflink" and pyflink_left_out:
+            return "left out by --quick (PyFlink's start takes 20-60 s)"
+        failed = [r for r in runners if r.system == system and r.failures]
+        if failed:
+            return f"{failed[0].name}: failed"
+        return "not run (bench/.venv-peers missing, or --only)"
+
+    flott2 = find("flott p=2")
+    bare = find("bare loop, 1 process")
+    lines = f"{words['main'] // 10:,} lines"
+    if flott2 and bare:
+        add_summary(
+            path,
+            "wc_bare",
+            f"word count ({lines}), flott p=2 vs bare loop 1 process (throughput)",
+            f"{rate(flott2)} (p=2)",
+            f"{rate(bare)} (bare loop)",
+            per_round(flott2, bare),
+        )
+    else:
+        add_summary(
+            path,
+            "wc_bare",
+            f"word count ({lines}), flott p=2 vs bare loop 1 process (throughput)",
+            note="flott p=2 or the bare loop failed",
+        )
+    bw = fastest("bytewax")
+    measure = f"word count ({lines}), flott p=2 vs Bytewax 0.21 (its faster configuration)"
+    if flott2 and bw:
+        add_summary(
+            path,
+            "wc_bytewax",
+            measure,
+            f"{rate(flott2)} (p=2)",
+            f"{rate(bw)} ({bw.name})",
+            per_round(flott2, bw),
+        )
+    else:
+        add_summary(path, "wc_bytewax", measure, note=why("bytewax"))
+    pf = fastest("pyflink")
+    small = next((r for r in runners if r.input == "small" and r.system == "flott" and any(r.times)), None)
+    ref = small if small else flott2
+    measure = "word count, flott p=2 vs PyFlink 2.3 (its faster parallelism; PyFlink's smaller input)"
+    if pf and ref:
+        measure = (
+            f"word count ({words[pf.input] // 10:,} lines, PyFlink's input), flott p=2 vs PyFlink 2.3 "
+            "(its faster parallelism)"
+        )
+        add_summary(
+            path, "wc_pyflink", measure, f"{rate(ref)} (p=2)", f"{rate(pf)} ({pf.name})", per_round(ref, pf)
+        )
+    else:
+        add_summary(path, "wc_pyflink", measure, note=why("pyflink"))
+
+    def total_rss(r: Runner) -> tuple[float, str]:
+        """Sum over a run's processes of their peak (each role: its largest process times its count)."""
+        parts = [(role, summary(peaks)[0], r.procs[role]) for role, peaks in r.rss.items()]
+        text = " + ".join(
+            f"{n} × {fmt_mib(v)} {role.split(' (')[0]}" if n > 1 else f"{fmt_mib(v)} {role.split(' (')[0]}"
+            for role, v, n in parts
+        )
+        return sum(v * n for _, v, n in parts), text
+
+    bw2 = find("Bytewax 0.21, 2 processes")
+    measure = "peak RSS during the word count, all processes: flott p=2 vs Bytewax 2 processes"
+    if flott2 and flott2.rss:
+        mine, text = total_rss(flott2)
+        if bw2 and bw2.rss:
+            theirs, their_text = total_rss(bw2)
+            add_summary(path, "rss_wc", measure, text, their_text, [mine / theirs])
+        else:
+            add_summary(path, "rss_wc", measure, text, note=why("bytewax"))
+    else:
+        add_summary(path, "rss_wc", measure, note="flott p=2 failed")
 
 
 if __name__ == "__main__":

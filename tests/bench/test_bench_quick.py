@@ -7,6 +7,7 @@ skipped and the tests below that need them are skipped with the reason.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -47,8 +48,14 @@ def _run(args: list[str], timeout: float = 600) -> subprocess.CompletedProcess[s
     return proc
 
 
-def test_word_count_bench_quick_prints_table() -> None:
-    proc = _run([str(REPO / "bench" / "word_count.py"), "--quick", "--no-peers"])
+def _summary_rows(path: Path) -> dict[str, dict[str, object]]:
+    """The rows a benchmark appended with --summary, by key."""
+    return {row["key"]: row for row in map(json.loads, path.read_text().splitlines())}
+
+
+def test_word_count_bench_quick_prints_table(tmp_path: Path) -> None:
+    rows = tmp_path / "summary.jsonl"
+    proc = _run([str(REPO / "bench" / "word_count.py"), "--quick", "--no-peers", "--summary", str(rows)])
     throughput, memory = _tables(proc.stdout)[:2]
     assert [r[0] for r in throughput[1:]] == [
         "bare loop, 1 process",
@@ -60,6 +67,10 @@ def test_word_count_bench_quick_prints_table() -> None:
     roles = {(r[0], r[1]) for r in memory[1:]}
     assert ("flott p=2", "TaskExecutor") in roles
     assert ("flott p=2", "JobManager (embedded, in the client process)") in roles
+    summary = _summary_rows(rows)
+    assert set(summary) == {"wc_bare", "wc_bytewax", "wc_pyflink", "rss_wc"}
+    assert len(summary["wc_bare"]["ratios"]) == 1  # type: ignore[arg-type]
+    assert summary["wc_bytewax"]["ratios"] == [] and summary["wc_bytewax"]["note"] == "--no-peers"
 
 
 @pytest.mark.skipif(not peer_available("bytewax"), reason=NO_PEERS)
@@ -79,14 +90,47 @@ def test_word_count_bench_quick_with_pyflink() -> None:
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (bench/setup installs it)")
-def test_rest_bench_quick_prints_table() -> None:
-    proc = _run([str(REPO / "bench" / "rest_bench.py"), "--quick", "--no-peers"])
+def test_rest_bench_quick_prints_table(tmp_path: Path) -> None:
+    """rest_bench.py's old command line: control_plane.py, flott only."""
+    rows = tmp_path / "summary.jsonl"
+    proc = _run([str(REPO / "bench" / "rest_bench.py"), "--quick", "--no-peers", "--summary", str(rows)])
     assert "| GET /overview | flott |" in proc.stdout and "submit" in proc.stdout
+    control = _tables(proc.stdout)[0]
+    savepoint = [r for r in control if r[0] == "savepoint trigger → COMPLETED seen"]
+    assert [r[1] for r in savepoint] == ["flott"] and savepoint[0][2].replace(",", "").isdigit()
+    summary = _summary_rows(rows)
+    assert summary["cp_savepoint"]["flott"] and summary["cp_savepoint"]["ratios"] == []
+    assert summary["rest_overview"]["note"] == "Flink 2.3: --no-peers"
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (bench/setup installs it)")
+def test_rest_bench_rest_only_quick(tmp_path: Path) -> None:
+    rows = tmp_path / "summary.jsonl"
+    proc = _run([str(REPO / "bench" / "rest_bench.py"), "--rest-only", "--quick", "--summary", str(rows)])
+    servers = {(r[0], r[1]) for r in _tables(proc.stdout)[0][1:]}
+    assert ("GET /jobs/overview", "flott") in servers
+    assert ("GET /jobs/overview", "bare aiohttp (flott's JSON)") in servers
+    summary = _summary_rows(rows)
+    assert set(summary) == {"rest_only_overview", "rest_only_jobs_overview"}
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (bench/setup installs it)")
 @pytest.mark.skipif(not (peer_available("pyflink") and java_home()), reason=NO_PEERS + " (or no Java)")
-def test_control_plane_bench_quick_against_flink() -> None:
-    proc = _run([str(REPO / "bench" / "control_plane.py"), "--quick"], timeout=900)
+def test_control_plane_bench_quick_against_flink(tmp_path: Path) -> None:
+    """Flink's whole cycle (start, run -d, list, cancel, savepoints, wrk): about 2 minutes."""
+    rows = tmp_path / "summary.jsonl"
+    proc = _run(
+        [str(REPO / "bench" / "control_plane.py"), "--quick", "--with-flink", "--summary", str(rows)],
+        timeout=850,
+    )
     assert "| GET /overview | Flink 2.3 |" in proc.stdout
     assert "cluster start → REST ready" in proc.stdout
+    control = _tables(proc.stdout)[0]
+    savepoint = {r[1]: r for r in control if r[0] == "savepoint trigger → COMPLETED seen"}
+    assert set(savepoint) == {"flott", "Flink 2.3"}
+    assert all(r[2].replace(",", "").isdigit() for r in savepoint.values())
+    summary = _summary_rows(rows)
+    for key in ("cp_start_rest", "cp_cli_list", "cp_cli_cancel", "cp_submit_running", "cp_savepoint"):
+        assert len(summary[key]["ratios"]) == 1, summary[key]  # type: ignore[arg-type]
+    assert len(summary["rest_jobs_overview"]["ratios"]) == 1  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ no peers: a flott session cluster on loopback, 300k records and 50 MB of keyed s
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -30,9 +31,17 @@ def _tables(stdout: str) -> list[list[list[str]]]:
     return tables
 
 
-def test_checkpoint_bench_quick_prints_both_tables() -> None:
+def test_checkpoint_bench_quick_prints_both_tables(tmp_path: Path) -> None:
+    rows = tmp_path / "summary.jsonl"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "checkpoint_bench.py"), "--quick", "--no-peers"],
+        [
+            sys.executable,
+            str(REPO / "bench" / "checkpoint_bench.py"),
+            "--quick",
+            "--no-peers",
+            "--summary",
+            str(rows),
+        ],
         capture_output=True,
         text=True,
         timeout=240,
@@ -50,3 +59,6 @@ def test_checkpoint_bench_quick_prints_both_tables() -> None:
         assert "RocksDB backend not measured" in proc.stdout
     size = state[0].index("savepoint size on disk")
     assert all(r[size].endswith("MB") and float(r[size].split()[0]) >= 50 for r in state[1:])
+    summary = {row["key"]: row for row in map(json.loads, rows.read_text().splitlines())}
+    assert len(summary["ck_every_1s"]["ratios"]) == 1
+    assert summary["ck_savepoint"]["flott"].endswith("MB/s)")
