@@ -23,8 +23,22 @@ WINDOW_CONTENTS_STATE = "window-contents"
 _ABSENT = object()
 
 
+def _append(values: list[Any], value: Any) -> list[Any]:
+    values.append(value)
+    return values
+
+
 class WindowContents:
-    """Add to, read, clear and merge the contents of ``(key, window)``."""
+    """Add to, read, clear and merge the contents of ``(key, window)``.
+
+    The window operator's per-element loop adds to non-empty contents with
+    :attr:`fold`, the most direct callable there is (the user's own ``add`` or
+    ``reduce`` where there is one): ``fold(value, contents)`` when
+    :attr:`fold_value_first`, else ``fold(contents, value)``; either returns the new contents.
+    """
+
+    fold: Callable[[Any, Any], Any]
+    fold_value_first = False
 
     def __init__(self, backend: KeyedStateBackend, kind: StateKind) -> None:
         self.table: MutableMapping[Any, Any] = backend.namespaced_table(WINDOW_CONTENTS_STATE, kind)
@@ -73,6 +87,7 @@ class ReducingContents(WindowContents):
     def __init__(self, backend: KeyedStateBackend, reduce: Callable[[Any, Any], Any]) -> None:
         super().__init__(backend, "reducing")
         self._reduce = reduce
+        self.fold = reduce  # reduce(contents, value)
 
     def add(self, key: Any, namespace: Any, value: Any) -> None:
         inner = self.table.get(key)
@@ -103,6 +118,8 @@ class AggregatingContents(WindowContents):
         self._add = agg_function.add
         self._result = agg_function.get_result
         self._agg = agg_function
+        self.fold = self._add  # add(value, accumulator)
+        self.fold_value_first = True
 
     def add(self, key: Any, namespace: Any, value: Any) -> None:
         inner = self.table.get(key)
@@ -131,6 +148,7 @@ class AggregatingContents(WindowContents):
 class ListContents(WindowContents):
     def __init__(self, backend: KeyedStateBackend) -> None:
         super().__init__(backend, "list")
+        self.fold = _append
 
     def add(self, key: Any, namespace: Any, value: Any) -> None:
         inner = self.table.get(key)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from flott.datastream.functions import ProcessAllWindowFunction, ProcessWindowFunction
 from flott.errors import InvalidJobGraphError
 from flott.runtime.operators.specs import WindowOperatorSpec
 from flott.runtime.operators.stream_operator import close_user_function, open_user_function, user_method
@@ -74,6 +75,8 @@ class _Process(InternalWindowFunction):
         self._function = function
         self._process = user_method(function, "process", "process window function")
         clear = getattr(function, "clear", None)
+        if getattr(clear, "__func__", None) in (ProcessWindowFunction.clear, ProcessAllWindowFunction.clear):
+            clear = None  # the base class's no-op: nothing to call per window cleanup
         self._clear = clear if callable(clear) else None
         self._single_value = single_value
         self._all_window = all_window
@@ -90,8 +93,6 @@ class _Process(InternalWindowFunction):
 
 
 def _is_process_window_function(function: Any) -> bool:
-    from flott.datastream.functions import ProcessAllWindowFunction, ProcessWindowFunction
-
     if isinstance(function, ProcessWindowFunction | ProcessAllWindowFunction):
         return True
     return callable(getattr(function, "process", None)) and not callable(getattr(function, "apply", None))

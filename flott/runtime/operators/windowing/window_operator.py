@@ -22,7 +22,11 @@ EventTimeTrigger) has its own per-element loop that does what that trigger
 would, inline: window arithmetic without the assigner call, one cached window
 object per window start, and timers registered only when a (key, window)
 gets its first element (until the window is cleaned up its timers stay
-registered, so registering again would be a no-op anyway).
+registered, so registering again would be a no-op anyway). Tumbling windows
+get a loop of their own (one window per element: no loop over windows, the
+previous element's window reused), and both loops fold an element straight
+into the stored value with the user's ``add``/``reduce`` (``WindowContents.fold``).
+Their timers fire through an inlined EventTimeTrigger too (:meth:`WindowOperator.on_event_time`).
 """
 
 from __future__ import annotations
@@ -340,58 +344,148 @@ class WindowOperator(StreamOperator):
 
     def _process_batch_fast(self, batch: Iterable[Any]) -> list[Any]:
         """Tumbling/sliding event-time windows with EventTimeTrigger: what the generic path does, inlined."""
+        windows = self._windows
+        if len(windows) > _WINDOW_CACHE_LIMIT:
+            windows.clear()
         out: list[Any] = []
+        if self._slide == self._size:
+            self._tumbling_loop(batch, out)
+        else:
+            self._sliding_loop(batch, out)
+        if self._keep_side_outputs:
+            return out
+        return without_side_outputs(out, True)
+
+    def _tumbling_loop(self, batch: Iterable[Any], out: list[Any]) -> None:
+        """The per-element loop of tumbling windows: one window per element, no loop over windows.
+
+        Window ``[start, start + size)`` is live while ``start + size - 1 + lateness > watermark``
+        (``start > live_after``) and fires at once (late, within the allowed lateness) when
+        ``start + size - 1 <= watermark`` (``start <= fire_upto``). Timers are registered when a
+        (key, window) gets its first element; until the window is cleaned up they stay.
+        """
         key_of = self._key
         backend = self.backend
         contents = self.contents
         table = contents.table
         first = contents.first
-        combine = contents.combine
+        fold = contents.fold
+        value_first = contents.fold_value_first
         add_timer = self.timers.event_time_timers.add
         watermark = self.timers.current_watermark
         lateness = self.allowed_lateness
-        size, slide, offset = self._size, self._slide, self._offset
+        size, offset = self._size, self._offset
+        live_after = watermark - size + 1 - lateness
+        fire_upto = watermark - size + 1
         windows = self._windows
-        if len(windows) > _WINDOW_CACHE_LIMIT:
-            windows.clear()
-        for value, ts in batch:
-            if ts is None:
-                raise FlottError(NO_TIMESTAMP_MESSAGE)
-            key = key_of(value)
-            backend.current_key = key
-            start = ts - (ts - offset + slide) % slide
-            skipped = True
-            while start > ts - size:
-                max_ts = start + size - 1
-                if max_ts + lateness <= watermark:  # past its cleanup time: gone
-                    start -= slide
+        absent = _ABSENT
+        window_start: Any = None  # the start of ``window``, the previous element's window
+        window: Any = None
+        ts: Any = 0
+        try:
+            for value, ts in batch:
+                # A missing timestamp fails here (TypeError), before user code sees the element.
+                start = ts - (ts - offset) % size
+                key = key_of(value)
+                backend.current_key = key
+                if start <= live_after:  # past its cleanup time: late
+                    self._late(value, ts, ts, out)
                     continue
-                skipped = False
-                window = windows.get(start)
-                if window is None:
-                    window = windows[start] = TimeWindow(start, start + size)
-                inner = table.get(key)
-                if inner is None:
-                    inner = table[key] = {}
-                data = inner.get(window, _ABSENT)
-                if data is _ABSENT:
+                if start != window_start:
+                    window = windows.get(start)
+                    if window is None:
+                        window = windows[start] = TimeWindow(start, start + size)
+                    window_start = start
+                try:
+                    inner = table[key]
+                    data = inner[window]
+                except KeyError:
+                    data = absent
+                if data is absent:
+                    inner = table.get(key)
+                    if inner is None:
+                        inner = table[key] = {}
                     inner[window] = first(value)
+                    max_ts = start + size - 1
                     if max_ts > watermark:
                         add_timer(max_ts, key, window)
                     if lateness:
                         add_timer(max_ts + lateness, key, window)
+                elif value_first:
+                    inner[window] = fold(value, data)
                 else:
-                    inner[window] = combine(data, value)
-                if max_ts <= watermark:  # late but within the allowed lateness: fires at once
+                    inner[window] = fold(data, value)
+                if start <= fire_upto:  # late but within the allowed lateness: fires at once
                     result = contents.get(key, window)
                     if result is not None:
                         self._emit(key, window, result, out)
-                start -= slide
-            if skipped:
-                self._late(value, ts, ts, out)
-        if self._keep_side_outputs:
-            return out
-        return without_side_outputs(out, True)
+        except TypeError:
+            if ts is None:
+                raise FlottError(NO_TIMESTAMP_MESSAGE) from None
+            raise
+
+    def _sliding_loop(self, batch: Iterable[Any], out: list[Any]) -> None:
+        """The per-element loop of sliding windows: each of the element's windows, latest first."""
+        key_of = self._key
+        backend = self.backend
+        contents = self.contents
+        table = contents.table
+        first = contents.first
+        fold = contents.fold
+        value_first = contents.fold_value_first
+        add_timer = self.timers.event_time_timers.add
+        watermark = self.timers.current_watermark
+        lateness = self.allowed_lateness
+        size, slide, offset = self._size, self._slide, self._offset
+        live_after = watermark - size + 1 - lateness
+        fire_upto = watermark - size + 1
+        windows = self._windows
+        absent = _ABSENT
+        ts: Any = 0
+        try:
+            for value, ts in batch:
+                start = ts - (ts - offset + slide) % slide
+                key = key_of(value)
+                backend.current_key = key
+                end_before = ts - size
+                skipped = True
+                while start > end_before:
+                    if start <= live_after:  # this window and every earlier one are past their cleanup
+                        break
+                    skipped = False
+                    window = windows.get(start)
+                    if window is None:
+                        window = windows[start] = TimeWindow(start, start + size)
+                    try:
+                        inner = table[key]
+                        data = inner[window]
+                    except KeyError:
+                        data = absent
+                    if data is absent:
+                        inner = table.get(key)
+                        if inner is None:
+                            inner = table[key] = {}
+                        inner[window] = first(value)
+                        max_ts = start + size - 1
+                        if max_ts > watermark:
+                            add_timer(max_ts, key, window)
+                        if lateness:
+                            add_timer(max_ts + lateness, key, window)
+                    elif value_first:
+                        inner[window] = fold(value, data)
+                    else:
+                        inner[window] = fold(data, value)
+                    if start <= fire_upto:
+                        result = contents.get(key, window)
+                        if result is not None:
+                            self._emit(key, window, result, out)
+                    start -= slide
+                if skipped:
+                    self._late(value, ts, ts, out)
+        except TypeError:
+            if ts is None:
+                raise FlottError(NO_TIMESTAMP_MESSAGE) from None
+            raise
 
     def _late(self, value: Any, timestamp: int, record_ts: int | None, out: list[Any]) -> None:
         if self.is_event_time and timestamp + self.allowed_lateness <= self.timers.current_watermark:
@@ -564,7 +658,28 @@ class WindowOperator(StreamOperator):
             window_set.retire_window(window)
 
     def on_event_time(self, timestamp: int, key: Any, namespace: Any) -> None:
-        self._on_timer(timestamp, key, namespace, True)
+        if not self.fast_path:
+            self._on_timer(timestamp, key, namespace, True)
+            return
+        # EventTimeTrigger, inlined: fire at the window's max timestamp; at its cleanup time clear
+        # the contents, the trigger's timer (EventTimeTrigger.clear) and the function's window state.
+        window = namespace
+        max_ts = window[1] - 1
+        out = self._timer_out
+        if timestamp == max_ts:
+            data = self.contents.get(key, window)
+            if data is not None:
+                self._emit(key, window, data, out)
+        if timestamp == self.cleanup_time(window):
+            self.contents.clear(key, window)
+            if timestamp != max_ts:
+                self.timers.event_time_timers.remove(max_ts, key, window)
+            self.backend.current_namespace = window
+            process_context = self.process_context
+            process_context.current_window = window
+            self.window_function.clear(window, process_context)
+        if len(out) >= self._batch_size:
+            self._flush_timer_output()
 
     def on_processing_time(self, timestamp: int, key: Any, namespace: Any) -> None:
         self._on_timer(timestamp, key, namespace, False)
