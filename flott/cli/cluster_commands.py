@@ -52,8 +52,9 @@ def run_jobmanager(config: Configuration, local_task_managers: int) -> int:
 
 def run_taskmanager(config: Configuration, jobmanager: str | None) -> int:
     from flott.runtime.jobgraph import new_id
-    from flott.runtime.taskexecutor.runner import run_task_executor
+    from flott.runtime.taskexecutor.runner import run_task_executor, tune_garbage_collector
 
+    tune_garbage_collector()
     address = jobmanager or f"{config.get('jobmanager.rpc.address')}:{config.get('jobmanager.rpc.port')}"
     try:
         event_loop.run(run_task_executor(config, address, new_id()))

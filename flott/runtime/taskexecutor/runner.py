@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import sys
@@ -27,6 +28,24 @@ from flott.runtime.highavailability import (
 from flott.runtime.jobgraph import new_id
 from flott.runtime.rpc.service import RpcService
 from flott.runtime.taskexecutor.task_executor import TaskExecutor
+
+GC_YOUNG_THRESHOLD = 50_000
+"""Allocations of tracked objects between young collections in a TaskExecutor (CPython: 700)."""
+
+
+def tune_garbage_collector() -> None:
+    """Collect less often in a process that moves records: once, before the first task runs.
+
+    Every record makes a few GC-tracked tuples that live for a whole batch, so at CPython's
+    default threshold (700) the collector ran about once per batch, and each run traversed the
+    batch: ~330-410 ms of GC per 2,000,000 records of the window benchmark (py-spy), a tenth of
+    the job. The modules loaded so far are frozen (never scanned again) and the young
+    generation may grow to :data:`GC_YOUNG_THRESHOLD` objects first; reference counting still
+    frees acyclic garbage at once, so memory only grows by cyclic garbage awaiting a collection.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 20)
 
 
 async def run_task_executor(config: Configuration, resource_manager_address: str, resource_id: str) -> None:
@@ -104,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s [taskexecutor] %(name)s: %(message)s",
     )
+    tune_garbage_collector()
     try:
         event_loop.run(run_task_executor(config, args.resource_manager, args.resource_id or new_id()))
     except KeyboardInterrupt:
