@@ -57,6 +57,17 @@ def test_hash_partitioner_routes_every_key_to_one_subtask_every_time() -> None:
     assert min(map(len, buffers)) > 0
 
 
+def test_hash_partitioner_on_timestamped_records_keys_the_value() -> None:
+    values = [(f"k{i % 37}", i) for i in range(1000)]
+    stamped = [(v, 1000 + i) for i, v in enumerate(values)]
+    plain = distribute(KeyGroupStreamPartitioner(lambda v: v[0], 128), 4, values)
+    timed = distribute(KeyGroupStreamPartitioner(lambda v: v[0], 128, timestamped=True), 4, stamped)
+    assert [[v for v, _ in buffer] for buffer in timed] == plain
+    assert all(ts == 1000 + v[1] for buffer in timed for v, ts in buffer)
+    with pytest.raises(TypeError, match="unhashable key of type list"):
+        distribute(KeyGroupStreamPartitioner(lambda v: [v], 128, timestamped=True), 2, [(1, 5)])
+
+
 def test_rebalance_is_round_robin_across_batches() -> None:
     part = RebalancePartitioner(random.Random(1))
     buffers = distribute(part, 3, list(range(5)), list(range(5, 11)))

@@ -26,11 +26,13 @@ def create_partitioner(
     parallelism: int,
     max_parallelism: int,
     key_selector: Callable[[Any], Any] | None = None,
+    timestamped: bool = False,
 ) -> StreamPartitioner:
     """The partitioner an edge's descriptor names, for producer subtask ``subtask_index``.
 
     ``max_parallelism`` is the *consumer's* max parallelism (its key groups);
-    ``key_selector`` is the resolved key function for ``hash`` edges.
+    ``key_selector`` is the resolved key function for ``hash`` edges; ``timestamped`` says
+    the records are ``(value, timestamp)`` pairs (the key is the value's).
     Call :meth:`StreamPartitioner.setup` with the number of channels before use.
     """
     kind = descriptor.kind
@@ -49,7 +51,7 @@ def create_partitioner(
     if kind == "hash":
         if key_selector is None:
             raise InvalidJobGraphError("hash partitioner needs a key selector")
-        return KeyGroupStreamPartitioner(key_selector, max_parallelism)
+        return KeyGroupStreamPartitioner(key_selector, max_parallelism, timestamped=timestamped)
     raise InvalidJobGraphError(f"unknown partitioner kind {kind!r}")
 
 

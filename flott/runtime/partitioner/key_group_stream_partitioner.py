@@ -33,9 +33,16 @@ def unhashable_key_error(key: Any, cause: TypeError) -> TypeError:
 class KeyGroupStreamPartitioner(StreamPartitioner):
     """Routes each record by the key group of its key."""
 
-    def __init__(self, key_selector: Callable[[Any], Any], max_parallelism: int) -> None:
+    def __init__(
+        self, key_selector: Callable[[Any], Any], max_parallelism: int, *, timestamped: bool = False
+    ) -> None:
+        """``timestamped``: records are ``(value, timestamp)`` pairs and the key is the value's.
+
+        (Unpacking here rather than in a wrapping selector saves a Python call per record.)
+        """
         super().__init__()
         self._key_selector = key_selector
+        self._timestamped = timestamped
         self._max_parallelism = max_parallelism
         self._cache: dict[Any, int] = {}
         self._subtask_of: Callable[[Any], int] = lambda key: 0
@@ -52,7 +59,7 @@ class KeyGroupStreamPartitioner(StreamPartitioner):
 
     def select_channel(self, record: Any) -> int:
         """The channel of one record (for tests and single-record callers; batches use distribute)."""
-        return self._subtask_of(self._key_selector(record))
+        return self._subtask_of(self._key_selector(record[0] if self._timestamped else record))
 
     def distribute(self, records: list[Any], buffers: list[list[Any]]) -> None:
         key_selector = self._key_selector
@@ -63,12 +70,20 @@ class KeyGroupStreamPartitioner(StreamPartitioner):
         subtask_of = self._subtask_of
         key: Any = None
         try:
-            for record in records:
-                key = key_selector(record)
-                channel = lookup(key)
-                if channel is None:
-                    channel = cache[key] = subtask_of(key)
-                buffers[channel].append(record)
+            if self._timestamped:
+                for record in records:
+                    key = key_selector(record[0])
+                    channel = lookup(key)
+                    if channel is None:
+                        channel = cache[key] = subtask_of(key)
+                    buffers[channel].append(record)
+            else:
+                for record in records:
+                    key = key_selector(record)
+                    channel = lookup(key)
+                    if channel is None:
+                        channel = cache[key] = subtask_of(key)
+                    buffers[channel].append(record)
         except TypeError as e:
             try:
                 hash(key)

@@ -43,15 +43,6 @@ OUTPUT_TAGS = "output_tags"
 """Config key of a vertex's last operator: ``{edge id: OutputTag id}`` for edges carrying a side output."""
 
 
-def _on_value(key_selector: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A key selector for ``(value, timestamp)`` records: the key of the value."""
-
-    def get_key(record: Any) -> Any:
-        return key_selector(record[0])
-
-    return get_key
-
-
 def split_side_outputs(
     batch: list[Any], timestamped: bool
 ) -> tuple[list[Any], dict[str, list[Any]]]:
@@ -225,8 +216,6 @@ class RecordWriterDelegate:
                 key_selector = user_method(
                     load(descriptor.key_selector), "get_key", f"key selector of edge {output.edge.id}"
                 )
-                if timestamped:
-                    key_selector = _on_value(key_selector)
             partitioner = create_partitioner(
                 descriptor,
                 subtask_index=env.subtask_index,
@@ -234,6 +223,7 @@ class RecordWriterDelegate:
                 # Routing uses the *consumer's* key groups.
                 max_parallelism=output.consumer_max_parallelism or env.max_parallelism,
                 key_selector=key_selector,
+                timestamped=timestamped,
             )
             writers.append(RecordWriter(output.writer, partitioner, batch_size, env.metrics))
             tags.append(edge_tags.get(output.edge.id))
