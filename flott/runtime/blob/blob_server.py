@@ -47,6 +47,8 @@ from flott.runtime.blob.protocol import (
 log = logging.getLogger(__name__)
 
 _REQUEST_TIMEOUT_S = 10.0
+_COPY_CHUNK_BYTES = 1 << 20
+"""Chunk size when the event loop cannot sendfile (uvloop): the file is copied through the transport."""
 
 
 class BlobServer:
@@ -199,5 +201,10 @@ class BlobServer:
             size = os.fstat(f.fileno()).st_size
             writer.write(f"OK {size}\n".encode("ascii"))
             await writer.drain()
-            await asyncio.get_running_loop().sendfile(writer.transport, f)
+            try:
+                await asyncio.get_running_loop().sendfile(writer.transport, f)
+            except NotImplementedError:  # uvloop has no loop.sendfile: copy in chunks instead
+                while chunk := f.read(_COPY_CHUNK_BYTES):
+                    writer.write(chunk)
+                    await writer.drain()
             await writer.drain()
