@@ -128,23 +128,40 @@ def test_attached_run_on_session_cluster_waits_for_result(
 
 
 @contextlib.contextmanager
-def standalone_cluster(*extra_conf: str) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
+def standalone_cluster(
+    *extra_conf: str, taskmanager_first_s: float = 0.0
+) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
     """``flott jobmanager start`` plus one ``flott taskmanager start -m`` registered with it.
 
-    Yields (REST address, RPC address, the TaskManager's process); stops both by PID.
+    With ``taskmanager_first_s`` the TaskManager starts that long before the JobManager (and
+    must still be running when the JobManager starts). Yields (REST address, RPC address, the
+    TaskManager's process); stops both by PID.
     """
     rest_port, rpc_port = free_port(), free_port()
     conf = ["-D", f"rest.port={rest_port}", "-D", f"jobmanager.rpc.port={rpc_port}", *extra_conf]
     cli = [sys.executable, "-m", "flott.cli.main"]
-    jm = subprocess.Popen(
-        [*cli, "jobmanager", "start", *conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    tm = subprocess.Popen(
-        [*cli, "taskmanager", "start", "-m", f"127.0.0.1:{rpc_port}", *conf],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start_jobmanager() -> None:
+        procs.append(
+            subprocess.Popen(
+                [*cli, "jobmanager", "start", *conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+        )
+
     try:
+        if not taskmanager_first_s:
+            start_jobmanager()
+        tm = subprocess.Popen(
+            [*cli, "taskmanager", "start", "-m", f"127.0.0.1:{rpc_port}", *conf],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        procs.insert(0, tm)
+        if taskmanager_first_s:
+            time.sleep(taskmanager_first_s)
+            assert tm.poll() is None, f"the TaskManager exited ({tm.returncode}) before the JobManager"
+            start_jobmanager()
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -156,10 +173,10 @@ def standalone_cluster(*extra_conf: str) -> Iterator[tuple[str, str, subprocess.
             time.sleep(0.2)
         yield f"127.0.0.1:{rest_port}", f"127.0.0.1:{rpc_port}", tm
     finally:
-        for proc in (tm, jm):
+        for proc in procs:
             if proc.poll() is None:
                 proc.terminate()
-        for proc in (tm, jm):
+        for proc in procs:
             try:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
@@ -215,42 +232,10 @@ def test_killed_standalone_taskmanager_fails_job_by_heartbeat_timeout(run_dir: P
 
 def test_taskmanager_started_before_its_jobmanager_registers_once_it_is_up(run_dir: Path) -> None:
     """As in Flink, start order does not matter: the TaskManager keeps retrying with a backoff."""
-    rest_port, rpc_port = free_port(), free_port()
-    conf = ["-D", f"rest.port={rest_port}", "-D", f"jobmanager.rpc.port={rpc_port}"]
-    conf += ["-D", "heartbeat.timeout=1000", "-D", "cluster.registration.max-timeout=500"]
-    cli = [sys.executable, "-m", "flott.cli.main"]
-    tm = subprocess.Popen(
-        [*cli, "taskmanager", "start", "-m", f"127.0.0.1:{rpc_port}", *conf],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    jm: subprocess.Popen[bytes] | None = None
-    try:
-        time.sleep(3.0)  # longer than the heartbeat timeout
-        assert tm.poll() is None, tm.stderr.read().decode() if tm.stderr else ""
-        jm = subprocess.Popen(
-            [*cli, "jobmanager", "start", *conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if get_json(f"http://127.0.0.1:{rest_port}/overview")["taskmanagers"] == 1:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "the early TaskManager never registered"
-            time.sleep(0.2)
-    finally:
-        for proc in (tm, jm):
-            if proc is not None and proc.poll() is None:
-                proc.terminate()
-        for proc in (tm, jm):
-            if proc is not None:
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+    conf = ["-D", "heartbeat.timeout=1000", "-D", "cluster.registration.max-timeout=500"]
+    # 3 s: longer than the heartbeat timeout, after which it used to give up
+    with standalone_cluster(*conf, taskmanager_first_s=3.0) as (_, _, tm):
+        assert tm.poll() is None
 
 
 def test_taskmanager_gives_up_after_its_registration_timeout_with_a_message(run_dir: Path) -> None:
