@@ -141,20 +141,21 @@ def test_session_windows_equal_brute_force(seed: int) -> None:
     assert got == expected
 
 
+class SumValues(AggregateFunction):
+    def create_accumulator(self) -> Any:
+        return 0
+
+    def add(self, value: Any, accumulator: Any) -> Any:
+        return accumulator + value[1]
+
+    def get_result(self, accumulator: Any) -> Any:
+        return accumulator
+
+    def merge(self, a: Any, b: Any) -> Any:
+        return a + b
+
+
 def test_reduce_and_aggregate_are_incremental_with_optional_window_functions() -> None:
-    class Sum(AggregateFunction):
-        def create_accumulator(self) -> Any:
-            return 0
-
-        def add(self, value: Any, accumulator: Any) -> Any:
-            return accumulator + value[1]
-
-        def get_result(self, accumulator: Any) -> Any:
-            return accumulator
-
-        def merge(self, a: Any, b: Any) -> Any:
-            return a + b
-
     class Label(WindowFunction):
         def apply(self, key: Any, window: Any, inputs: Any) -> Any:
             return [(key, window.start, list(inputs))]
@@ -168,7 +169,7 @@ def test_reduce_and_aggregate_are_incremental_with_optional_window_functions() -
     assert sorted(plain.watermark(LONG_MAX)) == [(("a", 3), 999), (("a", 4), 1999), (("b", 5), 999)]
     agg = harness(
         WindowOperatorSpec(
-            assigner, function_kind="aggregate", aggregate_function=Sum(), window_function=Label()
+            assigner, function_kind="aggregate", aggregate_function=SumValues(), window_function=Label()
         )
     )
     agg.process(*records)
@@ -361,20 +362,6 @@ def test_process_window_function_context_state_and_clear() -> None:
     assert [v for v, _ in h.watermark(400)] == [("k", 100, 1, 3, 400)]
     assert sorted(CLEARED) == [0, 100]
     assert h.operator.backend.num_keys("fires") == 0, "clear() removed the per-window state"
-
-
-class SumValues(AggregateFunction):
-    def create_accumulator(self) -> Any:
-        return 0
-
-    def add(self, value: Any, accumulator: Any) -> Any:
-        return accumulator + value[1]
-
-    def get_result(self, accumulator: Any) -> Any:
-        return accumulator
-
-    def merge(self, a: Any, b: Any) -> Any:
-        return a + b
 
 
 def _incremental_spec(assigner: Any, lateness: int, kind: str, window_function: Any) -> WindowOperatorSpec:
