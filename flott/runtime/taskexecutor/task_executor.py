@@ -28,7 +28,7 @@ from typing import Any
 import psutil
 
 from flott.configuration import Configuration
-from flott.errors import FencingTokenError, FlottError, JobNotFoundError, RpcError
+from flott.errors import FencingTokenError, FlottError, JobNotFoundError, RpcConnectionError, RpcError
 from flott.runtime.blob.library_cache import LibraryCacheManager
 from flott.runtime.checkpoint.metadata import TaskStateSnapshot
 from flott.runtime.execution.environment import (
@@ -137,20 +137,28 @@ class TaskExecutor(RpcEndpoint):
         if self._ha:
             self._spawn(self._heartbeat_resource_manager())
             return  # registration follows the leader retrieval's notification
-        # Like Flink: a TaskManager may start before its JobManager; it retries with a doubling
-        # delay (cluster.registration.initial/max-timeout) for taskmanager.registration.timeout.
+        # Like Flink: a TaskManager may start before its JobManager; it retries for
+        # taskmanager.registration.timeout. While nothing listens at the address (the JobManager
+        # is still starting: the usual case when both start together) it retries every
+        # cluster.registration.initial-timeout, since a refused connection costs nothing and the
+        # first TaskManager should register as soon as the JobManager is up; a ResourceManager
+        # that answers but fails the registration is retried with a doubling delay up to
+        # cluster.registration.max-timeout.
+        initial_delay, max_delay = self._registration_delays
         deadline = time.monotonic() + self._registration_timeout
-        delay = self._registration_delays[0]
+        delay = initial_delay
         while True:
             try:
                 await self._rm.register_task_executor(registration)
                 break
             except RpcError as e:
-                if time.monotonic() + delay > deadline:
+                wait = initial_delay if isinstance(e, RpcConnectionError) else delay
+                if time.monotonic() + wait > deadline:
                     raise
-                log.info("registration at %s failed (%s); retrying in %.1f s", self._rm_address, e, delay)
-                await asyncio.sleep(delay)
-                delay = min(2 * delay, self._registration_delays[1])
+                log.info("registration at %s failed (%s); retrying in %.1f s", self._rm_address, e, wait)
+                await asyncio.sleep(wait)
+                if wait == delay:
+                    delay = min(2 * delay, max_delay)
         self._last_rm_contact = time.monotonic()
         self._spawn(self._heartbeat_resource_manager())
 
