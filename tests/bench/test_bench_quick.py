@@ -20,24 +20,9 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from benchlib import java_home, peer_available  # noqa: E402
 
+from tests.bench.markdown import markdown_tables  # noqa: E402
+
 NO_PEERS = "bench/.venv-peers is missing (bench/setup creates it with apache-flink and bytewax)"
-
-
-def _tables(stdout: str) -> list[list[list[str]]]:
-    """The Markdown tables in the output, each a list of rows (header first)."""
-    tables: list[list[list[str]]] = []
-    current: list[list[str]] | None = None
-    for line in stdout.splitlines():
-        if line.startswith("|"):
-            if line.startswith("|---"):
-                continue
-            if current is None:
-                current = []
-                tables.append(current)
-            current.append([c.strip() for c in line.strip("|").split("|")])
-        else:
-            current = None
-    return tables
 
 
 def _run(args: list[str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -56,7 +41,7 @@ def _summary_rows(path: Path) -> dict[str, dict[str, object]]:
 def test_word_count_bench_quick_prints_table(tmp_path: Path) -> None:
     rows = tmp_path / "summary.jsonl"
     proc = _run([str(REPO / "bench" / "word_count.py"), "--quick", "--no-peers", "--summary", str(rows)])
-    throughput, memory = _tables(proc.stdout)[:2]
+    throughput, memory = markdown_tables(proc.stdout)[:2]
     assert [r[0] for r in throughput[1:]] == [
         "bare loop, 1 process",
         "bare loop, 2 processes",
@@ -76,7 +61,7 @@ def test_word_count_bench_quick_prints_table(tmp_path: Path) -> None:
 @pytest.mark.skipif(not peer_available("bytewax"), reason=NO_PEERS)
 def test_word_count_bench_quick_with_bytewax() -> None:
     proc = _run([str(REPO / "bench" / "word_count.py"), "--quick", "--only", "bytewax"])
-    names = [r[0] for r in _tables(proc.stdout)[0][1:]]
+    names = [r[0] for r in markdown_tables(proc.stdout)[0][1:]]
     assert "Bytewax 0.21, 2 processes" in names
     assert "failed" not in proc.stdout.split("### Memory")[0]
 
@@ -84,7 +69,7 @@ def test_word_count_bench_quick_with_bytewax() -> None:
 @pytest.mark.skipif(not (peer_available("pyflink") and java_home()), reason=NO_PEERS + " (or no Java)")
 def test_word_count_bench_quick_with_pyflink() -> None:
     proc = _run([str(REPO / "bench" / "word_count.py"), "--quick", "--only", "pyflink"])
-    names = [r[0] for r in _tables(proc.stdout)[0][1:]]
+    names = [r[0] for r in markdown_tables(proc.stdout)[0][1:]]
     assert "PyFlink 2.3 p=1" in names
     assert "failed" not in proc.stdout.split("### Memory")[0]
 
@@ -95,7 +80,7 @@ def test_rest_bench_quick_prints_table(tmp_path: Path) -> None:
     rows = tmp_path / "summary.jsonl"
     proc = _run([str(REPO / "bench" / "rest_bench.py"), "--quick", "--no-peers", "--summary", str(rows)])
     assert "| GET /overview | flott |" in proc.stdout and "submit" in proc.stdout
-    control = _tables(proc.stdout)[0]
+    control = markdown_tables(proc.stdout)[0]
     savepoint = [r for r in control if r[0] == "savepoint trigger → COMPLETED seen"]
     assert [r[1] for r in savepoint] == ["flott"] and savepoint[0][2].replace(",", "").isdigit()
     summary = _summary_rows(rows)
@@ -107,7 +92,7 @@ def test_rest_bench_quick_prints_table(tmp_path: Path) -> None:
 def test_rest_bench_rest_only_quick(tmp_path: Path) -> None:
     rows = tmp_path / "summary.jsonl"
     proc = _run([str(REPO / "bench" / "rest_bench.py"), "--rest-only", "--quick", "--summary", str(rows)])
-    servers = {(r[0], r[1]) for r in _tables(proc.stdout)[0][1:]}
+    servers = {(r[0], r[1]) for r in markdown_tables(proc.stdout)[0][1:]}
     assert ("GET /jobs/overview", "flott") in servers
     assert ("GET /jobs/overview", "bare aiohttp (flott's JSON)") in servers
     summary = _summary_rows(rows)
@@ -126,7 +111,7 @@ def test_control_plane_bench_quick_against_flink(tmp_path: Path) -> None:
     )
     assert "| GET /overview | Flink 2.3 |" in proc.stdout
     assert "cluster start → REST ready" in proc.stdout
-    control = _tables(proc.stdout)[0]
+    control = markdown_tables(proc.stdout)[0]
     savepoint = {r[1]: r for r in control if r[0] == "savepoint trigger → COMPLETED seen"}
     assert set(savepoint) == {"flott", "Flink 2.3"}
     assert all(r[2].replace(",", "").isdigit() for r in savepoint.values())

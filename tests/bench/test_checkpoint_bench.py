@@ -11,27 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.bench.markdown import markdown_tables
+
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _tables(stdout: str) -> list[list[list[str]]]:
-    """The Markdown tables in the output, each a list of rows (header first)."""
-    tables: list[list[list[str]]] = []
-    current: list[list[str]] | None = None
-    for line in stdout.splitlines():
-        if line.startswith("|"):
-            if line.startswith("|---"):
-                continue
-            if current is None:
-                current = []
-                tables.append(current)
-            current.append([c.strip() for c in line.strip("|").split("|")])
-        else:
-            current = None
-    return tables
-
-
-def test_checkpoint_bench_quick_prints_both_tables(tmp_path: Path) -> None:
+def test_checkpoint_bench_quick_prints_bothmarkdown_tables(tmp_path: Path) -> None:
     rows = tmp_path / "summary.jsonl"
     proc = subprocess.run(
         [
@@ -48,7 +33,7 @@ def test_checkpoint_bench_quick_prints_both_tables(tmp_path: Path) -> None:
         cwd=str(REPO),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    overhead, state = _tables(proc.stdout)[:2]
+    overhead, state = markdown_tables(proc.stdout)[:2]
     assert [r[0] for r in overhead[1:]] == ["no checkpoints", "checkpoint every 1 s"]
     completed = overhead[2][overhead[0].index("checkpoints completed (median)")]
     assert completed.split()[0].isdigit() and int(completed.split()[0]) >= 1
