@@ -254,6 +254,32 @@ class _Operation:
             time.sleep(min(pause, remaining))
             pause = min(pause * 2, 1.0)
 
+    def savepoint(
+        self,
+        job_id: str,
+        trigger_path: str,
+        body: dict[str, Any],
+        detached: bool,
+        *,
+        verb: str,
+        detached_done: str,
+        failed: str,
+    ) -> dict[str, Any] | None:
+        """Trigger a savepoint (``verb``: "savepoint" or "stop-with-savepoint") with Flink's messages.
+
+        Detached: say the trigger id (``detached_done``) and return None; otherwise wait for the
+        savepoint and return the completed operation (a ClickException saying ``failed`` if not).
+        """
+        if detached:
+            click.echo(f"Triggering {verb} in detached mode for job {job_id}.")
+            trigger_id = self.trigger("POST", trigger_path, body)
+            click.echo(f"{detached_done}, triggerId: {trigger_id}")
+            return None
+        click.echo(f"Triggering {verb} for job {job_id}.")
+        trigger_id = self.trigger("POST", trigger_path, body)
+        click.echo("Waiting for response...")
+        return self.wait(f"/jobs/{job_id}/savepoints/{trigger_id}", failed, trigger_id)
+
 
 def trigger_savepoint(
     config: Configuration,
@@ -272,19 +298,17 @@ def trigger_savepoint(
         "formatType": format_type,
         "triggerId": secrets.token_hex(16),
     }
-    if detached:
-        click.echo(f"Triggering savepoint in detached mode for job {job_id}.")
-        trigger_id = op.trigger("POST", f"/jobs/{job_id}/savepoints", body)
-        click.echo(f"Successfully trigger manual savepoint, triggerId: {trigger_id}")
-        return 0
-    click.echo(f"Triggering savepoint for job {job_id}.")
-    trigger_id = op.trigger("POST", f"/jobs/{job_id}/savepoints", body)
-    click.echo("Waiting for response...")
-    result = op.wait(
-        f"/jobs/{job_id}/savepoints/{trigger_id}",
-        f"Triggering a savepoint for the job {job_id} failed.",
-        trigger_id,
+    result = op.savepoint(
+        job_id,
+        f"/jobs/{job_id}/savepoints",
+        body,
+        detached,
+        verb="savepoint",
+        detached_done="Successfully trigger manual savepoint",
+        failed=f"Triggering a savepoint for the job {job_id} failed.",
     )
+    if result is None:
+        return 0
     click.echo(f"Savepoint completed. Path: {result.get('location', '')}")
     click.echo("You can resume your program from this savepoint with the run command.")
     return 0
@@ -322,19 +346,17 @@ def stop_with_savepoint(
         "triggerId": secrets.token_hex(16),
     }
     click.echo(f'{"Draining" if drain else "Suspending"} job "{job_id}" with a {format_type} savepoint.')
-    if detached:
-        click.echo(f"Triggering stop-with-savepoint in detached mode for job {job_id}.")
-        trigger_id = op.trigger("POST", f"/jobs/{job_id}/stop", body)
-        click.echo(f"Successfully trigger stop with savepoint, triggerId: {trigger_id}")
-        return 0
-    click.echo(f"Triggering stop-with-savepoint for job {job_id}.")
-    trigger_id = op.trigger("POST", f"/jobs/{job_id}/stop", body)
-    click.echo("Waiting for response...")
-    result = op.wait(
-        f"/jobs/{job_id}/savepoints/{trigger_id}",
-        f'Could not stop with a savepoint job "{job_id}".',
-        trigger_id,
+    result = op.savepoint(
+        job_id,
+        f"/jobs/{job_id}/stop",
+        body,
+        detached,
+        verb="stop-with-savepoint",
+        detached_done="Successfully trigger stop with savepoint",
+        failed=f'Could not stop with a savepoint job "{job_id}".',
     )
+    if result is None:
+        return 0
     click.echo(f"Savepoint completed. Path: {result.get('location', '')}")
     return 0
 
