@@ -215,6 +215,15 @@ class HaCluster:
             time.sleep(0.05)
         raise AssertionError(f"no leader within {timeout}s\n{self.logs()}")
 
+    def start_leader_and_standby(self) -> tuple[JobManager, JobManager]:
+        """Two JobManagers and two TaskManagers; once ready, (the leader, the standby)."""
+        for _ in range(2):
+            self.start_jobmanager()
+        for _ in range(2):
+            self.start_taskmanager()
+        leader = self.wait_ready(2)
+        return leader, next(jm for jm in self.jobmanagers if jm is not leader)
+
     def wait_ready(self, task_managers: int, timeout: float = 60.0) -> JobManager:
         """A leader whose ResourceManager has ``task_managers`` registered; every JobManager's REST up."""
         deadline = time.monotonic() + timeout

@@ -130,12 +130,7 @@ def test_killed_leader_twice_job_continues_from_its_latest_checkpoint(
     cluster: HaCluster, tmp_path: Path
 ) -> None:
     c = cluster
-    c.start_jobmanager()
-    c.start_jobmanager()
-    c.start_taskmanager()
-    c.start_taskmanager()
-    leader = c.wait_ready(2)
-    standby = next(jm for jm in c.jobmanagers if jm is not leader)
+    leader, standby = c.start_leader_and_standby()
 
     # a job that finishes before any failover
     done_out = tmp_path / "done"
@@ -200,12 +195,7 @@ def test_submission_racing_the_failover_is_never_acknowledged_and_lost(
     cluster: HaCluster, tmp_path: Path
 ) -> None:
     c = cluster
-    c.start_jobmanager()
-    c.start_jobmanager()
-    c.start_taskmanager()
-    c.start_taskmanager()
-    leader = c.wait_ready(2)
-    standby = next(jm for jm in c.jobmanagers if jm is not leader)
+    leader, standby = c.start_leader_and_standby()
 
     # acknowledged by the leader, which dies right after: the next leader runs it, with the
     # Python file the job shipped (--pyFiles), which has to survive the leader too
@@ -326,11 +316,7 @@ def test_leader_cut_off_from_zookeeper_stops_leading_and_is_fenced(
     zk = private_zookeeper
     c = HaCluster(zk.hosts, tmp_path / "cluster", zk_root, int(SESSION_TIMEOUT_S * 1000))
     try:
-        c.start_jobmanager()
-        c.start_jobmanager()
-        c.start_taskmanager()
-        c.start_taskmanager()
-        leader = c.wait_ready(2)
+        leader, _ = c.start_leader_and_standby()
         out = tmp_path / "out"
         run = c.submit(leader, str(out), (tmp_path / "chk").as_uri(), str(LONG_N), DELAY_MS)
         assert run.returncode == 0, run.stderr
