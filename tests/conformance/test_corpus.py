@@ -35,7 +35,8 @@ def _param(name: str) -> object:
 def test_every_program_has_a_golden_output() -> None:
     assert len(NAMES) >= 40
     for name in NAMES:
-        assert (corpus.GOLDEN / f"{name}.stdout").exists(), f"{name}: no golden output; run scripts/conformance --regen {name}"
+        golden = corpus.GOLDEN / f"{name}.stdout"
+        assert golden.exists(), f"{name}: no golden output; run scripts/conformance --regen {name}"
 
 
 @pytest.mark.parametrize("name", [_param(n) for n in NAMES])

@@ -1,4 +1,4 @@
-from pyflink.common import Duration, Time, Types, WatermarkStrategy
+from pyflink.common import Time, Types, WatermarkStrategy
 from pyflink.common.watermark_strategy import TimestampAssigner
 from pyflink.datastream import StreamExecutionEnvironment
 from pyflink.datastream.functions import AggregateFunction, ProcessWindowFunction
