@@ -174,25 +174,37 @@ def describe_class(cls: type, canonical: dict[int, tuple[str, str]]) -> dict[str
         entry["enum_members"] = {name: _default_repr(m.value) for name, m in cls.__members__.items()}
     else:
         entry["methods"]["__init__"] = _constructor(cls)
-    for name, raw in cls.__dict__.items():
-        if not _public(name) or name == "__init__":
+    # Members are described where they are visible to a user: on the class itself, plus
+    # those it inherits from bases the snapshot does not describe (PyFlink's internal
+    # ``Function``, ``KeyedStateStore``...), unless something nearer in the MRO shadows them.
+    package = cls.__module__.split(".")[0]
+    seen: set[str] = set()
+    for klass in cls.__mro__:
+        if klass is not cls and (id(klass) in canonical or klass.__module__.split(".")[0] != package):
+            seen.update(klass.__dict__)
             continue
-        if is_enum and name in cls.__members__:
-            continue
-        if isinstance(raw, type):
-            if raw.__qualname__ == f"{cls.__qualname__}.{name}" and raw.__module__ == cls.__module__:
-                entry["classes"][name] = describe_class(raw, canonical)
-            elif id(raw) in canonical:
-                module, qualname = canonical[id(raw)]
-                entry["aliases"][name] = {"module": module, "qualname": qualname}
-            continue
-        member = _member(raw)
-        if raw is None and name in USER_DUNDERS:
-            continue  # e.g. __hash__ = None: PyFlink's objects are unhashable, flott's may be
-        if member is not None:
-            entry["methods"][name] = member
-        elif isinstance(raw, _SIMPLE):
-            entry["attributes"][name] = _default_repr(raw)
+        for name, raw in klass.__dict__.items():
+            if name in seen:
+                continue
+            seen.add(name)
+            if not _public(name) or name == "__init__" or (is_enum and name in cls.__members__):
+                continue
+            if isinstance(raw, type):
+                if klass is not cls:
+                    continue
+                if raw.__qualname__ == f"{cls.__qualname__}.{name}" and raw.__module__ == cls.__module__:
+                    entry["classes"][name] = describe_class(raw, canonical)
+                elif id(raw) in canonical:
+                    module, qualname = canonical[id(raw)]
+                    entry["aliases"][name] = {"module": module, "qualname": qualname}
+                continue
+            if raw is None and name in USER_DUNDERS:
+                continue  # e.g. __hash__ = None: PyFlink's objects are unhashable, flott's may be
+            member = _member(raw)
+            if member is not None:
+                entry["methods"][name] = member
+            elif isinstance(raw, _SIMPLE):
+                entry["attributes"][name] = _default_repr(raw)
     return {key: value for key, value in entry.items() if value or key == "methods"}
 
 

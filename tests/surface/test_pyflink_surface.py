@@ -102,7 +102,10 @@ def _reference_module() -> types.ModuleType:
     class Base:
         pass
 
-    class Fn(Base, Generic[T, W]):
+    class Function:  # not exported: its methods count as Fn's own
+        def open(self, runtime_context: Any) -> None: ...
+
+    class Fn(Base, Function, Generic[T, W]):
         class Context(Generic[W]):
             def window(self) -> Any: ...
 
@@ -124,7 +127,7 @@ def _reference_module() -> types.ModuleType:
     module.Base, module.Fn, module.Wrapped, module.Mode = Base, Fn, Wrapped, Mode
     module.LIMIT = 10
     module.__all__ = ["Base", "Fn", "LIMIT", "Mode", "Wrapped"]
-    for cls in (Base, Fn, Fn.Context, Wrapped, Mode):
+    for cls in (Base, Function, Fn, Fn.Context, Wrapped, Mode):
         cls.__module__ = "surfref.mod"
     return module
 
@@ -156,7 +159,11 @@ class ImplMode(enum.Enum):
     OFF = 1
 
 
-class GoodFn(ImplBase, Generic[T, W]):
+class ImplFunction:
+    def open(self, runtime_context: Any) -> None: ...
+
+
+class GoodFn(ImplBase, ImplFunction, Generic[T, W]):
     class Context(Generic[W]):
         def window(self) -> Any: ...
 
@@ -215,7 +222,7 @@ def test_missing_things_and_wrong_kinds_are_found(monkeypatch: pytest.MonkeyPatc
     class NoStatic(GoodFn[T, W]):
         def of(self, size: int) -> Any: ...  # type: ignore[override]
 
-    class NotOfBase(Generic[T, W]):
+    class NotOfBase(ImplFunction, Generic[T, W]):
         Context = GoodFn.Context
 
         def __init__(self, name: str = "x") -> None: ...
@@ -239,6 +246,15 @@ def test_missing_things_and_wrong_kinds_are_found(monkeypatch: pytest.MonkeyPatc
         "surfref.mod.Wrapped missing-class",
         "surfref.mod.LIMIT missing-constant",
     }
+
+
+def test_methods_inherited_from_bases_pyflink_does_not_export_are_compared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class WrongOpen(GoodFn[T, W]):
+        def open(self, ctx: Any) -> None: ...
+
+    assert _differences(monkeypatch, **{**GOOD, "Fn": WrongOpen}) == {"surfref.mod.Fn.open signature"}
 
 
 def test_a_missing_module_is_one_difference(monkeypatch: pytest.MonkeyPatch) -> None:
