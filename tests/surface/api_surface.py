@@ -228,6 +228,22 @@ def describe(module_names: list[str]) -> dict[str, Any]:
     """The snapshot of ``module_names`` (all importable): ``{module: {classes, aliases, ...}}``."""
     modules = {name: importlib.import_module(name) for name in module_names}
     public = {name: _module_names(m) for name, m in modules.items()}
+    # Packages also hand out what they install beyond __all__ (pyflink.datastream.connectors
+    # sets FileSource, NumberSequenceSource... as attributes): those of walked modules count.
+    for name, module in modules.items():
+        if hasattr(module, "__path__") and hasattr(module, "__all__"):
+            for attr, obj in vars(module).items():
+                home = getattr(obj, "__module__", None)
+                if (
+                    not attr.startswith("_")
+                    and (isinstance(obj, type) or inspect.isfunction(obj))
+                    and home in modules
+                    and home != name
+                    and obj.__qualname__ in public[home]
+                    and attr not in public[name]
+                ):
+                    public[name].append(attr)
+            public[name].sort()
     # Where each public class or function is described: the module that defines it,
     # when that module is walked and lists it; else the first walked module exporting it.
     canonical: dict[int, tuple[str, str]] = {}
