@@ -11,8 +11,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from flott.client.pipeline_executor import EmbeddedExecutor
-from flott.common import Duration, Encoder, WatermarkStrategy
+from flott.common import Encoder, Time, WatermarkStrategy
 from flott.common.watermark_strategy import TimestampAssigner
 from flott.datastream import StreamExecutionEnvironment
 from flott.datastream.connectors.file_system import FileSink
@@ -52,6 +54,7 @@ def _records(path: Path) -> list[Any]:
     return sorted(ast.literal_eval(line) for line in read_output_lines(path))
 
 
+@pytest.mark.filterwarnings("ignore::flott.graph.MissingUidWarning")
 def test_generic_process_window_functions_with_subscripted_contexts_run(
     tmp_path: Path, embedded: EmbeddedExecutor
 ) -> None:
@@ -59,7 +62,7 @@ def test_generic_process_window_functions_with_subscripted_contexts_run(
     env.set_parallelism(2)
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(ByTimestamp())
     events = env.from_collection(EVENTS).assign_timestamps_and_watermarks(strategy)
-    windows = TumblingEventTimeWindows.of(Duration.of_millis(10))
+    windows = TumblingEventTimeWindows.of(Time.milliseconds(10))
     events.key_by(lambda e: e[0]).window(windows).process(KeyedContents()).sink_to(_sink(tmp_path / "keyed"))
     events.window_all(windows).process(AllContents()).sink_to(_sink(tmp_path / "all"))
     env.execute("generic window functions")
