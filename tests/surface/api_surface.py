@@ -470,9 +470,16 @@ class Comparison:
                 text = f"Generic[{', '.join(have)}]" if have else "not subscriptable"
                 out.append(Difference(path, "generic", f"PyFlink Generic[{', '.join(wanted)}], flott {text}"))
         members = getattr(cls, "__members__", {})
-        for member in sorted(theirs.get("enum_members", {})):
+        other_values = []
+        for member, value in sorted(theirs.get("enum_members", {}).items()):
             if member not in members:
                 out.append(Difference(f"{path}.{member}", "missing-enum-member"))
+            elif _default_repr(members[member].value) != value:
+                other_values.append(
+                    f"{member}: PyFlink {value}, flott {_default_repr(members[member].value)}"
+                )
+        if other_values:  # one difference per enum: the values are one design choice
+            out.append(Difference(path, "enum-values", "; ".join(other_values)))
         for name, entry in sorted(theirs.get("methods", {}).items()):
             out += self.compare_member(f"{path}.{name}", name, entry, cls)
         for name, value in sorted(theirs.get("attributes", {}).items()):

@@ -240,6 +240,12 @@ def test_missing_things_and_wrong_kinds_are_found(monkeypatch: pytest.MonkeyPatc
     assert _differences(monkeypatch, **{**GOOD, "Mode": HalfMode}) == {
         "surfref.mod.Mode.OFF missing-enum-member"
     }
+
+    class Renumbered(enum.Enum):
+        ON = 1
+        OFF = 0
+
+    assert _differences(monkeypatch, **{**GOOD, "Mode": Renumbered}) == {"surfref.mod.Mode enum-values"}
     assert _differences(monkeypatch, **{**GOOD, "LIMIT": 11}) == {"surfref.mod.LIMIT value"}
     without = {k: v for k, v in GOOD.items() if k not in ("Wrapped", "LIMIT")}
     assert _differences(monkeypatch, **without) == {
