@@ -18,6 +18,9 @@ PARALLELISM_DEFAULT = -1
 class ExecutionConfig:
     """Settings that apply to one job's execution."""
 
+    PARALLELISM_DEFAULT = PARALLELISM_DEFAULT
+    PARALLELISM_UNKNOWN = -2  # Flink's marker for "not known yet" (never set by flott)
+
     def __init__(self, j_execution_config: Any = None) -> None:
         self._parallelism = PARALLELISM_DEFAULT
         self._max_parallelism = -1

@@ -14,6 +14,7 @@ __all__ = [
     "ByteArraySchema",
     "DeserializationSchema",
     "Encoder",
+    "RowFieldExtractorSchema",
     "SerializationSchema",
     "SimpleStringSchema",
 ]
@@ -83,6 +84,40 @@ class ByteArraySchema(SerializationSchema, DeserializationSchema):
 
     def deserialize(self, message: bytes) -> bytes:
         return message
+
+
+class RowFieldExtractorSchema(SerializationSchema):
+    """One field of a Row, which must already be bytes (a message key or value, say).
+
+    As Flink's: a missing row or a None field gives empty bytes; an index past the
+    row's arity or a field that is not bytes is an error naming the index.
+    """
+
+    def __init__(self, field_index: int) -> None:
+        if field_index < 0:
+            raise ValueError(f"Field index must be non-negative, got: {field_index}")
+        super().__init__()
+        self._field_index = field_index
+
+    def serialize(self, element: Any) -> bytes:
+        if element is None:
+            return b""
+        if self._field_index >= len(element):
+            raise ValueError(f"Cannot access field {self._field_index} in Row with arity {len(element)}")
+        field = element[self._field_index]
+        if field is None:
+            return b""
+        if not isinstance(field, bytes | bytearray):
+            raise ValueError(
+                f"Field at index {self._field_index} must be of type bytes, but was {type(field).__name__}"
+            )
+        return bytes(field)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RowFieldExtractorSchema) and other._field_index == self._field_index
+
+    def __hash__(self) -> int:
+        return self._field_index
 
 
 class Encoder:

@@ -25,6 +25,9 @@ class TypeSerializer(ABC, Generic[T]):
     @abstractmethod
     def deserialize(self, stream: BytesIO) -> T: ...
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other)
 

@@ -32,6 +32,8 @@ class CheckpointStorage:
 class JobManagerCheckpointStorage(CheckpointStorage):
     """Checkpoints kept in the JobManager's memory (small state, tests)."""
 
+    DEFAULT_MAX_STATE_SIZE = DEFAULT_MAX_STATE_SIZE
+
     def __init__(self, checkpoint_path: str | None = None, max_state_size: int | None = None) -> None:
         if max_state_size is not None and max_state_size <= 0:
             raise ValueError("max_state_size must be > 0")
@@ -56,9 +58,16 @@ class JobManagerCheckpointStorage(CheckpointStorage):
     def __repr__(self) -> str:
         return f"JobManagerCheckpointStorage({self._checkpoint_path!r})"
 
+    def __str__(self) -> str:
+        """Java's text for this storage (``str(storage)`` in PyFlink)."""
+        size = self._max_state_size
+        return f"JobManagerCheckpointStorage (checkpoints to JobManager) ( maxStateSize: {size})"
+
 
 class FileSystemCheckpointStorage(CheckpointStorage):
     """Checkpoints written to a file system path (any fsspec URL)."""
+
+    MAX_FILE_STATE_THRESHOLD = 1024 * 1024  # the largest file-state-size threshold Flink accepts
 
     def __init__(
         self,

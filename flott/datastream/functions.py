@@ -34,6 +34,7 @@ IN2 = TypeVar("IN2")
 OUT = TypeVar("OUT")
 KEY = TypeVar("KEY")
 W = TypeVar("W")
+W2 = TypeVar("W2")  # a nested Context's own window parameter, as in PyFlink
 
 __all__ = [
     "AggregateFunction",
@@ -269,9 +270,9 @@ class AllWindowFunction(Function, Generic[IN, OUT, W]):
 
 
 class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
-    class Context(ABC):
+    class Context(ABC, Generic[W2]):
         @abstractmethod
-        def window(self) -> Any: ...
+        def window(self) -> W2: ...
 
         @abstractmethod
         def current_processing_time(self) -> int: ...
@@ -293,9 +294,9 @@ class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
 
 
 class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
-    class Context(ABC):
+    class Context(ABC, Generic[W2]):
         @abstractmethod
-        def window(self) -> Any: ...
+        def window(self) -> W2: ...
 
         @abstractmethod
         def window_state(self) -> KeyedStateStore: ...

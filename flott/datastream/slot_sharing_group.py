@@ -13,7 +13,9 @@ from typing import Any
 class MemorySize:
     """A number of bytes with the unit accessors PyFlink has."""
 
-    def __init__(self, bytes_size: int = 0) -> None:
+    def __init__(self, bytes_size: int | None = None) -> None:
+        if bytes_size is None:
+            raise ValueError("MemorySize needs bytes_size (or use MemorySize.of_mebi_bytes)")
         if bytes_size < 0:
             raise ValueError("memory size must be >= 0")
         self._bytes = int(bytes_size)
@@ -46,6 +48,25 @@ class MemorySize:
     def __repr__(self) -> str:
         return f"MemorySize({self._bytes} bytes)"
 
+    def __lt__(self, other: MemorySize) -> bool:
+        if not isinstance(other, MemorySize):
+            raise TypeError(f"Does not support comparison with non-MemorySize {other}")
+        return self._bytes < other._bytes
+
+    def __le__(self, other: MemorySize) -> bool:
+        return self == other or self < other
+
+    def __str__(self) -> str:
+        """Flink's MemorySize text: the largest unit dividing the size exactly (bytes if even tb does)."""
+        unit, name = 1, "bytes"
+        for multiplier, unit_name in ((1 << 10, "kb"), (1 << 20, "mb"), (1 << 30, "gb"), (1 << 40, "tb")):
+            if self._bytes % multiplier:
+                break
+            unit, name = multiplier, unit_name
+        else:
+            unit, name = 1, "bytes"  # a multiple of every unit: Flink falls back to bytes
+        return f"{self._bytes // unit} {name}"
+
 
 class SlotSharingGroup:
     """A named slot sharing group, optionally with a resource profile."""
@@ -67,15 +88,15 @@ class SlotSharingGroup:
             self._task_heap_memory = task_heap_memory
             return self
 
-        def set_task_heap_memory_mb(self, task_heap_mb: int) -> SlotSharingGroup.Builder:
-            return self.set_task_heap_memory(MemorySize.of_mebi_bytes(task_heap_mb))
+        def set_task_heap_memory_mb(self, task_heap_memory_mb: int) -> SlotSharingGroup.Builder:
+            return self.set_task_heap_memory(MemorySize.of_mebi_bytes(task_heap_memory_mb))
 
         def set_task_off_heap_memory(self, task_off_heap_memory: MemorySize) -> SlotSharingGroup.Builder:
             self._task_off_heap_memory = task_off_heap_memory
             return self
 
-        def set_task_off_heap_memory_mb(self, task_off_heap_mb: int) -> SlotSharingGroup.Builder:
-            return self.set_task_off_heap_memory(MemorySize.of_mebi_bytes(task_off_heap_mb))
+        def set_task_off_heap_memory_mb(self, task_off_heap_memory_mb: int) -> SlotSharingGroup.Builder:
+            return self.set_task_off_heap_memory(MemorySize.of_mebi_bytes(task_off_heap_memory_mb))
 
         def set_managed_memory(self, managed_memory: MemorySize) -> SlotSharingGroup.Builder:
             self._managed_memory = managed_memory

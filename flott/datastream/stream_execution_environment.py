@@ -471,7 +471,7 @@ class StreamExecutionEnvironment:
         """
         return self.execute_async(job_name).get_job_execution_result().result()
 
-    def execute_async(self, job_name: str | None = None) -> Any:
+    def execute_async(self, job_name: str | None = "Flink Streaming Job") -> Any:
         """Build the job and submit it; returns a JobClient without waiting."""
         from flott.client.pipeline_executor import get_pipeline_executor
         from flott.graph.job_graph_generator import create_job_graph

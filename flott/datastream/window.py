@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable
 from enum import Enum
 from typing import IO, Any, Generic, TypeVar
 
+from flott.common.serializer import TypeSerializer
 from flott.datastream.durations import to_millis
 from flott.datastream.state import ReducingStateDescriptor, State, ValueStateDescriptor
 
@@ -172,7 +173,7 @@ class GlobalWindow(Window):
 # --------------------------------------------------------------------------- serializers
 
 
-class TimeWindowSerializer:
+class TimeWindowSerializer(TypeSerializer[TimeWindow]):
     """Two big-endian longs, as Flink writes a TimeWindow."""
 
     def serialize(self, element: TimeWindow, stream: IO[bytes]) -> None:
@@ -183,7 +184,7 @@ class TimeWindowSerializer:
         return TimeWindow(start, end)
 
 
-class CountWindowSerializer:
+class CountWindowSerializer(TypeSerializer[CountWindow]):
     def serialize(self, element: CountWindow, stream: IO[bytes]) -> None:
         stream.write(struct.pack(">q", element.id))
 
@@ -191,7 +192,7 @@ class CountWindowSerializer:
         return CountWindow(struct.unpack(">q", stream.read(8))[0])
 
 
-class GlobalWindowSerializer:
+class GlobalWindowSerializer(TypeSerializer[GlobalWindow]):
     def serialize(self, element: GlobalWindow, stream: IO[bytes]) -> None:
         stream.write(b"\x00")
 
@@ -269,7 +270,7 @@ class Trigger(ABC, Generic[T, W]):
     def clear(self, window: W, ctx: Trigger.TriggerContext) -> None: ...
 
 
-class EventTimeTrigger(Trigger[Any, TimeWindow]):
+class EventTimeTrigger(Trigger[T, TimeWindow]):
     """Fires once the watermark passes the window's end."""
 
     @staticmethod
@@ -301,7 +302,7 @@ class EventTimeTrigger(Trigger[Any, TimeWindow]):
         ctx.delete_event_time_timer(window.max_timestamp())
 
 
-class ProcessingTimeTrigger(Trigger[Any, TimeWindow]):
+class ProcessingTimeTrigger(Trigger[T, TimeWindow]):
     """Fires when processing time passes the window's end."""
 
     @staticmethod
@@ -348,7 +349,7 @@ def _long_type() -> Any:
     return Types.LONG()
 
 
-class CountTrigger(Trigger[Any, Any]):
+class CountTrigger(Trigger[T, CountWindow]):
     """Fires when ``window_size`` elements have arrived in the window."""
 
     def __init__(self, window_size: int) -> None:
@@ -387,7 +388,7 @@ class CountTrigger(Trigger[Any, Any]):
         ctx.get_partitioned_state(self._count_descriptor).clear()
 
 
-class PurgingTrigger(Trigger[Any, Any]):
+class PurgingTrigger(Trigger[T, Window]):
     """Turns every FIRE of the nested trigger into FIRE_AND_PURGE."""
 
     def __init__(self, nested_trigger: Trigger) -> None:
@@ -422,7 +423,7 @@ class PurgingTrigger(Trigger[Any, Any]):
         self._nested_trigger.clear(window, ctx)
 
 
-class NeverTrigger(Trigger[Any, GlobalWindow]):
+class NeverTrigger(Trigger[T, GlobalWindow]):
     """The default trigger of GlobalWindows: never fires."""
 
     def on_element(
@@ -445,7 +446,7 @@ class NeverTrigger(Trigger[Any, GlobalWindow]):
         return None
 
 
-class _ContinuousTrigger(Trigger[Any, TimeWindow]):
+class _ContinuousTrigger(Trigger[T, TimeWindow]):
     """Fires every ``interval`` ms within a window (and at its end)."""
 
     def __init__(self, interval: int) -> None:
@@ -481,7 +482,7 @@ class _ContinuousTrigger(Trigger[Any, TimeWindow]):
             state.clear()
 
 
-class ContinuousEventTimeTrigger(_ContinuousTrigger):
+class ContinuousEventTimeTrigger(_ContinuousTrigger[T]):
     @staticmethod
     def of(interval: Any) -> ContinuousEventTimeTrigger:
         return ContinuousEventTimeTrigger(to_millis(interval))
@@ -522,7 +523,7 @@ class ContinuousEventTimeTrigger(_ContinuousTrigger):
         ctx.delete_event_time_timer(window.max_timestamp())
 
 
-class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
+class ContinuousProcessingTimeTrigger(_ContinuousTrigger[T]):
     @staticmethod
     def of(interval: Any) -> ContinuousProcessingTimeTrigger:
         return ContinuousProcessingTimeTrigger(to_millis(interval))
@@ -600,7 +601,7 @@ def _check_timestamp(timestamp: int | None) -> int:
     return timestamp
 
 
-class _TumblingWindows(WindowAssigner[Any, TimeWindow]):
+class _TumblingWindows(WindowAssigner[T, TimeWindow]):
     def __init__(self, size: int, offset: int = 0) -> None:
         if size <= 0 or abs(offset) >= size:
             raise ValueError("tumbling windows need size > 0 and |offset| < size")
@@ -618,7 +619,7 @@ class _TumblingWindows(WindowAssigner[Any, TimeWindow]):
         return f"{type(self).__name__}({self._size}, {self._offset})"
 
 
-class TumblingEventTimeWindows(_TumblingWindows):
+class TumblingEventTimeWindows(_TumblingWindows[T]):
     @staticmethod
     def of(size: Any, offset: Any = None) -> TumblingEventTimeWindows:
         return TumblingEventTimeWindows(to_millis(size), 0 if offset is None else to_millis(offset))
@@ -635,7 +636,7 @@ class TumblingEventTimeWindows(_TumblingWindows):
         return True
 
 
-class TumblingProcessingTimeWindows(_TumblingWindows):
+class TumblingProcessingTimeWindows(_TumblingWindows[T]):
     @staticmethod
     def of(size: Any, offset: Any = None) -> TumblingProcessingTimeWindows:
         return TumblingProcessingTimeWindows(to_millis(size), 0 if offset is None else to_millis(offset))
@@ -652,7 +653,7 @@ class TumblingProcessingTimeWindows(_TumblingWindows):
         return False
 
 
-class _SlidingWindows(WindowAssigner[Any, TimeWindow]):
+class _SlidingWindows(WindowAssigner[T, TimeWindow]):
     def __init__(self, size: int, slide: int, offset: int = 0) -> None:
         if size <= 0 or slide <= 0 or abs(offset) >= slide:
             raise ValueError("sliding windows need size > 0, slide > 0 and |offset| < slide")
@@ -675,7 +676,7 @@ class _SlidingWindows(WindowAssigner[Any, TimeWindow]):
         return f"{type(self).__name__}({self._size}, {self._slide}, {self._offset})"
 
 
-class SlidingEventTimeWindows(_SlidingWindows):
+class SlidingEventTimeWindows(_SlidingWindows[T]):
     @staticmethod
     def of(size: Any, slide: Any, offset: Any = None) -> SlidingEventTimeWindows:
         return SlidingEventTimeWindows(
@@ -694,7 +695,7 @@ class SlidingEventTimeWindows(_SlidingWindows):
         return True
 
 
-class SlidingProcessingTimeWindows(_SlidingWindows):
+class SlidingProcessingTimeWindows(_SlidingWindows[T]):
     @staticmethod
     def of(size: Any, slide: Any, offset: Any = None) -> SlidingProcessingTimeWindows:
         return SlidingProcessingTimeWindows(
@@ -720,7 +721,7 @@ class SessionWindowTimeGapExtractor(ABC):
     def extract(self, element: Any) -> int: ...
 
 
-class _SessionWindows(MergingWindowAssigner[Any, TimeWindow]):
+class _SessionWindows(MergingWindowAssigner[T, TimeWindow]):
     def _gap_for(self, element: Any) -> int:
         raise NotImplementedError
 
@@ -739,7 +740,7 @@ class _SessionWindows(MergingWindowAssigner[Any, TimeWindow]):
         return TimeWindowSerializer()
 
 
-class _StaticGap(_SessionWindows):
+class _StaticGap(_SessionWindows[T]):
     def __init__(self, session_gap: int) -> None:
         if session_gap <= 0:
             raise ValueError("session gap must be > 0")
@@ -748,8 +749,11 @@ class _StaticGap(_SessionWindows):
     def _gap_for(self, element: Any) -> int:
         return self._session_gap
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._session_gap})"
 
-class _DynamicGap(_SessionWindows):
+
+class _DynamicGap(_SessionWindows[T]):
     def __init__(self, session_window_time_gap_extractor: SessionWindowTimeGapExtractor) -> None:
         self._extractor = session_window_time_gap_extractor
 
@@ -759,7 +763,7 @@ class _DynamicGap(_SessionWindows):
         return to_millis(extract(element))
 
 
-class DynamicEventTimeSessionWindows(_DynamicGap):
+class DynamicEventTimeSessionWindows(_DynamicGap[T]):
     @staticmethod
     def with_dynamic_gap(extractor: SessionWindowTimeGapExtractor) -> DynamicEventTimeSessionWindows:
         return DynamicEventTimeSessionWindows(extractor)
@@ -776,7 +780,7 @@ class DynamicEventTimeSessionWindows(_DynamicGap):
         return True
 
 
-class DynamicProcessingTimeSessionWindows(_DynamicGap):
+class DynamicProcessingTimeSessionWindows(_DynamicGap[T]):
     @staticmethod
     def with_dynamic_gap(extractor: SessionWindowTimeGapExtractor) -> DynamicProcessingTimeSessionWindows:
         return DynamicProcessingTimeSessionWindows(extractor)
@@ -793,7 +797,7 @@ class DynamicProcessingTimeSessionWindows(_DynamicGap):
         return False
 
 
-class EventTimeSessionWindows(_StaticGap):
+class EventTimeSessionWindows(_StaticGap[T]):
     @staticmethod
     def with_gap(size: Any) -> EventTimeSessionWindows:
         return EventTimeSessionWindows(to_millis(size))
@@ -814,7 +818,7 @@ class EventTimeSessionWindows(_StaticGap):
         return True
 
 
-class ProcessingTimeSessionWindows(_StaticGap):
+class ProcessingTimeSessionWindows(_StaticGap[T]):
     @staticmethod
     def with_gap(size: Any) -> ProcessingTimeSessionWindows:
         return ProcessingTimeSessionWindows(to_millis(size))
@@ -835,7 +839,7 @@ class ProcessingTimeSessionWindows(_StaticGap):
         return False
 
 
-class GlobalWindows(WindowAssigner[Any, GlobalWindow]):
+class GlobalWindows(WindowAssigner[T, GlobalWindow]):
     """One window for everything; only useful with a custom trigger."""
 
     @staticmethod
@@ -853,11 +857,14 @@ class GlobalWindows(WindowAssigner[Any, GlobalWindow]):
     def get_window_serializer(self) -> GlobalWindowSerializer:
         return GlobalWindowSerializer()
 
+    def __repr__(self) -> str:
+        return "GlobalWindows()"
+
     def is_event_time(self) -> bool:
         return False
 
 
-class _CountWindows(WindowAssigner[Any, CountWindow]):
+class _CountWindows(WindowAssigner[T, CountWindow]):
     """Count windows number elements per key through a keyed counter state."""
 
     def __init__(self, window_size: int, window_slide: int) -> None:
@@ -880,7 +887,7 @@ class _CountWindows(WindowAssigner[Any, CountWindow]):
         return False
 
 
-class CountTumblingWindowAssigner(_CountWindows):
+class CountTumblingWindowAssigner(_CountWindows[T]):
     def __init__(self, window_size: int) -> None:
         super().__init__(window_size, window_size)
 
@@ -893,11 +900,14 @@ class CountTumblingWindowAssigner(_CountWindows):
     ) -> list[CountWindow]:
         return [CountWindow(self._next_count(context) // self._window_size)]
 
-    def get_default_trigger(self, env: Any) -> PurgingTrigger:
+    def get_default_trigger(self, env: Any) -> Trigger[Any, Any]:  # PurgingTrigger works on any window
         return PurgingTrigger.of(CountTrigger.of(self._window_size))
 
+    def __repr__(self) -> str:
+        return f"CountTumblingWindowAssigner({self._window_size})"
 
-class CountSlidingWindowAssigner(_CountWindows):
+
+class CountSlidingWindowAssigner(_CountWindows[T]):
     @staticmethod
     def of(window_size: int, window_slide: int) -> CountSlidingWindowAssigner:
         return CountSlidingWindowAssigner(window_size, window_slide)
@@ -914,6 +924,9 @@ class CountSlidingWindowAssigner(_CountWindows):
             window_id -= 1
         return windows
 
-    def get_default_trigger(self, env: Any) -> PurgingTrigger:
+    def get_default_trigger(self, env: Any) -> Trigger[Any, Any]:  # PurgingTrigger works on any window
         # Each CountWindow id collects its own ``window_size`` elements, then fires once.
         return PurgingTrigger.of(CountTrigger.of(self._window_size))
+
+    def __repr__(self) -> str:
+        return f"CountSlidingWindowAssigner({self._window_size}, {self._window_slide})"

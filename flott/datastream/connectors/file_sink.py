@@ -747,7 +747,11 @@ class StreamingFileSink(FileSink):
     def for_row_format(base_path: str, encoder: Encoder) -> StreamingFileSink.DefaultRowFormatBuilder:  # type: ignore[override]
         return StreamingFileSink.DefaultRowFormatBuilder(base_path, encoder)
 
-    class DefaultRowFormatBuilder(FileSink.BaseBuilder):
+    class BaseBuilder(FileSink.BaseBuilder):
+        def with_rolling_policy(self, policy: RollingPolicy) -> Any:  # PyFlink's argument name here
+            return super().with_rolling_policy(policy)
+
+    class DefaultRowFormatBuilder(BaseBuilder):
         def build(self) -> StreamingFileSink:
             return StreamingFileSink(
                 self._base_path,
