@@ -23,6 +23,7 @@ from flott.common.watermark_strategy import WatermarkStrategy
 from flott.datastream import AsyncDataStream, AsyncFunction, StreamExecutionEnvironment
 from flott.datastream.connectors.file_sink import FileSink
 from flott.datastream.connectors.number_seq import NumberSequenceSource
+from tests.e2e.conftest import read_output_lines
 from tests.e2e.test_checkpointing import (
     KEYS,
     assert_exactly_once,
@@ -37,13 +38,17 @@ class SlowLookup(AsyncFunction):
         return [(value % KEYS, 1)]
 
 
-def lookup_job(out: Path, checkpoints: Path, n: int) -> StreamExecutionEnvironment:
+def lookup_job(
+    out: Path, checkpoints: Path, n: int, savepoint: str | None = None
+) -> StreamExecutionEnvironment:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
     env.set_max_parallelism(64)
     env.enable_checkpointing(300)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoints.as_uri())
     env.set_restart_strategy(RestartStrategies.fixed_delay_restart(20, 100))
+    if savepoint is not None:
+        env.configure({"execution.savepoint.path": savepoint})
     numbers = env.from_source(
         NumberSequenceSource(0, n - 1), WatermarkStrategy.no_watermarks(), "numbers"
     ).uid("numbers")
@@ -83,4 +88,17 @@ def test_killing_a_task_executor_mid_lookup_loses_and_duplicates_nothing(
     client.get_job_execution_result().result(timeout=240)
     thread.join()
     assert kills, "the job ended before a TaskExecutor could be killed; make it longer"
+    assert_exactly_once(out, n)
+
+
+def test_a_drained_savepoint_holds_no_lookup_twice(tmp_path: Path, embedded: EmbeddedExecutor) -> None:
+    """``stop --drain`` finishes the lookups in flight before the savepoint: resuming from it
+    neither repeats them nor misses them."""
+    out, chk, sp = tmp_path / "out", tmp_path / "chk", tmp_path / "sp"
+    n = 12_000
+    first = lookup_job(out, chk, n).execute_async("lookups, drained")
+    wait_committed_output(out, timeout_s=60)
+    savepoint = first.stop_with_savepoint(True, str(sp)).result(timeout=120)
+    assert len(read_output_lines(out)) < n, "stopped mid-way"
+    lookup_job(out, chk, n, savepoint=savepoint).execute("lookups, resumed")
     assert_exactly_once(out, n)

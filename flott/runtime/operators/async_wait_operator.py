@@ -57,7 +57,7 @@ from flott.runtime.operators.stream_operator import (
     close_user_function,
     open_user_function,
 )
-from flott.runtime.operators.watermark import WatermarkStatus
+from flott.runtime.operators.watermark import LONG_MAX, WatermarkStatus
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +320,16 @@ class AsyncWaitOperator(StreamOperator):
     # --- checkpoints --------------------------------------------------------------------------
 
     def snapshot_operator_state(self, checkpoint_id: int) -> dict[str, tuple[str, list[Any]]]:
-        """The elements not yet emitted (in flight or waiting for their turn), in input order."""
+        """The elements not yet emitted (in flight or waiting for their turn), in input order.
+
+        After the final watermark (the input ended, or a stop-with-savepoint drains) nothing
+        more comes in: the operator finishes what is in flight first, emitting it ahead of
+        the barrier, so a final checkpoint or drained savepoint holds no in-flight elements
+        (Flink finishes operators before such a snapshot).
+        """
+        if self.current_watermark >= LONG_MAX and not self.queue.is_empty():
+            self._hand_on()
+            self.output.collect(self.end_input())
         elements: list[bytes] = []
         for entry in self.queue.entries():
             if isinstance(entry, WatermarkEntry):
