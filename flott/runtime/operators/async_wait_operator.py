@@ -392,14 +392,20 @@ class AsyncWaitOperator(StreamOperator):
     def _apply(self, outcome: Outcome) -> None:
         entry, kind, payload = outcome
         if kind == TIMED_OUT:
-            payload = self._timeout_call(entry.value)
+            try:
+                payload = self._timeout_call(entry.value)
+            except Exception as e:
+                raise self._noted(e, entry) from None
         elif kind == FAILED:
-            error: BaseException = payload
-            error.add_note(
-                f"Error happens inside the class '{self._class_name}' during handling input '{entry.value}'"
-            )
-            raise error
+            raise self._noted(payload, entry)
         self.queue.complete(entry, self._result_list(payload))
+
+    def _noted(self, error: BaseException, entry: RecordEntry) -> BaseException:
+        """The user's error, noting the input it failed for (PyFlink's wording)."""
+        error.add_note(
+            f"Error happens inside the class '{self._class_name}' during handling input '{entry.value}'"
+        )
+        return error
 
     def _result_list(self, result: Any) -> list[Any]:
         if isinstance(result, list):
