@@ -39,10 +39,10 @@ class SlowLookup(AsyncFunction):
 
 
 def lookup_job(
-    out: Path, checkpoints: Path, n: int, savepoint: str | None = None
+    out: Path, checkpoints: Path, n: int, savepoint: str | None = None, parallelism: int = 2
 ) -> StreamExecutionEnvironment:
     env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_parallelism(2)
+    env.set_parallelism(parallelism)
     env.set_max_parallelism(64)
     env.enable_checkpointing(300)
     env.get_checkpoint_config().set_checkpoint_storage_dir(checkpoints.as_uri())
@@ -101,4 +101,17 @@ def test_a_drained_savepoint_holds_no_lookup_twice(tmp_path: Path, embedded: Emb
     savepoint = first.stop_with_savepoint(True, str(sp)).result(timeout=120)
     assert len(read_output_lines(out)) < n, "stopped mid-way"
     lookup_job(out, chk, n, savepoint=savepoint).execute("lookups, resumed")
+    assert_exactly_once(out, n)
+
+
+def test_lookups_in_flight_at_a_savepoint_are_redistributed_when_resumed_at_another_parallelism(
+    tmp_path: Path, embedded: EmbeddedExecutor
+) -> None:
+    out, chk, sp = tmp_path / "out", tmp_path / "chk", tmp_path / "sp"
+    n = 12_000
+    first = lookup_job(out, chk, n).execute_async("lookups at 2")
+    wait_committed_output(out, timeout_s=60)
+    savepoint = first.stop_with_savepoint(False, str(sp)).result(timeout=120)
+    assert len(read_output_lines(out)) < n, "stopped mid-way"
+    lookup_job(out, chk, n, savepoint=savepoint, parallelism=3).execute("lookups at 3")
     assert_exactly_once(out, n)
