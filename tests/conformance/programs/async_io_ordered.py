@@ -1,5 +1,4 @@
 import asyncio
-from typing import List
 
 from pyflink.common import Time, Types
 from pyflink.datastream import AsyncDataStream, AsyncFunction, RuntimeContext, StreamExecutionEnvironment
@@ -13,7 +12,7 @@ class PriceLookup(AsyncFunction):
     def open(self, runtime_context: RuntimeContext):
         self.prices = dict(PRICES)
 
-    async def async_invoke(self, value: str) -> List[tuple]:
+    async def async_invoke(self, value: str) -> list[tuple]:
         await asyncio.sleep(0.05 * (len(value) % 4))
         return [(value, self.prices.get(value, -1))]
 
@@ -24,9 +23,13 @@ def main():
     fruit = ["elderberry", "fig", "apple", "kiwi", "banana", "cherry", "date", "apple", "fig", "banana"]
     ds = env.from_collection(fruit, type_info=Types.STRING())
     priced = AsyncDataStream.ordered_wait(
-        ds, PriceLookup(), Time.seconds(30), capacity=4,
-        output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
-    priced.map(lambda t: "%s costs %d" % (t[0], t[1]), output_type=Types.STRING()).print()
+        ds,
+        PriceLookup(),
+        Time.seconds(30),
+        capacity=4,
+        output_type=Types.TUPLE([Types.STRING(), Types.INT()]),
+    )
+    priced.map(lambda t: f"{t[0]} costs {t[1]}", output_type=Types.STRING()).print()
     priced.print()
     env.execute("async_io_ordered")
 
