@@ -245,3 +245,28 @@ def test_an_exception_in_async_invoke_fails_the_job_after_the_retries(
     assert "ValueError" in text and "no such customer: 3" in text
     assert "during handling input '3'" in text
     assert "async_invoke" in text, "the user's frame is in the traceback"
+
+
+class FailsInFirstAttempt(AsyncFunction):
+    def open(self, runtime_context: RuntimeContext) -> None:
+        self.attempt = runtime_context.get_attempt_number()
+
+    async def async_invoke(self, value: int) -> list[str]:
+        if self.attempt == 0 and value == 5:
+            raise ConnectionError("service unavailable")
+        return [f"{value} in attempt {self.attempt}"]
+
+
+def test_a_failing_lookup_restarts_the_job_per_its_restart_strategy(
+    tmp_path: Path, embedded: EmbeddedExecutor
+) -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    env.set_restart_strategy(RestartStrategies.fixed_delay_restart(2, 100))
+    numbers = env.from_collection(list(range(10)), type_info=Types.INT())
+    result = AsyncDataStream.ordered_wait(numbers, FailsInFirstAttempt(), Time.seconds(30), 4, Types.STRING())
+    _sink(result, tmp_path / "out")
+    env.execute("restarted async io")
+    assert [line for line in read_output_lines(tmp_path / "out") if "attempt 1" in line] == [
+        f"{i} in attempt 1" for i in range(10)
+    ]
