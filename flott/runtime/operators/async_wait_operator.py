@@ -31,6 +31,7 @@ Outputs keep their input record's timestamp (event-time paths).
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import logging
 import queue
@@ -108,7 +109,10 @@ class AsyncFunctionRunner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._deadlines: collections.deque[tuple[float, asyncio.Task[None]]] = collections.deque()
+        """(deadline, task) of elements with a timeout, in submission (so deadline) order."""
+        self._expiry: asyncio.TimerHandle | None = None
+        self._timed_out: set[asyncio.Task[Any]] = set()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name=f"async-io {self._name}", daemon=True)
@@ -148,7 +152,7 @@ class AsyncFunctionRunner:
         self._ready.set()
         try:
             loop.run_forever()
-            pending = [t for t in self._tasks if not t.done()]
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
             for task in pending:
                 task.cancel()
             if pending:
@@ -160,21 +164,53 @@ class AsyncFunctionRunner:
     def _start_all(self, items: list[tuple[RecordEntry, Any]]) -> None:
         loop = self._loop
         assert loop is not None
-        tasks = self._tasks
+        create_task = loop.create_task
+        element = self._element
+        if self._timeout_s <= 0:
+            for entry, value in items:
+                create_task(element(entry, value))
+            return
+        # One timeout for all: deadlines grow in submission order, so a deque and one timer
+        # replace a timer per element (asyncio.timeout per element halved the throughput).
+        deadline = loop.time() + self._timeout_s
+        deadlines = self._deadlines
+        while deadlines and deadlines[0][1].done():
+            deadlines.popleft()  # answered in time: forget them now, not at their deadline
         for entry, value in items:
-            task = loop.create_task(self._element(entry, value))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+            deadlines.append((deadline, create_task(element(entry, value))))
+        if self._expiry is None:
+            self._expiry = loop.call_at(deadlines[0][0], self._expire)
+
+    def _expire(self) -> None:
+        """Cancel the elements whose deadline passed; re-arm for the next pending one."""
+        loop = self._loop
+        assert loop is not None
+        self._expiry = None
+        deadlines = self._deadlines
+        now = loop.time()
+        while deadlines:
+            deadline, task = deadlines[0]
+            if task.done():
+                deadlines.popleft()
+            elif deadline <= now:
+                deadlines.popleft()
+                self._timed_out.add(task)
+                task.cancel()
+            else:
+                self._expiry = loop.call_at(deadline, self._expire)
+                break
 
     async def _element(self, entry: RecordEntry, value: Any) -> None:
-        if self._timeout_s > 0:
-            try:
-                async with asyncio.timeout(self._timeout_s):
-                    kind, payload = await self._attempts(value)
-            except TimeoutError:
-                kind, payload = TIMED_OUT, None
-        else:
+        try:
             kind, payload = await self._attempts(value)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task not in self._timed_out:
+                raise  # the runner is stopping
+            self._timed_out.discard(task)
+            kind, payload = TIMED_OUT, None
+        if self._timed_out:  # a coroutine that swallowed its cancellation answered after all
+            self._timed_out.discard(asyncio.current_task())  # type: ignore[arg-type]
         self._completions.put((entry, kind, payload))
 
     async def _attempts(self, value: Any) -> tuple[int, Any]:
