@@ -86,7 +86,9 @@ class AsyncFunctionRunner:
     attempt *n* is followed by another if its result or exception satisfies the
     strategy's predicate and ``can_retry(n)``, after ``get_backoff_time_millis(n)``),
     all within one overall timeout (if > 0). On timeout the coroutine is
-    cancelled; the task thread then calls the function's ``timeout()``.
+    cancelled; the task thread then calls the function's ``timeout()``. (PyFlink
+    lets a timed-out coroutine run on and ignores its answer; cancelling frees
+    what it holds, a connection say, and is what asyncio code expects.)
     """
 
     def __init__(
