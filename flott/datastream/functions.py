@@ -377,17 +377,24 @@ class KeyedBroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[KEY, I
 
 
 class AsyncFunction(Function, Generic[IN, OUT]):
-    """Async I/O is not built yet; the interface exists so programs import and subclass it."""
+    """A lookup (or any I/O) per record, as a coroutine (``AsyncDataStream.*_wait``).
+
+    ``async_invoke`` runs on an asyncio loop the operator owns, with up to
+    ``capacity`` records in flight per subtask; it returns the record's outputs
+    as a list. Raising fails the job (and restarts it per the restart strategy).
+    ``timeout`` is called on the task's thread when a record took longer than the
+    operator's timeout; by default it fails the job with a TimeoutError.
+    """
 
     @abstractmethod
     async def async_invoke(self, value: IN) -> list[OUT]: ...
 
     def timeout(self, value: IN) -> list[OUT]:
-        raise TimeoutError(f"async function timed out for {value!r}")
+        raise TimeoutError("Async function call has timed out for input: " + str(value))
 
 
 class AsyncFunctionDescriptor:
-    """How an AsyncFunction is applied (plain data; async I/O comes in a later issue)."""
+    """How an AsyncFunction is applied: what the async wait operator runs (plain data, pickled once)."""
 
     class OutputMode(Enum):
         ORDERED = 0
@@ -398,7 +405,7 @@ class AsyncFunctionDescriptor:
         async_function: AsyncFunction,
         timeout: Any,
         capacity: int,
-        async_retry_strategy: AsyncRetryStrategy | None,
+        async_retry_strategy: AsyncRetryStrategy,
         output_mode: AsyncFunctionDescriptor.OutputMode,
     ) -> None:
         self.async_function = async_function
@@ -409,6 +416,8 @@ class AsyncFunctionDescriptor:
 
 
 class AsyncRetryPredicate(ABC, Generic[OUT]):
+    """Which outcomes of ``async_invoke`` are retried (None: that kind of outcome never is)."""
+
     @abstractmethod
     def result_predicate(self) -> Callable[[list[OUT]], bool] | None: ...
 
@@ -416,26 +425,11 @@ class AsyncRetryPredicate(ABC, Generic[OUT]):
     def exception_predicate(self) -> Callable[[Exception], bool] | None: ...
 
 
-class _Predicates(AsyncRetryPredicate[OUT]):
-    """The predicates given to an AsyncRetryStrategy factory."""
-
-    def __init__(
-        self,
-        result_predicate: Callable[[list[OUT]], bool] | None,
-        exception_predicate: Callable[[Exception], bool] | None,
-    ) -> None:
-        self._result_predicate = result_predicate
-        self._exception_predicate = exception_predicate
-
-    def result_predicate(self) -> Callable[[list[OUT]], bool] | None:
-        return self._result_predicate
-
-    def exception_predicate(self) -> Callable[[Exception], bool] | None:
-        return self._exception_predicate
-
-
 class AsyncRetryStrategy(ABC, Generic[OUT]):
-    """When and how often an async request is retried (plain data; async I/O comes later)."""
+    """When and how often an element's ``async_invoke`` is attempted again.
+
+    The factories build the strategies of ``flott.datastream.async_retry_strategies``.
+    """
 
     @abstractmethod
     def can_retry(self, current_attempts: int) -> bool: ...
@@ -448,7 +442,9 @@ class AsyncRetryStrategy(ABC, Generic[OUT]):
 
     @staticmethod
     def no_restart() -> AsyncRetryStrategy:
-        return _RetryStrategy(0, lambda attempt: -1, _Predicates(None, None))
+        from flott.datastream import async_retry_strategies
+
+        return async_retry_strategies.NO_RETRY_STRATEGY
 
     @staticmethod
     def fixed_delay(
@@ -457,8 +453,11 @@ class AsyncRetryStrategy(ABC, Generic[OUT]):
         result_predicate: Callable[[list[OUT]], bool] | None,
         exception_predicate: Callable[[Exception], bool] | None,
     ) -> AsyncRetryStrategy:
-        predicates = _Predicates(result_predicate, exception_predicate)
-        return _RetryStrategy(max_attempts, lambda attempt: backoff_time_millis, predicates)
+        from flott.datastream.async_retry_strategies import FixedDelayRetryStrategy
+
+        return FixedDelayRetryStrategy(
+            max_attempts, backoff_time_millis, result_predicate, exception_predicate
+        )
 
     @staticmethod
     def exponential_backoff(
@@ -469,30 +468,11 @@ class AsyncRetryStrategy(ABC, Generic[OUT]):
         result_predicate: Callable[[list[OUT]], bool] | None,
         exception_predicate: Callable[[Exception], bool] | None,
     ) -> AsyncRetryStrategy:
-        def backoff(attempt: int) -> int:
-            if attempt <= 1:
-                return initial_delay
-            return int(min(initial_delay * multiplier ** (attempt - 1), max_retry_delay))
+        from flott.datastream.async_retry_strategies import ExponentialBackoffDelayRetryStrategy
 
-        return _RetryStrategy(max_attempts, backoff, _Predicates(result_predicate, exception_predicate))
-
-
-class _RetryStrategy(AsyncRetryStrategy[OUT]):
-    def __init__(
-        self, max_attempts: int, backoff: Callable[[int], int], predicates: AsyncRetryPredicate[OUT]
-    ) -> None:
-        self._max_attempts = max_attempts
-        self._backoff = backoff
-        self._predicates = predicates
-
-    def can_retry(self, current_attempts: int) -> bool:
-        return current_attempts <= self._max_attempts
-
-    def get_backoff_time_millis(self, current_attempts: int) -> int:
-        return self._backoff(current_attempts)
-
-    def get_retry_predicate(self) -> AsyncRetryPredicate[OUT]:
-        return self._predicates
+        return ExponentialBackoffDelayRetryStrategy(
+            max_attempts, initial_delay, max_retry_delay, multiplier, result_predicate, exception_predicate
+        )
 
 
 # --------------------------------------------------------------------------- helpers for the API layer

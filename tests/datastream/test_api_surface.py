@@ -141,16 +141,8 @@ NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
         lambda: StreamExecutionEnvironment.get_execution_environment().create_input(object()),
         "InputFormat",
     ),
-    ("AsyncDataStream.ordered_wait", lambda: _async("ordered_wait"), "async I/O"),
-    ("AsyncDataStream.unordered_wait", lambda: _async("unordered_wait"), "async I/O"),
     ("BroadcastConnectedStream.process", lambda: _broadcast_connected().process(object()), "broadcast state"),
 ]
-
-
-def _async(method: str) -> Any:
-    from flott.datastream import AsyncDataStream
-
-    return getattr(AsyncDataStream, method)(stream(), object(), 1000)
 
 
 def _broadcast_connected() -> Any:

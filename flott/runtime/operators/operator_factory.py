@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flott.errors import InvalidJobGraphError, NotYetSupportedError
+from flott.runtime.operators.async_wait_operator import AsyncWaitOperator
 from flott.runtime.operators.co_operators import (
     CoProcessOperator,
     CoStreamFlatMap,
@@ -31,6 +32,7 @@ _OPERATORS: dict[str, type[StreamOperator]] = {
     "flat_map": StreamFlatMap,
     "filter": StreamFilter,
     "process": ProcessOperator,
+    "async_wait": AsyncWaitOperator,
     "keyed_process": KeyedProcessOperator,
     "reduce": StreamGroupedReduceOperator,
     **dict.fromkeys(AGGREGATION_KINDS, StreamGroupedReduceOperator),

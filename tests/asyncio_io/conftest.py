@@ -1,0 +1,1 @@
+from tests.e2e.conftest import embedded  # noqa: F401  (the embedded-cluster fixture)
