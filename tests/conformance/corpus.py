@@ -6,7 +6,8 @@ printed for it (``scripts/conformance --regen`` records it again). Outputs are c
 lines, because neither system orders records of parallel subtasks; the subtask prefix of PyFlink's print
 sink (``2> ``) is kept as a prefix but not by number, since which subtask a key lands on is the hash's
 business. A program that is meant to fail has ``golden/<name>.stderr-contains``: a substring that the
-error output of both systems contains, and both must exit non-zero.
+error output of both systems contains; both must exit non-zero, and what they printed before failing
+is not compared (it depends on timing on both).
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ def _param(name: str) -> object:
 def test_every_program_has_a_golden_output() -> None:
     assert len(NAMES) >= 40
     for name in NAMES:
-        golden = corpus.GOLDEN / f"{name}.stdout"
-        assert golden.exists(), f"{name}: no golden output; run scripts/conformance --regen {name}"
+        recorded = (corpus.GOLDEN / f"{name}.stdout").exists() or corpus.expected_failure(name)
+        assert recorded, f"{name}: no golden output; run scripts/conformance --regen {name}"
 
 
 @pytest.mark.parametrize("name", [_param(n) for n in NAMES])
@@ -48,6 +48,7 @@ def test_program_prints_what_pyflink_printed(name: str, tmp_path: Path) -> None:
     else:
         assert run.returncode != 0, f"{name} should fail as it does on PyFlink"
         assert failure in run.stderr, run.stderr[-4000:]
+        return  # what a failing job printed before it failed depends on timing, on both systems
     golden = corpus.golden_stdout(name)
     assert corpus.normalized_lines(run.stdout) == corpus.normalized_lines(golden), corpus.differences(
         golden, run.stdout
