@@ -24,6 +24,7 @@ from flott.client.loop_thread import LoopThread, shared_loop_thread
 from flott.common.job_client import JobClient
 from flott.configuration import Configuration
 from flott.runtime.blob.python_artifacts import collect_local_artifacts, describe_local_artifacts
+from flott.runtime.entrypoint.runtime_logging import LOG_FILE, ensure_client_logging
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.minicluster.mini_cluster import MiniCluster
@@ -84,7 +85,12 @@ class EmbeddedExecutor:
     def _execute(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> JobClient:
         wanted = self.config.get_int("local.number-taskmanager")
         n = max(wanted if wanted > 0 else (os.cpu_count() or 1), job_graph.slots_needed())
-        cluster = MiniCluster(self.config, num_task_managers=n)
+        # the embedded cluster's log goes to a file, and its TaskExecutors log to the same one
+        log_path = ensure_client_logging(self.config)
+        config = self.config
+        if not config.contains(LOG_FILE):
+            config = config.with_overrides({LOG_FILE: str(log_path)})
+        cluster = MiniCluster(config, num_task_managers=n)
         self.last_cluster = cluster
         with _live_lock:
             _live_clusters.add(cluster)
