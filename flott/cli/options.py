@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from typing import Any
 
 import click
 
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError
+
+
+class ConfigurationUsageError(click.UsageError):
+    """A bad configuration value: one line naming the key and the value (exit code 2), no usage
+    text (the flags were fine, a value was not)."""
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
 
 
 def verbosity() -> int:
@@ -40,7 +49,7 @@ def load_config(
                 values[key] = value
         config = Configuration.load_default(conf_dir, values)
     except ConfigurationError as e:
-        raise click.UsageError(str(e)) from None
+        raise ConfigurationUsageError(str(e)) from None
     from flott.runtime.entrypoint.runtime_logging import configure_logging
 
     verbose = verbosity()

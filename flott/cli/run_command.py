@@ -257,14 +257,24 @@ def report_program_failure(error: BaseException, entry: ProgramEntry) -> None:
         headline = f"{type(error).__name__}: {error}{at}"
     else:
         headline = f"The program failed{at}: {type(error).__name__}: {error}"
+    verbose = verbosity() > 0
+    if not verbose and not isinstance(error, JobExecutionError):
+        headline += f"{_hint(error)} (-v shows the traceback)"
     console.print(headline, markup=False, style="red")
-    if verbosity() > 0:
+    if verbose:
         if isinstance(error, FlottError):
             sys.stderr.write(format_user_error(error))
         else:
             sys.stderr.write(user_traceback(error, entry))
-    elif not isinstance(error, JobExecutionError):
-        console.print("(flott -v run ... shows the traceback)", markup=False, style="dim")
+
+
+def _hint(error: BaseException) -> str:
+    """What to do about the commonest mistakes, as a clause after the message."""
+    if isinstance(error, ModuleNotFoundError):
+        return "; install it for this interpreter, or ship it with -pyfs / -pyreq"
+    if isinstance(error, SyntaxError):
+        return "; fix the program's syntax"
+    return ""
 
 
 def _own_frames(error: BaseException, entry: ProgramEntry) -> Any:
