@@ -706,6 +706,9 @@ class RestExecutor:
         self.loop = loop or shared_loop_thread()
 
     def execute(self, job_graph: JobGraph) -> JobClient:
+        from flott.client.pipeline_executor import refuse_unshippable_python_options
+
+        refuse_unshippable_python_options(job_graph.config, embedded=False)
         client = RestClusterClient(self.config, self.address)
         try:
             self.loop.run(client.submit_job(job_graph))
