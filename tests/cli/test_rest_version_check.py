@@ -108,8 +108,11 @@ def test_a_cluster_of_this_version_takes_the_job(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert "Job has been submitted with JobID" in done.stdout
         # the JobManager's runtime log went to its file, not to the console
-        log = next((tmp_path / "log").glob("flott-*-standalonesession-*.log")).read_text()
+        log_file = next((tmp_path / "log").glob("flott-*-standalonesession-*.log"))
+        log = log_file.read_text()
         assert f"REST at http://127.0.0.1:{port}" in log and "submitted" in log
+        listed = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/jobmanager/logs").read())
+        assert log_file.name in [entry["name"] for entry in listed["logs"]], listed
 
 
 def test_a_flott_cluster_of_another_version_is_refused(tmp_path: Path) -> None:
