@@ -81,6 +81,22 @@ def _file_level() -> int:
     return level if isinstance(level, int) else logging.INFO
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record arrives (a program, or a test, may
+    replace it after flott's logging was set up)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: object) -> None:
+        pass
+
+
 def configure_logging(
     config: Configuration,
     process: str,
@@ -111,7 +127,7 @@ def configure_logging(
     except OSError as e:  # an unwritable log directory must not keep the job from running
         print(f"flott: cannot write the log file {path} ({e.strerror}); logging to stderr", file=sys.stderr)
         console_level = min(console_level, file_level)
-    console = logging.StreamHandler(sys.stderr)
+    console = _StderrHandler()
     console.setLevel(console_level)
     console.setFormatter(logging.Formatter(CONSOLE_FORMAT))
     handlers.append(console)
