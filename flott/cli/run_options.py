@@ -185,10 +185,34 @@ def resolve_target(target: str | None, jobmanager: str | None, configured: str) 
     help="A requirements.txt the TaskExecutors pip-install for the job; after '#', a directory of "
     "distributions to install from without an index (PyFlink's requirements cache).",
 )
-@click.option("-pyarch", "--pyArchives", "py_archives", default=None, help="Refused: see 'flott run --help'.")
-@click.option("-pyexec", "--pyExecutable", "py_executable", default=None, help="Refused.")
-@click.option("-pyclientexec", "--pyClientExecutable", "py_client_executable", default=None, help="Refused.")
-@click.option("-pypath", "--pyPythonPath", "py_python_path", default=None, help="Refused.")
+@click.option(
+    "-pyarch",
+    "--pyArchives",
+    "py_archives",
+    default=None,
+    help="Refused: flott cannot ship archives to the TaskExecutors' working directory.",
+)
+@click.option(
+    "-pyexec",
+    "--pyExecutable",
+    "py_executable",
+    default=None,
+    help="Refused: functions run in the TaskExecutor's interpreter.",
+)
+@click.option(
+    "-pyclientexec",
+    "--pyClientExecutable",
+    "py_client_executable",
+    default=None,
+    help="Refused: the program runs in flott's interpreter.",
+)
+@click.option(
+    "-pypath",
+    "--pyPythonPath",
+    "py_python_path",
+    default=None,
+    help="Refused: TaskExecutors use their own installation.",
+)
 @click.option("-C", "--classpath", "classpath", default=None, help="Refused: flott has no JVM.")
 @click.option(
     "-sae",
