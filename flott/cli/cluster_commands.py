@@ -124,7 +124,8 @@ def start_cluster(config: Configuration, task_managers: int, config_args: list[s
     address = _rest_address(config)
     ok = asyncio.run(_wait_ready(address, task_managers, time.monotonic() + 60, proc))
     if not ok:
-        click.echo(f"The cluster did not come up; see {log_path}", err=True)
+        runtime_log = runtime_logging.log_file(config, "standalonesession")
+        click.echo(f"The cluster did not come up; see {log_path} and {runtime_log}", err=True)
         _terminate(proc.pid)
         pf.unlink(missing_ok=True)
         return 1
