@@ -2,6 +2,12 @@
 
 A configuration is a flat ``dict[str, str]`` (as in Flink's config.yaml, nested
 YAML maps are flattened with dots), layered: defaults < config file < ``-D``.
+
+The config file is found as Flink finds its ``config.yaml``: in the directory the
+command names (``--configDir``), else in ``$FLOTT_CONF_DIR``, else in ``$FLINK_CONF_DIR``
+(so a Flink installation's own file serves flott too); with none of them, there is no
+file and the defaults apply. A named directory without a ``config.yaml`` is an error,
+not an empty configuration.
 Typed getters parse durations (``10 s``, ``500ms``, ``1 min``) and sizes and
 raise ConfigurationError naming the key for bad values.
 """
@@ -23,23 +29,31 @@ class ConfigOption:
     key: str
     default: str
     description: str
+    integer: bool = False
+    """Read with ``get_int``: a value that is no integer is refused when the configuration loads."""
 
 
 _OPTIONS = [
     ConfigOption("rest.address", "127.0.0.1", "Address clients use to reach the REST endpoint."),
     ConfigOption("rest.bind-address", "127.0.0.1", "Address the REST server binds to."),
-    ConfigOption("rest.port", "8081", "REST port (0 = any free port)."),
-    ConfigOption("rest.retry.max-attempts", "20", "Client retries while the cluster is not reachable."),
+    ConfigOption("rest.port", "8081", "REST port (0 = any free port).", integer=True),
+    ConfigOption(
+        "rest.retry.max-attempts", "20", "Client retries while the cluster is not reachable.", integer=True
+    ),
     ConfigOption("rest.retry.delay", "3000 ms", "Delay between client retries."),
     ConfigOption("jobmanager.rpc.address", "127.0.0.1", "Address of the JobManager's RPC service."),
-    ConfigOption("jobmanager.rpc.port", "6123", "Port of the JobManager's RPC service (0 = any)."),
+    ConfigOption(
+        "jobmanager.rpc.port", "6123", "Port of the JobManager's RPC service (0 = any).", integer=True
+    ),
     ConfigOption("jobmanager.bind-host", "127.0.0.1", "Address the JobManager's RPC service binds to."),
     ConfigOption("taskmanager.host", "127.0.0.1", "Address a TaskExecutor advertises."),
     ConfigOption("taskmanager.bind-host", "127.0.0.1", "Address a TaskExecutor binds to."),
-    ConfigOption("taskmanager.numberOfTaskSlots", "1", "Slots per TaskExecutor."),
-    ConfigOption("taskmanager.data.port", "0", "Data exchange port of a TaskExecutor (0 = any)."),
-    ConfigOption("taskmanager.rpc.port", "0", "RPC port of a TaskExecutor (0 = any)."),
-    ConfigOption("parallelism.default", "1", "Parallelism of jobs that set none."),
+    ConfigOption("taskmanager.numberOfTaskSlots", "1", "Slots per TaskExecutor.", integer=True),
+    ConfigOption(
+        "taskmanager.data.port", "0", "Data exchange port of a TaskExecutor (0 = any).", integer=True
+    ),
+    ConfigOption("taskmanager.rpc.port", "0", "RPC port of a TaskExecutor (0 = any).", integer=True),
+    ConfigOption("parallelism.default", "1", "Parallelism of jobs that set none.", integer=True),
     ConfigOption("heartbeat.interval", "10000", "Heartbeat interval in ms."),
     ConfigOption("heartbeat.timeout", "50000", "Heartbeat timeout in ms."),
     ConfigOption(
@@ -51,9 +65,14 @@ _OPTIONS = [
     ConfigOption("cluster.registration.max-timeout", "30000", "Longest delay between registrations, ms."),
     ConfigOption("pekko.ask.timeout", "10 s", "Timeout of an RPC call."),
     ConfigOption("slot.request.timeout", "300000", "How long a job waits for slots, ms."),
-    ConfigOption("jobstore.max-capacity", "1000", "Finished jobs kept for queries."),
+    ConfigOption("jobstore.max-capacity", "1000", "Finished jobs kept for queries.", integer=True),
     ConfigOption("jobstore.expiration-time", "3600", "Seconds finished jobs are kept."),
-    ConfigOption("local.number-taskmanager", "0", "TaskExecutors of an embedded cluster (0 = one per core)."),
+    ConfigOption(
+        "local.number-taskmanager",
+        "0",
+        "TaskExecutors of an embedded cluster (0 = one per core).",
+        integer=True,
+    ),
     ConfigOption("high-availability.type", "none", "none | zookeeper."),
     ConfigOption("high-availability.zookeeper.path.root", "/flott", "ZooKeeper root node of flott clusters."),
     ConfigOption("high-availability.cluster-id", "/default", "This cluster's node under the root."),
@@ -67,8 +86,15 @@ _OPTIONS = [
     ),
     ConfigOption("high-availability.zookeeper.client.session-timeout", "60000", "Session timeout, ms."),
     ConfigOption("high-availability.zookeeper.client.connection-timeout", "15000", "Connect timeout, ms."),
-    ConfigOption("blob.server.port", "0", "Port of the BlobServer serving job artifacts (0 = any)."),
-    ConfigOption("rest.server.max-content-length", "104857600", "Largest accepted REST request body, bytes."),
+    ConfigOption(
+        "blob.server.port", "0", "Port of the BlobServer serving job artifacts (0 = any).", integer=True
+    ),
+    ConfigOption(
+        "rest.server.max-content-length",
+        "104857600",
+        "Largest accepted REST request body, bytes.",
+        integer=True,
+    ),
     ConfigOption(
         "application.result-retrieval-timeout",
         "60 s",
@@ -78,6 +104,7 @@ _OPTIONS = [
 ]
 
 DEFAULTS: dict[str, str] = {o.key: o.default for o in _OPTIONS}
+_INTEGER_KEYS = frozenset(o.key for o in _OPTIONS if o.integer)
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 _UNITS_S = {
@@ -122,6 +149,36 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     return out
 
 
+CONFIG_FILE_NAME = "config.yaml"
+CONF_DIR_ENV = "FLOTT_CONF_DIR"
+FLINK_CONF_DIR_ENV = "FLINK_CONF_DIR"
+
+
+def find_config_file(conf_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """``config.yaml`` in ``conf_dir``, ``$FLOTT_CONF_DIR`` or ``$FLINK_CONF_DIR`` (first one given)."""
+    if conf_dir is not None:
+        where, source = Path(conf_dir), "--configDir"
+    else:
+        for var in (CONF_DIR_ENV, FLINK_CONF_DIR_ENV):
+            value = os.environ.get(var, "").strip()
+            if value:
+                where, source = Path(value), f"${var}"
+                break
+        else:
+            return None
+    where = where.expanduser()
+    if where.is_file():
+        raise ConfigurationError(
+            f"{source} names a file ({where}); it takes the directory that holds {CONFIG_FILE_NAME}"
+        )
+    if not where.is_dir():
+        raise ConfigurationError(f"{source}: the configuration directory {where} does not exist")
+    path = where / CONFIG_FILE_NAME
+    if not path.is_file():
+        raise ConfigurationError(f"{source}: the configuration directory {where} holds no {CONFIG_FILE_NAME}")
+    return path
+
+
 class Configuration:
     """Layered string configuration with typed getters."""
 
@@ -147,7 +204,18 @@ class Configuration:
                 raise ConfigurationError(f"config file {p} must hold a YAML mapping of keys to values")
             values.update(flatten(data))
         values.update(dynamic or {})
-        return cls(values)
+        config = cls(values)
+        for key in _INTEGER_KEYS & values.keys():
+            config.get_int(key)
+        return config
+
+    @classmethod
+    def load_default(
+        cls, conf_dir: str | os.PathLike[str] | None = None, dynamic: Mapping[str, str] | None = None
+    ) -> Configuration:
+        """The configuration a command starts from: the config file :func:`find_config_file`
+        finds (if any), overridden by ``dynamic`` (``-D``)."""
+        return cls.load(find_config_file(conf_dir), dynamic)
 
     @staticmethod
     def parse_dynamic(items: list[str] | tuple[str, ...]) -> dict[str, str]:

@@ -34,7 +34,6 @@ from typing import Any
 import click
 
 from flott.configuration import Configuration
-from flott.errors import ConfigurationError
 
 _READY_TIMEOUT_S = 60.0
 """How long the client waits for the JobManager's REST endpoint, and (detached) for the job."""
@@ -43,33 +42,29 @@ _STOP_GRACE_S = 15.0
 # --------------------------------------------------------------------------- click commands
 
 
-def _config(config_file: str | None, dynamic: tuple[str, ...], parallelism: int | None) -> Configuration:
-    try:
-        values = Configuration.parse_dynamic(dynamic)
-        if parallelism:
-            values["parallelism.default"] = str(parallelism)
-        return Configuration.load(config_file, values)
-    except ConfigurationError as e:
-        raise click.UsageError(str(e)) from None
+def _config(
+    conf_dir: str | None,
+    dynamic: tuple[str, ...],
+    parallelism: int | None,
+    process: str = "client",
+    own_process: bool = False,
+) -> Configuration:
+    from flott.cli.options import load_config
+
+    overrides = {"parallelism.default": str(parallelism) if parallelism else None}
+    return load_config(conf_dir, dynamic, process, own_process, overrides)
 
 
 def _common_options(fn: Any) -> Any:
+    from flott.cli.options import config_option, dynamic_option
+
     for option in reversed(
         [
             click.option(
                 "-p", "--parallelism", type=int, default=None, help="Default parallelism of the job."
             ),
-            click.option(
-                "-c",
-                "--config",
-                "config_file",
-                type=click.Path(dir_okay=False),
-                default=None,
-                help="A flott/Flink-style YAML config file.",
-            ),
-            click.option(
-                "-D", "dynamic", multiple=True, metavar="KEY=VALUE", help="Set a configuration key."
-            ),
+            config_option,
+            dynamic_option,
         ]
     ):
         fn = option(fn)
@@ -90,7 +85,7 @@ _ARGS = {"ignore_unknown_options": True, "allow_interspersed_args": False}
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def start_application_command(
     parallelism: int | None,
-    config_file: str | None,
+    conf_dir: str | None,
     dynamic: tuple[str, ...],
     detached: bool,
     script: str,
@@ -98,7 +93,8 @@ def start_application_command(
 ) -> None:
     """Run an application cluster for SCRIPT in the foreground: a JobManager that runs this one
     program's job on TaskManagers it starts itself, and exits with the application's status."""
-    sys.exit(start_application(_config(config_file, dynamic, parallelism), script, args, detached))
+    config = _config(conf_dir, dynamic, parallelism, "standalonejob", own_process=True)
+    sys.exit(start_application(config, script, args, detached))
 
 
 @click.command(name="run-application", context_settings=_ARGS)
@@ -118,7 +114,7 @@ def start_application_command(
 def run_application_command(
     target: str,
     parallelism: int | None,
-    config_file: str | None,
+    conf_dir: str | None,
     dynamic: tuple[str, ...],
     detached: bool,
     script: str,
@@ -127,7 +123,7 @@ def run_application_command(
     """Run SCRIPT in application mode: a cluster of its own that ends when its job ends."""
     if target != "local":
         raise click.UsageError(f"--target {target!r}: only 'local' is supported")
-    config = _config(config_file, dynamic, parallelism)
+    config = _config(conf_dir, dynamic, parallelism)
     sys.exit(run_application(config, script, args, detached))
 
 
@@ -406,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("args", nargs=argparse.REMAINDER)
     ns = parser.parse_args(argv)
     config = Configuration(Configuration.parse_dynamic(ns.dynamic))
+    from flott.runtime.entrypoint.runtime_logging import configure_logging
+
+    configure_logging(config, "client", own_process=False)
     return run_program(ns.script, list(ns.args), config, ns.rest, ns.detached)
 
 

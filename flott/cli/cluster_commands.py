@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,14 +21,19 @@ import click
 import psutil
 
 from flott.configuration import Configuration
-from flott.runtime.entrypoint import event_loop
+from flott.runtime.entrypoint import event_loop, runtime_logging
 
 
 def run_dir() -> Path:
-    base = os.environ.get("FLOTT_RUN_DIR") or os.path.join(tempfile.gettempdir(), f"flott-{os.getuid()}")
-    path = Path(base)
+    """flott's run directory (pid files, the processes' stdout), created if missing."""
+    path = runtime_logging.run_dir()
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def with_log_dir(config: Configuration) -> Configuration:
+    """``env.log.dir`` resolved, so the JobManager's ``GET /jobmanager/logs`` lists its log files."""
+    return config.with_overrides({runtime_logging.ENV_LOG_DIR: str(runtime_logging.log_dir(config))})
 
 
 def pid_file(rest_port: int) -> Path:
@@ -41,7 +44,7 @@ def run_jobmanager(config: Configuration, local_task_managers: int) -> int:
     from flott.runtime.entrypoint.session_cluster import run_session_cluster
 
     try:
-        event_loop.run(run_session_cluster(config, local_task_managers))
+        event_loop.run(run_session_cluster(with_log_dir(config), local_task_managers))
     except KeyboardInterrupt:
         return 0
     except Exception as e:  # startup errors (port in use, bad config) end with a message, not a traceback
@@ -121,7 +124,8 @@ def start_cluster(config: Configuration, task_managers: int, config_args: list[s
     address = _rest_address(config)
     ok = asyncio.run(_wait_ready(address, task_managers, time.monotonic() + 60, proc))
     if not ok:
-        click.echo(f"The cluster did not come up; see {log_path}", err=True)
+        runtime_log = runtime_logging.log_file(config, "standalonesession")
+        click.echo(f"The cluster did not come up; see {log_path} and {runtime_log}", err=True)
         _terminate(proc.pid)
         pf.unlink(missing_ok=True)
         return 1

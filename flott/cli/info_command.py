@@ -72,6 +72,12 @@ def print_plan(script: str, args: tuple[str, ...], config: Configuration) -> int
             runpy.run_path(script, run_name="__main__")
     except _PlanCaptured:
         pass
+    except Exception as e:  # the program's own mistake: one message, as under 'flott run'
+        from flott.cli.run_command import report_program_failure
+        from flott.cli.run_options import ProgramEntry
+
+        report_program_failure(e, ProgramEntry("script", script, args))
+        return 1
     finally:
         sys.argv = old_argv
         pipeline_executor.set_context_configuration(None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import os
 import runpy
 import shutil
 import sys
@@ -22,6 +23,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from flott.cli.run_options import ProgramEntry
 from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
 from flott.common.completable_future import CompletableFuture
 from flott.common.job_client import JobClient
@@ -30,7 +32,7 @@ from flott.errors import FlottError, JobSubmissionError
 from flott.runtime.blob.python_artifacts import artifact_kind, collect_local_artifacts, materialize
 from flott.runtime.jobgraph import JobGraph
 
-console = Console(stderr=True, highlight=False)
+console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fmt_count(n: int) -> str:
@@ -89,7 +91,7 @@ class ProgressExecutor:
         self.clients: list[JobClient] = []
 
     def execute(self, job_graph: JobGraph) -> JobClient:
-        console.print(f"Starting an embedded cluster and submitting job '{job_graph.job_name}'")
+        console.print(f"Starting an embedded cluster and submitting job '{job_graph.job_name}'", markup=False)
         client = self._inner.execute(job_graph)
         self.clients.append(client)
         console.print(f"Job has been submitted with JobID {job_graph.job_id}")
@@ -160,13 +162,15 @@ def client_python_files(config: Configuration) -> Iterator[list[str]]:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def run_script(
-    script: str, args: tuple[str, ...], config: Configuration, detached: bool, jobmanager: str | None = None
+NO_JOB_MESSAGE = (
+    "The program didn't contain a job. Perhaps you forgot to call execute() on the execution environment."
+)
+
+
+def run_entry(
+    entry: ProgramEntry, config: Configuration, detached: bool, jobmanager: str | None = None
 ) -> int:
-    path = Path(script)
-    if not path.is_file():
-        console.print(f"[red]error:[/red] no such script: {script}")
-        return 2
+    """``flott run``: the program in plan mode, its jobs on an embedded cluster or at ``jobmanager``."""
     executor: Any
     if jobmanager is not None:
         from flott.client.rest_cluster_client import RestExecutor
@@ -175,31 +179,9 @@ def run_script(
         executor = DetachedExecutor(remote) if detached else _AttachedRemoteExecutor(remote)
     else:
         executor = ProgressExecutor(EmbeddedExecutor(config))
-    old_argv = sys.argv
-    sys.argv = [str(path), *args]
-    sys.path.insert(0, str(path.resolve().parent))
-    from flott.client import pipeline_executor
-
-    pipeline_executor.set_context_configuration(config)
-    try:
-        with use_executor(executor), client_python_files(config):
-            runpy.run_path(str(path), run_name="__main__")
-    except KeyboardInterrupt:
-        console.print("[yellow]Interrupted: cancelling the job[/yellow]")
-        for c in executor.clients:
-            _cancel_quietly(c)
-        return 130
-    except JobSubmissionError as e:
-        console.print("The job could not be submitted.\n" + str(e), markup=False, style="red")
-        return 1
-    except FlottError as e:
-        console.print("The job failed.\n" + str(e), markup=False, style="red")
-        return 1
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    finally:
-        sys.argv = old_argv
-        pipeline_executor.set_context_configuration(None)
+    code = execute_program(entry, config, executor)
+    if code is not None:
+        return code
     for c in executor.clients:
         if detached:
             c.loop.run(c.cluster_client.close())
@@ -207,6 +189,141 @@ def run_script(
             status = c.get_job_status().result(timeout=10).name
             console.print(f"Job {c.get_job_id()} {status}")
     return 0
+
+
+def execute_program(entry: ProgramEntry, config: Configuration, executor: Any) -> int | None:
+    """Run the program with ``executor`` taking its jobs; an exit code if it did not end well.
+
+    What a user got wrong (a failing import, a bad value, a feature flott lacks, a failed job)
+    is one message on stderr and exit code 1; ``-v`` adds the traceback, cut to the program's
+    own frames. A program that submitted no job fails as in Flink.
+    """
+    from flott.client import pipeline_executor
+
+    if entry.kind == "script" and not Path(entry.target).is_file():
+        console.print(f"error: no such script: {entry.target}", markup=False, style="red")
+        return 2
+    old_argv, old_path = sys.argv, list(sys.path)
+    if entry.kind == "script":
+        sys.argv = [entry.target, *entry.args]
+        sys.path.insert(0, str(Path(entry.target).resolve().parent))
+    else:
+        sys.argv = [entry.target, *entry.args]
+        sys.path.insert(0, os.getcwd())
+    pipeline_executor.set_context_configuration(config)
+    try:
+        with use_executor(executor), client_python_files(config):
+            if entry.kind == "script":
+                runpy.run_path(entry.target, run_name="__main__")
+            else:
+                runpy.run_module(entry.target, run_name="__main__", alter_sys=True)
+    except KeyboardInterrupt:
+        console.print("Interrupted: cancelling the job", markup=False, style="yellow")
+        for c in executor.clients:
+            _cancel_quietly(c)
+        return 130
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except Exception as e:  # every failure of the program ends as a message
+        report_program_failure(e, entry)
+        return 1
+    finally:
+        sys.argv = old_argv
+        sys.path[:] = old_path
+        pipeline_executor.set_context_configuration(None)
+    if not executor.clients:
+        console.print(NO_JOB_MESSAGE, markup=False, style="red")
+        return 1
+    return None
+
+
+def report_program_failure(error: BaseException, entry: ProgramEntry) -> None:
+    """One message saying what went wrong (``-v``: and where, in the program's own frames)."""
+    from flott.cli.options import verbosity
+    from flott.client.user_errors import format_user_error
+    from flott.errors import ConfigurationError, JobExecutionError, NotYetSupportedError
+
+    where = program_frame(error, entry)
+    at = f" ({where})" if where else ""
+    if isinstance(error, JobSubmissionError):
+        headline = f"The job could not be submitted: {error}"
+    elif isinstance(error, JobExecutionError):
+        headline = str(error)
+    elif isinstance(error, NotYetSupportedError):
+        headline = f"{error}{at}"
+    elif isinstance(error, ConfigurationError):
+        headline = f"Invalid configuration: {error}{at}"
+    elif isinstance(error, FlottError):
+        headline = f"{type(error).__name__}: {error}{at}"
+    else:
+        headline = f"The program failed{at}: {type(error).__name__}: {error}"
+    verbose = verbosity() > 0
+    if not verbose and not isinstance(error, JobExecutionError):
+        headline += f"{_hint(error)} (-v shows the traceback)"
+    console.print(headline, markup=False, style="red")
+    if verbose:
+        if isinstance(error, FlottError):
+            sys.stderr.write(format_user_error(error))
+        else:
+            sys.stderr.write(user_traceback(error, entry))
+
+
+def _hint(error: BaseException) -> str:
+    """What to do about the commonest mistakes, as a clause after the message."""
+    if isinstance(error, ModuleNotFoundError):
+        return "; install it for this interpreter, or ship it with -pyfs / -pyreq"
+    if isinstance(error, SyntaxError):
+        return "; fix the program's syntax"
+    return ""
+
+
+def _own_frames(error: BaseException, entry: ProgramEntry) -> Any:
+    """The traceback from the program's first frame on (this launcher's frames left out)."""
+    tb = error.__traceback__
+    first = tb
+    while tb is not None:
+        if _is_program_file(tb.tb_frame.f_code.co_filename, entry):
+            return tb
+        tb = tb.tb_next
+    return first
+
+
+def _is_program_file(filename: str, entry: ProgramEntry) -> bool:
+    if entry.kind == "script":
+        return Path(filename).resolve() == Path(entry.target).resolve()
+    return not filename.startswith("<") and not _in_launcher(filename)
+
+
+def _in_launcher(filename: str) -> bool:
+    import click as click_module
+
+    here = Path(filename).resolve()
+    roots = (Path(__file__).resolve().parent, Path(click_module.__file__).resolve().parent)
+    return any(here.is_relative_to(r) for r in roots) or "runpy" in here.name
+
+
+def program_frame(error: BaseException, entry: ProgramEntry) -> str:
+    """``file, line N`` of the program's innermost own frame where ``error`` came through."""
+    tb = _own_frames(error, entry)
+    where = ""
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not _in_flott(filename) and not filename.startswith("<"):
+            where = f"{Path(filename).name}, line {tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
+
+
+def _in_flott(filename: str) -> bool:
+    import flott
+
+    return Path(filename).resolve().is_relative_to(Path(flott.__file__).resolve().parent)
+
+
+def user_traceback(error: BaseException, entry: ProgramEntry) -> str:
+    import traceback
+
+    return "".join(traceback.format_exception(type(error), error, _own_frames(error, entry)))
 
 
 class _AttachedRemoteExecutor:

@@ -94,7 +94,7 @@ from flott.rest.messages.common import (
 from flott.rest.messages.job import JobDetailsInfo, JobExecutionResultResponseBody, MultipleJobsDetails
 from flott.rest.messages.taskmanager import TaskManagerInfo, TaskManagersInfo
 from flott.rest.serialized_throwable import from_serialized_throwable
-from flott.rest.version import REST_API_VERSION
+from flott.rest.version import FLINK_REVISION, FLOTT_VERSION, REST_API_VERSION
 from flott.runtime.blob.python_artifacts import collect_local_artifacts
 from flott.runtime.highavailability.rest_leader_lookup import ha_enabled, lookup_rest_leader
 from flott.runtime.jobgraph import JobGraph, encode_job_graph
@@ -186,6 +186,7 @@ class RestClusterClient:
             sock_read=self.config.get_seconds("rest.idleness-timeout", "5 min"),
         )
         self._session: aiohttp.ClientSession | None = None
+        self._version_checked = False
         self.operation_timeout_s = operation_timeout_s(self.config)
         """How long savepoints, stops, checkpoints, disposals and rescalings are waited for
         (``client.timeout``, default 60 s), unless a call gives its own ``timeout_s``."""
@@ -279,6 +280,9 @@ class RestClusterClient:
         graph_path = Path(graph_name)
         scratch = Path(tempfile.mkdtemp(prefix="flott-submit-"))
         try:
+            if not self._version_checked:
+                await self.check_rest_api_version()
+                self._version_checked = True
             with os.fdopen(fd, "wb") as f:
                 f.write(encode_job_graph(job_graph))
             uploads = self._collect_uploads(job_graph, [os.fspath(a) for a in artifacts], scratch)
@@ -617,16 +621,34 @@ class RestClusterClient:
         await self._call("DELETE", "/cluster", dict)
 
     async def check_rest_api_version(self) -> DashboardConfiguration:
-        """Ask ``GET /v1/config``: a REST API v1 endpoint answers with its version (flott's start ``flott-``).
+        """Make sure the cluster can take this client's jobs, as Flink's client does before it
+        talks to a cluster; raises ClusterError naming both sides' versions if not.
 
-        A 404 means the server does not serve REST API v1 (or is no Flink/flott endpoint at all).
+        ``GET /v1/config`` must answer (a 404: the server serves no REST API v1, or is no
+        Flink/flott endpoint at all), the server must be flott (``flink-revision`` starts with
+        ``flott-``: an Apache Flink cluster cannot run a flott JobGraph), and of this client's
+        flott version, since the JobGraph file and the RPC messages are versioned with it.
         """
         try:
-            return await self._call("GET", "/config", DashboardConfiguration)
+            offered = await self._call("GET", "/config", DashboardConfiguration)
         except RestNotFoundError as e:
             raise ClusterError(
-                f"{self.base_url} does not serve the Flink REST API {REST_API_VERSION}: {e}"
+                f"{self.base_url} does not serve the REST API {REST_API_VERSION} this client speaks "
+                f"(flott {FLOTT_VERSION}): {e}"
             ) from e
+        if not offered.flink_revision.startswith("flott-"):
+            raise ClusterError(
+                f"{self.base_url} is Apache Flink {offered.flink_version} (revision "
+                f"{offered.flink_revision}), not flott: this client (flott {FLOTT_VERSION}, REST API "
+                f"{REST_API_VERSION}) submits flott job graphs, which only a flott cluster runs"
+            )
+        if offered.flink_revision != FLINK_REVISION:
+            raise ClusterError(
+                f"version mismatch: the cluster at {self.base_url} runs {offered.flink_revision} "
+                f"(REST API {REST_API_VERSION}), this client is {FLINK_REVISION}; submit with the "
+                f"cluster's flott version"
+            )
+        return offered
 
     async def __aenter__(self) -> RestClusterClient:
         return self
@@ -684,6 +706,9 @@ class RestExecutor:
         self.loop = loop or shared_loop_thread()
 
     def execute(self, job_graph: JobGraph) -> JobClient:
+        from flott.client.pipeline_executor import refuse_unshippable_python_options
+
+        refuse_unshippable_python_options(job_graph.config, embedded=False)
         client = RestClusterClient(self.config, self.address)
         try:
             self.loop.run(client.submit_job(job_graph))

@@ -221,11 +221,11 @@ def test_run_passes_restore_settings_into_the_job(tmp_path: Path, monkeypatch: p
 
     captured: list[Configuration] = []
 
-    def fake_run(script: str, args: tuple[str, ...], config: Configuration, *rest: Any) -> int:
+    def fake_run(entry: Any, config: Configuration, *rest: Any) -> int:
         captured.append(config)
         return 0
 
-    monkeypatch.setattr(run_command, "run_script", fake_run)
+    monkeypatch.setattr(run_command, "run_entry", fake_run)
     script = tmp_path / "job.py"
     script.write_text("")
     assert invoke("run", "-s", "/sp/savepoint-1", "-n", str(script)).exit_code == 0

@@ -171,7 +171,7 @@ def test_taskmanager_args_point_at_the_jobmanager_service() -> None:
     args = tm["args"]
     assert args[:2] == ["taskmanager", "start"]
     assert args[args.index("-m") + 1] == f"{JM_SERVICE}:{cfg['jobmanager.rpc.port']}"
-    assert args[args.index("-c") + 1] == CONFIG_PATH
+    assert f'{args[args.index("--configDir") + 1]}/config.yaml' == CONFIG_PATH
     dynamic = [args[i + 1] for i, a in enumerate(args) if a == "-D"]
     assert "taskmanager.host=$(POD_IP)" in dynamic
     env = {e["name"]: e for e in tm["env"]}
@@ -181,7 +181,7 @@ def test_taskmanager_args_point_at_the_jobmanager_service() -> None:
 
 def test_jobmanager_args_and_config_mounts() -> None:
     jm = _container(_deployment("jobmanager"))
-    assert jm["args"] == ["jobmanager", "start", "-c", CONFIG_PATH]
+    assert jm["args"] == ["jobmanager", "start", "--configDir", str(Path(CONFIG_PATH).parent)]
     (cm,) = _of_kind("ConfigMap")
     for component in ("jobmanager", "taskmanager"):
         pod = _deployment(component)["spec"]["template"]["spec"]

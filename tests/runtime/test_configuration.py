@@ -50,10 +50,10 @@ def test_bad_files_and_dynamic_options(tmp_path: Path) -> None:
 
 
 def test_cli_reports_config_errors_without_traceback(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.yaml"
+    bad = tmp_path / "config.yaml"
     bad.write_text("- just\n- a list\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "flott.cli.main", "jobmanager", "start", "-c", str(bad)],
+        [sys.executable, "-m", "flott.cli.main", "jobmanager", "start", "--configDir", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -19,6 +19,7 @@ import sys
 
 from flott.configuration import Configuration
 from flott.runtime.entrypoint import event_loop
+from flott.runtime.entrypoint.runtime_logging import configure_logging
 from flott.runtime.highavailability import (
     RESOURCE_MANAGER,
     HighAvailabilityServices,
@@ -82,7 +83,9 @@ async def run_task_executor(config: Configuration, resource_manager_address: str
         if ha_mode:
             if not config.get("high-availability.storageDir", ""):
                 # a TaskExecutor only retrieves leaders: it stores nothing there
-                config = config.with_overrides({"high-availability.storageDir": "memory://flott-taskexecutor"})
+                config = config.with_overrides(
+                    {"high-availability.storageDir": "memory://flott-taskexecutor"}
+                )
             ha = await create_ha_services(config)
             retrieval = ha.get_leader_retrieval_service(RESOURCE_MANAGER)
             retrieval.start(_ResourceManagerListener(te))
@@ -118,11 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-D", dest="dynamic", action="append", default=[])
     args = parser.parse_args(argv)
     config = Configuration(Configuration.parse_dynamic(args.dynamic))
-    logging.basicConfig(
-        level=config.get("taskmanager.log.level", "WARNING").upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s [taskexecutor] %(name)s: %(message)s",
-    )
+    configure_logging(config, "taskexecutor", own_process=True)
     tune_garbage_collector()
     try:
         event_loop.run(run_task_executor(config, args.resource_manager, args.resource_id or new_id()))

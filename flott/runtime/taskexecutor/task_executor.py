@@ -159,6 +159,7 @@ class TaskExecutor(RpcEndpoint):
                 await asyncio.sleep(wait)
                 if wait == delay:
                     delay = min(2 * delay, max_delay)
+        log.info("TaskExecutor %s registered at the ResourceManager %s", self.resource_id, self._rm_address)
         self._last_rm_contact = time.monotonic()
         self._spawn(self._heartbeat_resource_manager())
 
@@ -349,6 +350,7 @@ class TaskExecutor(RpcEndpoint):
     async def _report(
         self, conn: _JobManagerConnection, execution_id: str, state: ExecutionState, error: WireError | None
     ) -> None:
+        log.info("task %s of job %s switched to %s", execution_id, conn.job_id, state.name)
         if state.is_terminal():
             self.tasks.pop(execution_id, None)
             conn.tasks.discard(execution_id)
