@@ -110,6 +110,7 @@ def archive_execution_graph(job_master: JobMaster, endpoints: Mapping[str, str])
                 busy_time_ns=m.busy_time_ns if m else 0,
                 back_pressured_time_ns=m.back_pressured_time_ns if m else 0,
                 idle_time_ns=m.idle_time_ns if m else 0,
+                user_metrics=dict(m.user_metrics) if m else {},
             ))
         vertices.append(ArchivedJobVertex(
             id=v.id, name=v.name, parallelism=v.parallelism, max_parallelism=v.max_parallelism,

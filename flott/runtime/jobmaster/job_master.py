@@ -416,6 +416,8 @@ class JobMaster(RpcEndpoint):
     async def update_task_execution_state(self, state: TaskExecutionState) -> bool:
         if state.execution_id not in self.graph.executions:
             return False
+        if state.metrics is not None:
+            self.metrics[state.execution_id] = state.metrics
         await self._handle(TaskStateChanged(state.execution_id, state.state, state.error))
         return True
 

@@ -47,6 +47,7 @@ from flott.runtime.messages.cluster import (
     TaskExecutorToJobManagerHeartbeat,
 )
 from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskExecutionState
+from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
 from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT
@@ -121,6 +122,7 @@ class TaskExecutor(RpcEndpoint):
         """HA: the leader session of the ResourceManager this TaskExecutor serves (its fencing token)."""
         self._rm_connect: asyncio.Task[None] | None = None
         self._registration: TaskExecutorRegistration | None = None
+        self.metric_registry = MetricRegistry()
 
     async def start(self, data_address: str) -> None:
         self._rpc.register(self)
@@ -341,7 +343,10 @@ class TaskExecutor(RpcEndpoint):
             self._spawn(self._report(conn, tdd.execution_id, state, error))
 
         responder = _CheckpointResponder(self, conn, tdd.execution_id, loop)
-        task = Task(tdd, gates, partitions, loop, report, self._invokable, prepare, responder)
+        task = Task(
+            tdd, gates, partitions, loop, report, self._invokable, prepare, responder,
+            metric_registry=self.metric_registry, task_manager_id=self.resource_id,
+        )
         self.tasks[tdd.execution_id] = task
         conn.tasks.add(tdd.execution_id)
         task.start()
@@ -349,13 +354,15 @@ class TaskExecutor(RpcEndpoint):
     async def _report(
         self, conn: _JobManagerConnection, execution_id: str, state: ExecutionState, error: WireError | None
     ) -> None:
+        final_metrics = None
         if state.is_terminal():
-            self.tasks.pop(execution_id, None)
+            task = self.tasks.pop(execution_id, None)
+            final_metrics = task.final_metrics if task is not None else None
             conn.tasks.discard(execution_id)
             self._release_libraries_if_gone(conn.job_id)
         try:
             await conn.gateway.update_task_execution_state(
-                TaskExecutionState(conn.job_id, execution_id, state, error)
+                TaskExecutionState(conn.job_id, execution_id, state, error, final_metrics)
             )
         except FlottError as e:
             log.warning("reporting %s of %s failed: %s", state.name, execution_id, e)
