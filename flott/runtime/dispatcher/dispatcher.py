@@ -524,6 +524,13 @@ class Dispatcher(RpcEndpoint):
         archived = self._archived(job_id)
         return archived.checkpoint_statistics
 
+    async def deliver_coordination_request(self, job_id: str, operator_id: str, request: bytes) -> bytes:
+        runner = self.runners.get(job_id)
+        if runner is None:
+            self._archived(job_id)
+            raise JobAlreadyTerminalError(f"Job {job_id} is not running; its operators cannot be reached.")
+        return await runner.job_master.deliver_coordination_request(operator_id, request)
+
     async def request_checkpoint_config(self, job_id: str) -> dict[str, Any]:
         runner = self.runners.get(job_id)
         if runner is None:

@@ -143,3 +143,5 @@ class TaskExecutionState(msgspec.Struct, frozen=True):
     error: WireError | None = None
     metrics: TaskMetrics | None = None
     """With a terminal state: the task's final metrics (the last heartbeat may predate them)."""
+    accumulators: dict[str, bytes] = {}
+    """With FINISHED: the task's accumulators, opaque bytes (a collect sink's last results)."""

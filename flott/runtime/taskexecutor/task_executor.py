@@ -355,14 +355,18 @@ class TaskExecutor(RpcEndpoint):
         self, conn: _JobManagerConnection, execution_id: str, state: ExecutionState, error: WireError | None
     ) -> None:
         final_metrics = None
+        accumulators: dict[str, bytes] = {}
         if state.is_terminal():
             task = self.tasks.pop(execution_id, None)
-            final_metrics = task.final_metrics if task is not None else None
+            if task is not None:
+                final_metrics = task.final_metrics
+                if state is ExecutionState.FINISHED:
+                    accumulators = dict(task.env.accumulators)
             conn.tasks.discard(execution_id)
             self._release_libraries_if_gone(conn.job_id)
         try:
             await conn.gateway.update_task_execution_state(
-                TaskExecutionState(conn.job_id, execution_id, state, error, final_metrics)
+                TaskExecutionState(conn.job_id, execution_id, state, error, final_metrics, accumulators)
             )
         except FlottError as e:
             log.warning("reporting %s of %s failed: %s", state.name, execution_id, e)
@@ -391,6 +395,15 @@ class TaskExecutor(RpcEndpoint):
         self._task(execution_id).deliver(
             TriggerCheckpointMail(checkpoint_id, timestamp, checkpoint_type, location, drain)
         )
+
+    async def deliver_coordination_request(
+        self, execution_id: str, operator_id: str, request: bytes
+    ) -> bytes:
+        """A client's request for an operator of a running task (the collect sink): its answer, or
+        ``b""`` while the operator has not registered a handler (not open yet, or closed)."""
+        task = self.tasks.get(execution_id)
+        handler = task.env.coordination_handlers.get(operator_id) if task is not None else None
+        return handler(request) if handler is not None else b""
 
     async def notify_checkpoint_complete(self, execution_id: str, checkpoint_id: int, final: bool) -> None:
         task = self.tasks.get(execution_id)
