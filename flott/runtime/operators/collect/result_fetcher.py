@@ -251,9 +251,10 @@ def execute_and_collect(
     if limit is None:
         return iterator
     results: list[Any] = []
+    type_info = stream.get_type()
     try:
         while len(results) < limit and iterator.has_next():
-            results.append(iterator.next())
+            results.append(collected_value(iterator.next(), type_info))
     finally:
         iterator.close()
     return results
@@ -281,7 +282,30 @@ class CloseableIterator:
         self.close()
 
     def next(self) -> Any:
-        return self._iterator.next()
+        return collected_value(self._iterator.next(), self._type_info)
 
     def close(self) -> None:
         self._iterator.close()
+
+
+def collected_value(value: Any, type_info: Any) -> Any:
+    """A result as PyFlink hands it back for the stream's declared type (its convert_to_python_obj):
+    rows carry the declared field names (``f0, f1 ...`` when unnamed), tuples are tuples."""
+    from flott.common.typeinfo import RowTypeInfo, TupleTypeInfo
+    from flott.common.types import Row
+
+    if isinstance(type_info, RowTypeInfo):
+        types = type_info.get_field_types()
+        if isinstance(value, Row):
+            fields = [collected_value(v, t) for v, t in zip(value, types, strict=False)]
+            row = Row(*fields)
+            row.set_row_kind(value.get_row_kind())
+        elif isinstance(value, (tuple, list)):
+            row = Row(*(collected_value(v, t) for v, t in zip(value, types, strict=False)))
+        else:
+            return value
+        row.set_field_names(type_info.get_field_names())
+        return row
+    if isinstance(type_info, TupleTypeInfo) and isinstance(value, (tuple, list, Row)):
+        return tuple(collected_value(v, t) for v, t in zip(value, type_info.get_field_types(), strict=False))
+    return value
