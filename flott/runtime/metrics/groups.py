@@ -21,6 +21,7 @@ namespace and name.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -141,14 +142,15 @@ class AbstractMetricGroup(MetricGroup):
 
     def dump(self, out: dict[str, str], now: float) -> None:
         """Add ``query name → value`` of this group's and its subgroups' metrics to ``out``."""
-        for name, metric in self._metrics.items():
+        # copies: the task's thread may register metrics (open()) while the heartbeat reads them
+        for name, metric in list(self._metrics.items()):
             try:
                 value = metric_value(metric, now)
             except Exception as e:  # a failing user gauge must not break reporting
                 log.debug("gauge %s failed: %s", self.get_metric_identifier(name), e)
                 continue
             out[self.query_name(name)] = value
-        for group in self._groups.values():
+        for group in list(self._groups.values()):
             group.dump(out, now)
 
     def close(self) -> None:
@@ -212,6 +214,8 @@ class TaskMetricGroup:
             "<task_attempt_num>": str(attempt_number),
         }
         self._operators: dict[str, AbstractMetricGroup] = {}
+        self._dump_lock = threading.Lock()
+        """Dumps come from the heartbeat and, once, from the ending task's thread; meters sample on read."""
 
     def get_or_add_operator(self, operator_id: str, operator_name: str) -> AbstractMetricGroup:
         """The operator's group (one per operator, shared by every function the operator calls)."""
@@ -233,11 +237,17 @@ class TaskMetricGroup:
         return group
 
     def dump(self) -> dict[str, str]:
+        """Every metric's query name and value; never raises (it runs inside the heartbeat)."""
         out: dict[str, str] = {}
-        if self._operators:
-            now = self.registry.clock()
-            for group in list(self._operators.values()):
-                group.dump(out, now)
+        if not self._operators:
+            return out
+        with self._dump_lock:
+            try:
+                now = self.registry.clock()
+                for group in list(self._operators.values()):
+                    group.dump(out, now)
+            except Exception as e:
+                log.warning("reading the user metrics of %s failed: %s", self._variables["<task_name>"], e)
         return out
 
     def close(self) -> None:

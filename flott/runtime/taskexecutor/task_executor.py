@@ -403,7 +403,13 @@ class TaskExecutor(RpcEndpoint):
         ``b""`` while the operator has not registered a handler (not open yet, or closed)."""
         task = self.tasks.get(execution_id)
         handler = task.env.coordination_handlers.get(operator_id) if task is not None else None
-        return handler(request) if handler is not None else b""
+        if handler is None:
+            return b""
+        try:
+            return handler(request)
+        except Exception as e:  # a malformed request must not reach the RPC layer as a crash
+            log.warning("coordination request for operator %s of %s failed: %s", operator_id, execution_id, e)
+            return b""
 
     async def notify_checkpoint_complete(self, execution_id: str, checkpoint_id: int, final: bool) -> None:
         task = self.tasks.get(execution_id)
