@@ -1,4 +1,4 @@
-"""``POST /jobs/:jobid/coordinators/:operatorid``: Flink's body, and clear errors for what cannot be reached."""
+"""``POST /jobs/:jobid/coordinators/:operatorid``: Flink's body, clear errors for what is unreachable."""
 
 from __future__ import annotations
 
