@@ -156,9 +156,16 @@ class CollectResultIterator:
     """
 
     def __init__(
-        self, job_client: JobClient, job_id: str, operator_id: str, accumulator_name: str, checkpointed: bool
+        self,
+        job_client: JobClient,
+        job_id: str,
+        job_name: str,
+        operator_id: str,
+        accumulator_name: str,
+        checkpointed: bool,
     ) -> None:
         self._job_client = job_client
+        self._job_name = job_name
         self._loop = job_client.loop
         self._fetcher = CollectResultFetcher(
             job_client.cluster_client, job_id, operator_id, accumulator_name, checkpointed
@@ -179,9 +186,22 @@ class CollectResultIterator:
             if batch is None:
                 self._ended = True
                 self._job_client.get_job_execution_result().result()  # raises if the job failed
+                self._raise_unless_finished()
                 return False
             self._pending.extend(batch)
         return True
+
+    def _raise_unless_finished(self) -> None:
+        """For job clients whose result does not raise (``flott run -d``): the job's failure."""
+        from flott.common.job_client import describe_failure
+        from flott.errors import JobCancellationError
+
+        final = self._fetcher.final
+        if final is None or final.status == "FINISHED":
+            return
+        if final.status == "CANCELED":
+            raise JobCancellationError(f"Job '{self._job_name}' ({final.job_id}) was cancelled")
+        raise describe_failure(self._job_name, final.job_id, final)
 
     def next(self) -> Any:
         if not self.has_next():
@@ -246,7 +266,7 @@ def execute_and_collect(
     checkpointed = env.get_checkpoint_config().is_checkpointing_enabled()
     job_client = get_pipeline_executor(config).execute(job_graph)
     iterator = CollectResultIterator(
-        job_client, job_graph.job_id, operator_ids[-1], accumulator_name, checkpointed
+        job_client, job_graph.job_id, job_graph.job_name, operator_ids[-1], accumulator_name, checkpointed
     )
     if limit is None:
         return iterator
