@@ -29,6 +29,7 @@ answers with, so the mapping lives here and nowhere else::
     │   ├── JobNotTerminalError             409  result asked before the job ended
     │   ├── JobAlreadyTerminalError         409  e.g. cancel of a FINISHED job
     │   ├── OperationNotFoundError          404  status of an async operation never triggered
+    │   ├── OperatorNotFoundError           404  a coordination request for an operator the job lacks
     │   ├── JobExecutionError               500  the job ended FAILED (cause attached)
     │   ├── JobCancellationError            500  the job ended CANCELED while waiting for it
     │   ├── JobSubmissionError              500  client side: submission did not go through
@@ -142,6 +143,12 @@ class JobAlreadyTerminalError(JobError):
 
 class OperationNotFoundError(JobError):
     """No savepoint/stop/checkpoint/disposal/rescale operation under this trigger id (or it expired)."""
+
+    http_status = 404
+
+
+class OperatorNotFoundError(JobError):
+    """A request for an operator (by id) that the job does not have."""
 
     http_status = 404
 

@@ -96,6 +96,9 @@ class ClusterClient(Protocol):
 
     async def list_jobs(self) -> list[JobDetails]: ...
 
+    async def send_coordination_request(self, job_id: str, operator_id: str, request: bytes) -> bytes:
+        """Opaque bytes to an operator of a running job (the collect sink); its answer."""
+
     async def trigger_savepoint(
         self, job_id: str, savepoint_directory: str | None = None, *, timeout_s: float | None = None
     ) -> str:
@@ -141,6 +144,9 @@ class MiniClusterClient:
 
     async def list_jobs(self) -> list[JobDetails]:
         return await self._gateway.request_multiple_job_details()
+
+    async def send_coordination_request(self, job_id: str, operator_id: str, request: bytes) -> bytes:
+        return await self._gateway.deliver_coordination_request(job_id, operator_id, request)
 
     # -- asynchronous operations (the Dispatcher resolves a missing directory from the job's and the
     # cluster's configured default savepoint directory) ----------------------------------------

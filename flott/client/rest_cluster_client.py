@@ -46,6 +46,7 @@ the PipelineExecutor that does so for ``env.execute()``.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import inspect
 import io
@@ -91,6 +92,7 @@ from flott.rest.messages.common import (
     SerializedThrowable,
     TriggerResponse,
 )
+from flott.rest.messages.coordination import ClientCoordinationResponseBody
 from flott.rest.messages.job import JobDetailsInfo, JobExecutionResultResponseBody, MultipleJobsDetails
 from flott.rest.messages.taskmanager import TaskManagerInfo, TaskManagersInfo
 from flott.rest.serialized_throwable import from_serialized_throwable
@@ -393,12 +395,24 @@ class RestClusterClient:
                     failure=from_serialized_throwable(r.failure_cause)
                     if r.failure_cause is not None
                     else None,
+                    accumulator_results={
+                        name: base64.b64decode(value)
+                        for name, value in r.accumulator_results.items()
+                        if isinstance(value, str)
+                    },
                 )
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return None
             await asyncio.sleep(min(pause, remaining))
             pause = min(pause * 2, 2.0)
+
+    async def send_coordination_request(self, job_id: str, operator_id: str, request: bytes) -> bytes:
+        """Flink's sendCoordinationRequest: opaque bytes to an operator of a running job, its answer."""
+        body = {"serializedCoordinationRequest": base64.b64encode(request).decode("ascii")}
+        path = f"/jobs/{job_id}/coordinators/{operator_id}"
+        answer = await self._call("POST", path, ClientCoordinationResponseBody, json_body=body)
+        return answer.serialized_coordination_result
 
     async def wait_for_job_result(self, job_id: str, timeout_s: float | None = None) -> JobResult:
         """Poll until the job is globally terminal (Flink: requestJobResult).

@@ -21,7 +21,6 @@ from flott.datastream.deferred_streams import (
     BroadcastConnectedStream,
     BroadcastStream,
     CachedDataStream,
-    CloseableIterator,
 )
 from flott.datastream.functions import (
     FilterFunction,
@@ -46,6 +45,7 @@ from flott.datastream.transformations import (
 )
 from flott.datastream.windowed_stream import AllWindowedStream, WindowedStream
 from flott.errors import NotYetSupportedError
+from flott.runtime.operators.collect.result_fetcher import CloseableIterator
 
 if TYPE_CHECKING:
     from flott.datastream.execution_config import ExecutionConfig
@@ -414,7 +414,12 @@ class DataStream:
         return self._sink(PrintSink(sink_identifier), "Print to Std. Out")
 
     def execute_and_collect(self, job_execution_name: str | None = None, limit: int | None = None) -> Any:
-        raise not_yet("collecting results to the client", "DataStream.execute_and_collect")
+        """Run the job and iterate its results here: a CloseableIterator (close it, or use ``with``,
+        to cancel the job early), or with ``limit`` a list of at most that many results."""
+        from flott.runtime.operators.collect.result_fetcher import execute_and_collect
+
+        results = execute_and_collect(self, job_execution_name, limit)
+        return results if isinstance(results, list) else CloseableIterator(results, self.get_type())
 
     # --- windows, two inputs, side outputs -----------------------------------------------------
 

@@ -49,22 +49,3 @@ class CachedDataStream:
 
     def invalidate(self) -> None:
         raise _not_yet("cached data streams", "CachedDataStream.invalidate")
-
-
-class CloseableIterator:
-    """What ``execute_and_collect`` returns in PyFlink (collecting results comes later)."""
-
-    def __iter__(self) -> CloseableIterator:
-        return self
-
-    def __next__(self) -> Any:
-        raise _not_yet("collecting results to the client", "CloseableIterator")
-
-    def close(self) -> None:
-        return None
-
-    def __enter__(self) -> CloseableIterator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -134,7 +134,6 @@ NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
         "custom partitioning",
     ),
     ("DataStream.cache", lambda: stream().cache(), "cached data streams"),
-    ("DataStream.execute_and_collect", lambda: stream().execute_and_collect(), "collecting results"),
     ("DataStream.iterate", lambda: stream().iterate(), "iterations"),
     (
         "StreamExecutionEnvironment.create_input",

@@ -13,6 +13,9 @@ Optional methods the runtime may look for (use :func:`get_produced_type` and
   text files), used when ``from_source`` gets no ``type_info``;
 * ``Source.get_max_parallelism() -> int | None``: 1 for non-parallel sources
   (collections, non-parallel SourceFunctions);
+* ``SinkWriter.bind_task(env: TaskEnvironment, operator_id: str) -> None``: called
+  right after ``create_writer`` with the task's environment, for writers the client
+  talks to while the job runs (the collect sink registers its coordination handler).
 * ``SinkWriter.on_checkpoint(checkpoint_id: int) -> None``: a checkpoint is being
   taken (file sinks roll part files per their rolling policy). Not needed for a
   writer that takes part in two-phase commit (below): ``prepare_commit`` rolls.

@@ -6,6 +6,7 @@ from flott.rest.handler import unsupported
 from flott.rest.handler.cluster import cluster_handlers, jobmanager_handlers
 from flott.rest.handler.handler import RestRoute
 from flott.rest.handler.job import (
+    coordination_handlers,
     job_handlers,
     job_metrics_handlers,
     job_submit_handler,
@@ -26,6 +27,7 @@ def all_routes() -> list[RestRoute]:
         *jobmanager_handlers.ROUTES,
         *job_submit_handler.ROUTES,
         *job_handlers.ROUTES,
+        *coordination_handlers.ROUTES,
         *job_vertex_handlers.ROUTES,
         *job_metrics_handlers.ROUTES,
         *savepoint_handlers.ROUTES,

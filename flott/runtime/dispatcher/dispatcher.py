@@ -110,6 +110,7 @@ def archive_execution_graph(job_master: JobMaster, endpoints: Mapping[str, str])
                 busy_time_ns=m.busy_time_ns if m else 0,
                 back_pressured_time_ns=m.back_pressured_time_ns if m else 0,
                 idle_time_ns=m.idle_time_ns if m else 0,
+                user_metrics=dict(m.user_metrics) if m else {},
             ))
         vertices.append(ArchivedJobVertex(
             id=v.id, name=v.name, parallelism=v.parallelism, max_parallelism=v.max_parallelism,
@@ -522,6 +523,13 @@ class Dispatcher(RpcEndpoint):
             return await runner.job_master.request_checkpoint_statistics()
         archived = self._archived(job_id)
         return archived.checkpoint_statistics
+
+    async def deliver_coordination_request(self, job_id: str, operator_id: str, request: bytes) -> bytes:
+        runner = self.runners.get(job_id)
+        if runner is None:
+            self._archived(job_id)
+            raise JobAlreadyTerminalError(f"Job {job_id} is not running; its operators cannot be reached.")
+        return await runner.job_master.deliver_coordination_request(operator_id, request)
 
     async def request_checkpoint_config(self, job_id: str) -> dict[str, Any]:
         runner = self.runners.get(job_id)

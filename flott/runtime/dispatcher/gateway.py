@@ -90,5 +90,9 @@ class DispatcherGateway(Protocol):
     async def request_checkpoint_statistics(self, job_id: str) -> dict[str, Any]:
         """The body of ``GET /jobs/:id/checkpoints`` in Flink's shape."""
 
+    async def deliver_coordination_request(self, job_id: str, operator_id: str, request: bytes) -> bytes:
+        """A client's request to an operator of a running job (Flink's
+        deliverCoordinationRequestToCoordinator); JobAlreadyTerminalError once the job ended."""
+
     async def request_checkpoint_config(self, job_id: str) -> dict[str, Any]:
         """The body of ``GET /jobs/:id/checkpoints/config`` in Flink's shape."""

@@ -19,6 +19,7 @@ from flott.runtime.messages.execution import TaskRestore
 
 if TYPE_CHECKING:
     from flott.runtime.checkpoint.metadata import TaskStateSnapshot
+    from flott.runtime.metrics.groups import TaskMetricGroup
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,13 @@ class TaskEnvironment:
     checkpoint_responder: CheckpointResponder | None = None
     restore: TaskRestore | None = None
     """The snapshot this attempt starts from (None: empty state)."""
+    metric_group: TaskMetricGroup | None = None
+    coordination_handlers: dict[str, Callable[[bytes], bytes]] = field(default_factory=dict)
+    """Per operator id: answers a client's coordination request (called on the TaskExecutor's loop
+    thread, must not block; e.g. the collect sink)."""
+    accumulators: dict[str, bytes] = field(default_factory=dict)
+    """Set by operators before the task finishes; reported with the FINISHED state."""
+    """The user metrics of this attempt's operators (created on first use when the TaskExecutor gave none)."""
 
     @property
     def parallelism(self) -> int:

@@ -48,3 +48,7 @@ class JobMasterGateway(Protocol):
     async def trigger_checkpoint(self) -> int: ...
 
     async def request_checkpoint_statistics(self) -> dict[str, Any]: ...
+
+    async def deliver_coordination_request(self, operator_id: str, request: bytes) -> bytes:
+        """Forward a client's request (opaque bytes) to the operator's running subtask 0; its
+        answer, ``b""`` if it cannot answer now."""

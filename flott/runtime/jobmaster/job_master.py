@@ -153,6 +153,8 @@ class JobMaster(RpcEndpoint):
             )
         self._task_managers: dict[str, _TaskManagerEntry] = {}
         self.metrics: dict[str, TaskMetrics] = {}
+        self.accumulators: dict[str, bytes] = {}
+        """Accumulators of finished tasks, opaque bytes (a collect sink's last results)."""
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
         self._slot_timeout = config.get_seconds("slot.request.timeout")
@@ -334,6 +336,7 @@ class JobMaster(RpcEndpoint):
             status=self.graph.status.name,
             net_runtime_ms=max(0, now_ms() - start),
             failure=self.graph.failure if self.graph.status is JobStatus.FAILED else None,
+            accumulator_results=dict(self.accumulators) if self.graph.status is JobStatus.FINISHED else {},
         )
         self._on_terminal(result, info)
 
@@ -416,6 +419,10 @@ class JobMaster(RpcEndpoint):
     async def update_task_execution_state(self, state: TaskExecutionState) -> bool:
         if state.execution_id not in self.graph.executions:
             return False
+        if state.metrics is not None:
+            self.metrics[state.execution_id] = state.metrics
+        if state.accumulators and state.state is ExecutionState.FINISHED:
+            self.accumulators.update(state.accumulators)
         await self._handle(TaskStateChanged(state.execution_id, state.state, state.error))
         return True
 
@@ -473,6 +480,17 @@ class JobMaster(RpcEndpoint):
 
     async def trigger_checkpoint(self) -> int:
         return await self._require_checkpointing("a checkpoint").trigger_checkpoint()
+
+    async def deliver_coordination_request(self, operator_id: str, request: bytes) -> bytes:
+        from flott.runtime.operators.collect.coordinator import forward_coordination_request
+
+        def gateway_of(resource_id: str) -> TaskExecutorGateway | None:
+            tm = self._task_managers.get(resource_id)
+            return tm.gateway if tm is not None else None
+
+        return await forward_coordination_request(
+            self.job_graph, list(self.graph.executions.values()), gateway_of, operator_id, request
+        )
 
     async def request_checkpoint_statistics(self) -> dict[str, Any]:
         if self.checkpointing is None:

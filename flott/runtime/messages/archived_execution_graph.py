@@ -39,6 +39,8 @@ class ArchivedExecution(msgspec.Struct, frozen=True, kw_only=True):
     busy_time_ns: int = 0
     back_pressured_time_ns: int = 0
     idle_time_ns: int = 0
+    user_metrics: dict[str, str] = {}
+    """User metrics by Flink's query-scope name (``<operator>.<groups>.<name>``), values as strings."""
 
 
 class ArchivedJobVertex(msgspec.Struct, frozen=True, kw_only=True):

@@ -123,13 +123,6 @@ class TaskDeploymentDescriptor(msgspec.Struct, frozen=True):
     """State to start from; None: a fresh start."""
 
 
-class TaskExecutionState(msgspec.Struct, frozen=True):
-    job_id: str
-    execution_id: str
-    state: ExecutionState
-    error: WireError | None = None
-
-
 class TaskMetrics(msgspec.Struct, frozen=True):
     execution_id: str
     records_in: int = 0
@@ -139,3 +132,16 @@ class TaskMetrics(msgspec.Struct, frozen=True):
     busy_time_ns: int = 0
     back_pressured_time_ns: int = 0
     idle_time_ns: int = 0
+    user_metrics: dict[str, str] = {}
+    """The task's user metrics: Flink's query-scope name (``<operator>.<groups>.<name>``) → value."""
+
+
+class TaskExecutionState(msgspec.Struct, frozen=True):
+    job_id: str
+    execution_id: str
+    state: ExecutionState
+    error: WireError | None = None
+    metrics: TaskMetrics | None = None
+    """With a terminal state: the task's final metrics (the last heartbeat may predate them)."""
+    accumulators: dict[str, bytes] = {}
+    """With FINISHED: the task's accumulators, opaque bytes (a collect sink's last results)."""

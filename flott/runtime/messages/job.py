@@ -63,6 +63,8 @@ class JobResult(msgspec.Struct, frozen=True):
     status: str
     net_runtime_ms: int
     failure: WireError | None = None
+    accumulator_results: dict[str, bytes] = {}
+    """Accumulators by name, serialized by the TaskExecutors (the JobManager never decodes them)."""
 
 
 class ClusterOverview(msgspec.Struct, frozen=True):

@@ -10,9 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flott.datastream.functions import RuntimeContext
-from flott.errors import FlottError, NotYetSupportedError
+from flott.errors import FlottError
+from flott.runtime.metrics.groups import TaskMetricGroup
+from flott.runtime.metrics.registry import MetricRegistry
 
 if TYPE_CHECKING:
+    from flott.metrics import MetricGroup
     from flott.runtime.execution.environment import TaskEnvironment
     from flott.runtime.state.backend import KeyedStateBackend
 
@@ -34,9 +37,17 @@ def parse_job_parameters(value: str) -> dict[str, str]:
 class StreamingRuntimeContext(RuntimeContext):
     """The runtime context of one operator in one subtask."""
 
-    def __init__(self, env: TaskEnvironment, backend: KeyedStateBackend | None) -> None:
+    def __init__(
+        self,
+        env: TaskEnvironment,
+        backend: KeyedStateBackend | None,
+        operator_id: str = "",
+        operator_name: str | None = None,
+    ) -> None:
         self._env = env
         self._backend = backend
+        self._operator_id = operator_id
+        self._operator_name = operator_name if operator_name is not None else env.vertex.name
         raw = env.job_config.get(GLOBAL_JOB_PARAMETERS_KEY)
         self._job_parameters = parse_job_parameters(raw) if raw else {}
 
@@ -66,10 +77,16 @@ class StreamingRuntimeContext(RuntimeContext):
             return self._job_parameters[key]
         return self._env.job_config.get(key, default_value)
 
-    def get_metrics_group(self) -> Any:
-        raise NotYetSupportedError(
-            "user-defined metrics (RuntimeContext.get_metrics_group) are not supported yet"
-        )
+    def get_metrics_group(self) -> MetricGroup:
+        """The operator's metric group (Flink's operator scope); register metrics in ``open()``."""
+        env = self._env
+        if env.metric_group is None:  # an operator run outside a TaskExecutor (tests, tools)
+            env.metric_group = TaskMetricGroup(
+                MetricRegistry(), "localhost", "", env.job_id, env.job_name, env.vertex.name,
+                env.subtask_index, env.attempt_number,
+            )
+        group = env.metric_group
+        return group.get_or_add_operator(self._operator_id or self._operator_name, self._operator_name)
 
     # --- keyed state -------------------------------------------------------------------------
 

@@ -139,6 +139,9 @@ class SinkWriterOperator(StreamOperator):
             if recovered:
                 self._sink.commit(recovered)
         self.writer = self._sink.create_writer(env.subtask_index, env.parallelism, self._input_type)
+        bind_task = getattr(self.writer, "bind_task", None)
+        if callable(bind_task):  # writers the client talks to (collect sink) register with the task
+            bind_task(env, self._setup.descriptor.operator_id)
         if self._transactional:
             set_transactional = getattr(self.writer, "set_transactional", None)
             if set_transactional is not None:

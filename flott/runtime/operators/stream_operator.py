@@ -201,7 +201,9 @@ class OperatorSetup:
         return backend
 
     def runtime_context(self, backend: KeyedStateBackend | None) -> StreamingRuntimeContext:
-        return StreamingRuntimeContext(self.env, backend)
+        return StreamingRuntimeContext(
+            self.env, backend, self.descriptor.operator_id, self.descriptor.name
+        )
 
 
 @functools.cache

@@ -45,4 +45,9 @@ class TaskExecutorGateway(Protocol):
 
     async def notify_checkpoint_aborted(self, execution_id: str, checkpoint_id: int) -> None: ...
 
+    async def deliver_coordination_request(
+        self, execution_id: str, operator_id: str, request: bytes, *, timeout: float | None = None
+    ) -> bytes:
+        """Hand a client's request (opaque bytes) to an operator of a running task; its answer."""
+
     async def shutdown(self, *, timeout: float | None = None) -> None: ...

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import threading
 import traceback
 from collections.abc import Callable
@@ -27,6 +28,8 @@ from flott.runtime.execution.environment import (
 )
 from flott.runtime.io.network.api import InputGate, ResultPartitionWriter
 from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskMetrics
+from flott.runtime.metrics.groups import TaskMetricGroup
+from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.rpc.service import WireError, error_to_wire
 
 log = logging.getLogger(__name__)
@@ -57,6 +60,8 @@ class Task:
         invokable: Callable[[TaskEnvironment], Any],
         prepare: Callable[[threading.Event], None] | None = None,
         checkpoint_responder: CheckpointResponder | None = None,
+        metric_registry: MetricRegistry | None = None,
+        task_manager_id: str = "",
     ) -> None:
         """``prepare`` runs first on the task's thread, while the task is DEPLOYING.
 
@@ -91,10 +96,22 @@ class Task:
             load_user_object=UserCodeLoader(tdd.artifacts),
             checkpoint_responder=checkpoint_responder,
             restore=tdd.restore,
+            metric_group=TaskMetricGroup(
+                metric_registry or MetricRegistry(),
+                socket.gethostname(),
+                task_manager_id,
+                tdd.job_id,
+                tdd.job_name,
+                tdd.vertex.name,
+                tdd.subtask_index,
+                tdd.attempt_number,
+            ),
         )
         self.state = ExecutionState.DEPLOYING
         self._thread = threading.Thread(target=self._run, name=self.env.task_name_with_subtasks, daemon=True)
         self._stream_task: Any = None
+        self.final_metrics: TaskMetrics | None = None
+        """The metrics as the task ended (set on the task's thread before its terminal state is reported)."""
 
     def start(self) -> None:
         self._thread.start()
@@ -110,6 +127,7 @@ class Task:
             m.busy_time_ns,
             m.back_pressured_time_ns,
             m.idle_time_ns,
+            self.env.metric_group.dump() if self.env.metric_group is not None else {},
         )
 
     def _set_state(self, state: ExecutionState, error: WireError | None = None) -> None:
@@ -150,6 +168,9 @@ class Task:
                     )
         finally:
             self._release(final is not ExecutionState.FINISHED)
+        self.final_metrics = self.metrics()
+        if self.env.metric_group is not None:
+            self.env.metric_group.close()
         self._set_state(final, error)
 
     def _release(self, failed: bool) -> None:

@@ -47,6 +47,7 @@ from flott.runtime.messages.cluster import (
     TaskExecutorToJobManagerHeartbeat,
 )
 from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskExecutionState
+from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
 from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT
@@ -121,6 +122,7 @@ class TaskExecutor(RpcEndpoint):
         """HA: the leader session of the ResourceManager this TaskExecutor serves (its fencing token)."""
         self._rm_connect: asyncio.Task[None] | None = None
         self._registration: TaskExecutorRegistration | None = None
+        self.metric_registry = MetricRegistry()
 
     async def start(self, data_address: str) -> None:
         self._rpc.register(self)
@@ -342,7 +344,10 @@ class TaskExecutor(RpcEndpoint):
             self._spawn(self._report(conn, tdd.execution_id, state, error))
 
         responder = _CheckpointResponder(self, conn, tdd.execution_id, loop)
-        task = Task(tdd, gates, partitions, loop, report, self._invokable, prepare, responder)
+        task = Task(
+            tdd, gates, partitions, loop, report, self._invokable, prepare, responder,
+            metric_registry=self.metric_registry, task_manager_id=self.resource_id,
+        )
         self.tasks[tdd.execution_id] = task
         conn.tasks.add(tdd.execution_id)
         task.start()
@@ -351,13 +356,19 @@ class TaskExecutor(RpcEndpoint):
         self, conn: _JobManagerConnection, execution_id: str, state: ExecutionState, error: WireError | None
     ) -> None:
         log.info("task %s of job %s switched to %s", execution_id, conn.job_id, state.name)
+        final_metrics = None
+        accumulators: dict[str, bytes] = {}
         if state.is_terminal():
-            self.tasks.pop(execution_id, None)
+            task = self.tasks.pop(execution_id, None)
+            if task is not None:
+                final_metrics = task.final_metrics
+                if state is ExecutionState.FINISHED:
+                    accumulators = dict(task.env.accumulators)
             conn.tasks.discard(execution_id)
             self._release_libraries_if_gone(conn.job_id)
         try:
             await conn.gateway.update_task_execution_state(
-                TaskExecutionState(conn.job_id, execution_id, state, error)
+                TaskExecutionState(conn.job_id, execution_id, state, error, final_metrics, accumulators)
             )
         except FlottError as e:
             log.warning("reporting %s of %s failed: %s", state.name, execution_id, e)
@@ -386,6 +397,21 @@ class TaskExecutor(RpcEndpoint):
         self._task(execution_id).deliver(
             TriggerCheckpointMail(checkpoint_id, timestamp, checkpoint_type, location, drain)
         )
+
+    async def deliver_coordination_request(
+        self, execution_id: str, operator_id: str, request: bytes
+    ) -> bytes:
+        """A client's request for an operator of a running task (the collect sink): its answer, or
+        ``b""`` while the operator has not registered a handler (not open yet, or closed)."""
+        task = self.tasks.get(execution_id)
+        handler = task.env.coordination_handlers.get(operator_id) if task is not None else None
+        if handler is None:
+            return b""
+        try:
+            return handler(request)
+        except Exception as e:  # a malformed request must not reach the RPC layer as a crash
+            log.warning("coordination request for operator %s of %s failed: %s", operator_id, execution_id, e)
+            return b""
 
     async def notify_checkpoint_complete(self, execution_id: str, checkpoint_id: int, final: bool) -> None:
         task = self.tasks.get(execution_id)

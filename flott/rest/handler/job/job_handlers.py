@@ -3,6 +3,7 @@ JobCancellationHandler, JobExecutionResultHandler, JobExceptionsHandler, JobConf
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from flott.errors import FlottError, NotYetSupportedError, RestRequestError
@@ -114,7 +115,10 @@ async def job_execution_result(req: HandlerRequest) -> JobExecutionResultRespons
         job_execution_result=JobResultInfo(
             id=result.job_id,
             application_status=_APPLICATION_STATUS.get(result.status, "UNKNOWN"),
-            accumulator_results={},
+            accumulator_results={
+                name: base64.b64encode(value).decode("ascii")
+                for name, value in result.accumulator_results.items()
+            },
             net_runtime=result.net_runtime_ms,
             failure_cause=to_serialized_throwable(result.failure) if result.failure is not None else None,
             name=name,

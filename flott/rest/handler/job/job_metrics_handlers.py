@@ -1,11 +1,13 @@
 """Job, vertex and subtask metrics (Flink: JobMetricsHandler, JobVertexMetricsHandler,
 SubtaskMetricsHandler, AggregatingJobsMetricsHandler, AggregatingSubtasksMetricsHandler).
 
-Where the values come from (flott has no metric registry on the TaskExecutors
-yet): each subtask's IO counters arrive with the TaskExecutor's heartbeat to
-the JobMaster (records in/out, buffers in/out, busy / back-pressured / idle
-nanoseconds). The ``*PerSecond`` metrics are **averages over the subtask's
-running time**, not Flink's one-minute rates. Job metrics are derived from
+Where the values come from: each subtask's IO counters arrive with the
+TaskExecutor's heartbeat to the JobMaster (records in/out, buffers in/out,
+busy / back-pressured / idle nanoseconds), and so do its user metrics
+(``<operator>.<groups>.<name>`` as Flink's query scope names them; a
+finished task's final values come with its terminal state). The
+``*PerSecond`` metrics are **averages over the subtask's running time**, not
+Flink's one-minute rates. Job metrics are derived from
 the job's state timestamps; ``numRestarts`` is truly 0 (no restarts yet).
 """
 
@@ -34,10 +36,10 @@ from flott.runtime.messages.archived_execution_graph import (
 _TERMINAL = {"FINISHED", "CANCELED", "FAILED"}
 
 
-def subtask_metrics(ex: ArchivedExecution, now: int) -> dict[str, float]:
+def subtask_metrics(ex: ArchivedExecution, now: int) -> dict[str, float | str]:
     if not ex.metrics_reported:
         return {}
-    m: dict[str, float] = {
+    m: dict[str, float | str] = {
         "numRecordsIn": ex.records_in,
         "numRecordsOut": ex.records_out,
         "numBuffersIn": ex.buffers_in,
@@ -59,7 +61,23 @@ def subtask_metrics(ex: ArchivedExecution, now: int) -> dict[str, float]:
                 "idleTimeMsPerSecond": min(1000.0, ex.idle_time_ns / 1e6 / seconds),
             }
         )
+    m.update(ex.user_metrics)
     return m
+
+
+def numeric_metrics(metrics: dict[str, float | str]) -> dict[str, float]:
+    """The metrics an aggregation can combine: numbers, and strings that parse as one (Flink skips
+    the others, e.g. a distribution's or a string gauge's text)."""
+    out: dict[str, float] = {}
+    for name, value in metrics.items():
+        if isinstance(value, str):
+            try:
+                out[name] = float(value)
+            except ValueError:
+                continue
+        else:
+            out[name] = value
+    return out
 
 
 def job_metrics(graph: ArchivedExecutionGraph) -> dict[str, float]:
@@ -118,7 +136,7 @@ async def get_aggregated_subtask_metrics(req: HandlerRequest) -> list[Aggregated
     return aggregated_metrics(
         req,
         [
-            subtask_metrics(ex, graph.now)
+            numeric_metrics(subtask_metrics(ex, graph.now))
             for ex in vertex.subtasks
             if chosen is None or ex.subtask_index in chosen
         ],

@@ -54,7 +54,7 @@ from flott.datastream.window import (
     TumblingEventTimeWindows,
     WindowAssigner,
 )
-from flott.errors import FlottError, InvalidJobGraphError, NotYetSupportedError
+from flott.errors import FlottError, InvalidJobGraphError
 from flott.runtime.operators.specs import WindowOperatorSpec
 from flott.runtime.operators.stateless_operators import without_side_outputs
 from flott.runtime.operators.stream_operator import (
@@ -121,9 +121,8 @@ class WindowTriggerContext(Trigger.OnMergeContext):
         return self._timers.current_processing_time()
 
     def get_metric_group(self) -> Any:
-        raise NotYetSupportedError(
-            "metrics in triggers (TriggerContext.get_metric_group) are not supported yet"
-        )
+        """The window operator's metric group, as Flink's TriggerContext gives it."""
+        return self._op.runtime_context.get_metrics_group()
 
     def get_current_watermark(self) -> int:
         return self._timers.current_watermark
