@@ -16,13 +16,13 @@ from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.connected_streams import ConnectedStreams
-from flott.datastream.deferred_streams import (
+from flott.datastream.broadcast_stream import (
     BroadcastConnectedStream,
     BroadcastStream,
-    CachedDataStream,
-    CloseableIterator,
+    check_broadcast_state_descriptors,
 )
+from flott.datastream.connected_streams import ConnectedStreams
+from flott.datastream.deferred_streams import CachedDataStream, CloseableIterator
 from flott.datastream.functions import (
     FilterFunction,
     FlatMapFunction,
@@ -352,10 +352,13 @@ class DataStream:
     def broadcast(
         self, broadcast_state_descriptor: Any = None, *other_broadcast_state_descriptors: Any
     ) -> Any:
-        """Without arguments: every record to every consumer subtask. With MapStateDescriptors
-        PyFlink returns a BroadcastStream (broadcast state), which flott has not built yet."""
-        if broadcast_state_descriptor is not None or other_broadcast_state_descriptors:
-            raise not_yet("broadcast state", "DataStream.broadcast(descriptor)")
+        """Without arguments: every record to every consumer subtask. With MapStateDescriptors: a
+        BroadcastStream, to ``connect`` to another stream; the descriptors name its broadcast states."""
+        if broadcast_state_descriptor is not None:
+            descriptors = check_broadcast_state_descriptors(
+                [broadcast_state_descriptor, *other_broadcast_state_descriptors]
+            )
+            return BroadcastStream(self._partition("broadcast"), descriptors)
         return self._partition("broadcast")
 
     def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
@@ -418,10 +421,11 @@ class DataStream:
 
     # --- windows, two inputs, side outputs -----------------------------------------------------
 
-    def connect(self, ds: Any) -> ConnectedStreams:
-        """Connect with another stream for a two-input operator (CoMap, CoFlatMap, CoProcess)."""
+    def connect(self, ds: Any) -> Any:
+        """Connect with another stream for a two-input operator (CoMap, CoFlatMap, CoProcess), or
+        with a BroadcastStream for a (Keyed)BroadcastProcessFunction (a BroadcastConnectedStream)."""
         if isinstance(ds, BroadcastStream):
-            raise not_yet("broadcast state", "DataStream.connect(BroadcastStream)")
+            return BroadcastConnectedStream(self, ds, ds.broadcast_state_descriptors)
         if not isinstance(ds, DataStream):
             raise TypeError(f"connect() takes a DataStream, got {type(ds).__name__}")
         return ConnectedStreams(self, ds)
@@ -551,8 +555,6 @@ class KeyedStream(DataStream):
         raise ValueError("Cannot override partitioning for KeyedStream.")
 
     def broadcast(self, *args: Any) -> Any:
-        if args:
-            raise not_yet("broadcast state", "KeyedStream.broadcast(descriptor)")
         raise ValueError("Cannot override partitioning for KeyedStream.")
 
     def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
@@ -611,13 +613,6 @@ class KeyedStream(DataStream):
         if slide == 0:
             return WindowedStream(self, CountTumblingWindowAssigner(size))
         return WindowedStream(self, CountSlidingWindowAssigner(size, slide))
-
-    def connect(self, ds: Any) -> ConnectedStreams:
-        if isinstance(ds, BroadcastStream):
-            raise not_yet("broadcast state", "KeyedStream.connect(BroadcastStream)")
-        if not isinstance(ds, DataStream):
-            raise TypeError(f"connect() takes a DataStream, got {type(ds).__name__}")
-        return ConnectedStreams(self, ds)
 
 
 class DataStreamSink:

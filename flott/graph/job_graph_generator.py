@@ -57,10 +57,20 @@ SAVEPOINT_IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"
 
 STATEFUL_KINDS = frozenset(
     {"reduce", "sum", "min", "max", "min_by", "max_by", "keyed_process", "window", "keyed_co_process"}
+    | {"broadcast_process", "keyed_broadcast_process"}
 )
-"""Operator kinds that always keep keyed state."""
+"""Operator kinds that always keep state (keyed state; broadcast state for the broadcast kinds)."""
 
-TWO_INPUT_KINDS = frozenset({"co_map", "co_flat_map", "co_process", "keyed_co_process"})
+TWO_INPUT_KINDS = frozenset(
+    {
+        "co_map",
+        "co_flat_map",
+        "co_process",
+        "keyed_co_process",
+        "broadcast_process",
+        "keyed_broadcast_process",
+    }
+)
 
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
 

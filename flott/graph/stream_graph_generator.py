@@ -188,7 +188,7 @@ class _Generator:
         elif isinstance(t, TwoInputTransformation):
             node.kind = t.kind
             node.function = t.function
-            if t.key_selector1 is not None and t.key_selector2 is not None:
+            if t.key_selector1 is not None:  # both inputs keyed, or only the first (keyed broadcast)
                 node.key_selector = KeySelectorPair(t.key_selector1, t.key_selector2)
             node.config = dict(t.operator_config)
         else:

@@ -18,7 +18,6 @@ from flott.datastream import (
     StreamExecutionEnvironment,
 )
 from flott.datastream.connectors.base import Boundedness
-from flott.datastream.state import MapStateDescriptor
 from flott.errors import NotYetSupportedError
 from flott.graph import MissingUidWarning
 
@@ -124,11 +123,6 @@ def keyed() -> KeyedStream:
 
 NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
     (
-        "DataStream.broadcast(descriptor)",
-        lambda: stream().broadcast(MapStateDescriptor("m", Types.STRING(), Types.INT())),
-        "broadcast state",
-    ),
-    (
         "DataStream.partition_custom",
         lambda: stream().partition_custom(lambda k, n: 0, lambda x: x),
         "custom partitioning",
@@ -143,7 +137,6 @@ NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
     ),
     ("AsyncDataStream.ordered_wait", lambda: _async("ordered_wait"), "async I/O"),
     ("AsyncDataStream.unordered_wait", lambda: _async("unordered_wait"), "async I/O"),
-    ("BroadcastConnectedStream.process", lambda: _broadcast_connected().process(object()), "broadcast state"),
 ]
 
 
@@ -151,12 +144,6 @@ def _async(method: str) -> Any:
     from flott.datastream import AsyncDataStream
 
     return getattr(AsyncDataStream, method)(stream(), object(), 1000)
-
-
-def _broadcast_connected() -> Any:
-    from flott.datastream import BroadcastConnectedStream
-
-    return BroadcastConnectedStream(stream(), object(), [])
 
 
 @pytest.mark.parametrize(("call", "action", "feature"), NOT_YET, ids=[c for c, _, _ in NOT_YET])
