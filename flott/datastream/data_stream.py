@@ -29,6 +29,7 @@ from flott.datastream.functions import (
     KeyedProcessFunction,
     KeySelector,
     MapFunction,
+    Partitioner,
     ProcessFunction,
     ReduceFunction,
 )
@@ -361,8 +362,28 @@ class DataStream:
             return BroadcastStream(self._partition("broadcast"), descriptors)
         return self._partition("broadcast")
 
-    def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
-        raise not_yet("custom partitioning", "DataStream.partition_custom")
+    def partition_custom(
+        self,
+        partitioner: Callable[[Any, int], int] | Partitioner,
+        key_selector: Callable[[Any], Any] | KeySelector,
+    ) -> DataStream:
+        """Send each record to the subtask ``partitioner.partition(key, num_partitions)`` returns for
+        its key (``num_partitions``: the consumer's parallelism); a plain function works too."""
+        if not isinstance(partitioner, Partitioner) and not callable(partitioner):
+            raise TypeError("Parameter partitioner should be type of Partitioner or a callable function.")
+        if not isinstance(key_selector, KeySelector) and not callable(key_selector):
+            raise TypeError("Parameter key_selector should be type of KeySelector or a callable function.")
+        from flott.runtime.operators.specs import CustomPartitionerSpec
+
+        t = PartitionTransformation(
+            name="CUSTOM",
+            parallelism=self._transformation.parallelism,
+            output_type=self._transformation.output_type,
+            input=self._transformation,
+            partitioner="custom",
+            key_selector=CustomPartitionerSpec(partitioner, key_selector),
+        )
+        return DataStream(t, self._env)
 
     def union(self, *streams: DataStream) -> DataStream:
         """One stream of the records of all streams (each keeps its own partitioning)."""

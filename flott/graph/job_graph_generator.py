@@ -293,6 +293,10 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
                 key_selector = artifacts.add(
                     e.key_selector, f"the key selector of key_by before '{node.name}'"
                 )
+            elif e.partitioner == "custom":
+                key_selector = artifacts.add(
+                    e.key_selector, f"the Partitioner of partition_custom before '{node.name}'"
+                )
             edge_id = _md5(f"flott-edge|{source}|{target}|{n}")
             if e.output_tag is not None:
                 # The producer is the last operator of its vertex (side-output edges never chain).

@@ -48,6 +48,8 @@ __all__ = ["generate_stream_graph"]
 RUNTIME_MODE = "execution.runtime-mode"
 BUFFER_TIMEOUT = "execution.buffer-timeout"
 PIPELINE_NAME = "pipeline.name"
+KEYED_PARTITIONERS = ("hash", "custom")
+"""Edges whose routing needs user code (a key selector; for ``custom`` with the Partitioner)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ class _Generator:
                 _Endpoint(
                     e.node_id,
                     t.partitioner,
-                    t.key_selector if t.partitioner == "hash" else None,
+                    t.key_selector if t.partitioner in KEYED_PARTITIONERS else None,
                     e.output_tag,
                 )
                 for e in self.transform(t.input)
@@ -234,7 +236,7 @@ class _Generator:
                 source_id=upstream.id,
                 target_id=target.id,
                 partitioner=partitioner,
-                key_selector=endpoint.key_selector if partitioner == "hash" else None,
+                key_selector=endpoint.key_selector if partitioner in KEYED_PARTITIONERS else None,
                 type_number=type_number,
                 output_tag=endpoint.output_tag,
             )

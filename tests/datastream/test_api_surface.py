@@ -122,11 +122,6 @@ def keyed() -> KeyedStream:
 
 
 NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
-    (
-        "DataStream.partition_custom",
-        lambda: stream().partition_custom(lambda k, n: 0, lambda x: x),
-        "custom partitioning",
-    ),
     ("DataStream.cache", lambda: stream().cache(), "cached data streams"),
     ("DataStream.execute_and_collect", lambda: stream().execute_and_collect(), "collecting results"),
     ("DataStream.iterate", lambda: stream().iterate(), "iterations"),

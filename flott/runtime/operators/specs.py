@@ -31,6 +31,14 @@ class KeySelectorPair:
     key_selector2: Any
 
 
+@dataclass
+class CustomPartitionerSpec:
+    """``partition_custom(partitioner, key_selector)``: the user objects of a ``custom`` edge."""
+
+    partitioner: Any
+    key_selector: Any
+
+
 BROADCAST_STATE_NAMES = "broadcast_state_names"
 """Descriptor config key of the broadcast operators: names of the MapStateDescriptors given to
 ``broadcast(...)`` (the broadcast states every subtask keeps)."""
