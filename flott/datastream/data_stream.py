@@ -12,6 +12,7 @@ than an AttributeError.
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -21,8 +22,9 @@ from flott.datastream.broadcast_stream import (
     BroadcastStream,
     check_broadcast_state_descriptors,
 )
+from flott.datastream.cached_data_stream import CacheTransformation
 from flott.datastream.connected_streams import ConnectedStreams
-from flott.datastream.deferred_streams import CachedDataStream, CloseableIterator
+from flott.datastream.deferred_streams import CloseableIterator
 from flott.datastream.functions import (
     FilterFunction,
     FlatMapFunction,
@@ -485,7 +487,22 @@ class DataStream:
     # --- later issues ---------------------------------------------------------------------------
 
     def cache(self) -> CachedDataStream:
-        raise not_yet("cached data streams", "DataStream.cache")
+        """Cache this stream's result: the first BATCH job using it computes and keeps it, later
+        jobs of this environment read it instead of recomputing (see ``cached_data_stream``)."""
+        source = self._transformation
+        if isinstance(source, PartitionTransformation | UnionTransformation):
+            raise ValueError(
+                "cache() applies to the output of an operator or a side output, not to a stream "
+                "returned by a partitioning method or union()"
+            )
+        t = CacheTransformation(
+            name="Cache",
+            parallelism=source.parallelism,
+            max_parallelism=source.max_parallelism,
+            output_type=source.output_type,
+            input=source,
+        )
+        return CachedDataStream(t, self._env)
 
     def iterate(self, max_wait_time_ms: int = 0) -> Any:
         raise not_yet("iterations", "DataStream.iterate")
@@ -580,6 +597,9 @@ class KeyedStream(DataStream):
 
     def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
         raise ValueError("Cannot override partitioning for KeyedStream.")
+
+    def cache(self) -> CachedDataStream:
+        raise ValueError("Cache for KeyedStream is not supported.")
 
     def key_by(self, key_selector: Callable[[Any], Any] | KeySelector, key_type: Any = None) -> KeyedStream:
         """Re-keys the original stream (PyFlink semantics)."""
@@ -699,3 +719,55 @@ class DataStreamSink:
 
     def __repr__(self) -> str:
         return f"DataStreamSink({self._transformation.name!r})"
+
+
+class CachedDataStream(DataStream):
+    """A DataStream whose result the first BATCH job computing it caches for the environment's
+    later jobs (``flott.datastream.cached_data_stream``); operator properties cannot be set on it."""
+
+    def invalidate(self) -> None:
+        """Drop the cached result; a later job computes it again (and caches it, in BATCH mode)."""
+        t = self._transformation
+        assert isinstance(t, CacheTransformation)
+        if t.cached_dir is not None:
+            shutil.rmtree(t.cached_dir, ignore_errors=True)
+        t.cached_dir = None
+
+    def _refuse(self, what: str) -> ValueError:
+        return ValueError(f"{what} for CachedDataStream is not supported.")
+
+    def get_name(self) -> str:
+        raise ValueError("Get name of CachedDataStream is not supported.")
+
+    def name(self, name: str) -> DataStream:
+        raise self._refuse("Set name")
+
+    def uid(self, uid: str) -> DataStream:
+        raise self._refuse("Set uid")
+
+    def set_uid_hash(self, uid_hash: str) -> DataStream:
+        raise self._refuse("Set uid hash")
+
+    def set_description(self, description: str) -> DataStream:
+        raise self._refuse("Set description")
+
+    def set_parallelism(self, parallelism: int) -> DataStream:
+        raise self._refuse("Set parallelism")
+
+    def set_max_parallelism(self, max_parallelism: int) -> DataStream:
+        raise self._refuse("Set max parallelism")
+
+    def force_non_parallel(self) -> DataStream:
+        raise self._refuse("Set force non-parallel")
+
+    def set_buffer_timeout(self, timeout_millis: int) -> DataStream:
+        raise self._refuse("Set buffer timeout")
+
+    def start_new_chain(self) -> DataStream:
+        raise self._refuse("Start new chain")
+
+    def disable_chaining(self) -> DataStream:
+        raise self._refuse("Disable chaining")
+
+    def slot_sharing_group(self, slot_sharing_group: str | SlotSharingGroup) -> DataStream:
+        raise self._refuse("Setting slot sharing group")

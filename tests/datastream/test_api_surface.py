@@ -122,7 +122,6 @@ def keyed() -> KeyedStream:
 
 
 NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
-    ("DataStream.cache", lambda: stream().cache(), "cached data streams"),
     ("DataStream.execute_and_collect", lambda: stream().execute_and_collect(), "collecting results"),
     ("DataStream.iterate", lambda: stream().iterate(), "iterations"),
     (
