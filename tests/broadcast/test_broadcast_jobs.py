@@ -244,3 +244,21 @@ def test_a_partition_out_of_range_fails_the_job_with_the_reason(
 ) -> None:
     with pytest.raises(JobExecutionError, match=r"partition_custom: the Partitioner returned partition 3"):
         partition_job(tmp_path / "out", lambda key, n: n, 10)
+
+
+def test_plain_broadcast_partitioning_still_sends_every_record_to_every_subtask(
+    tmp_path: Path, embedded: EmbeddedExecutor
+) -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(3)
+    (
+        env.from_source(NumberSequenceSource(0, 99), WatermarkStrategy.no_watermarks(), "numbers")
+        .set_parallelism(1)
+        .broadcast()
+        .map(TagSubtask(), output_type=Types.STRING())
+        .sink_to(FileSink.for_row_format(str(tmp_path / "out"), Encoder.simple_string_encoder()).build())
+    )
+    env.execute("broadcast partitioning")
+    pairs = sorted(tuple(map(int, line.split())) for line in read_output_lines(tmp_path / "out"))
+    assert pairs == [(n, s) for n in range(100) for s in range(3)]
+
