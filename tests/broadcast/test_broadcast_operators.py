@@ -152,3 +152,29 @@ def test_the_broadcast_side_of_a_keyed_function_cannot_set_timers() -> None:
     h = broadcast_harness(TimerOnBroadcastSide(), "keyed_broadcast_process", key=KeySelectorPair(len, None))
     with pytest.raises(RuntimeError, match="process_broadcast_element"):
         h.process2((("a", 1), 1))
+
+
+class KeyedStateOnBroadcastSide(KeyedBroadcastProcessFunction):
+    def open(self, runtime_context: Any) -> None:
+        self.last = runtime_context.get_state(ValueStateDescriptor("last", Types.INT()))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        self.last.update(value[1])
+        yield (ctx.get_current_key(), self.last.value())
+
+    def process_broadcast_element(self, value: Any, ctx: Any) -> Any:
+        self.last.value()
+
+
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+def test_the_broadcast_side_has_no_keyed_state_not_even_of_the_last_key(backend: str) -> None:
+    h = broadcast_harness(
+        KeyedStateOnBroadcastSide(),
+        "keyed_broadcast_process",
+        key=KeySelectorPair(lambda r: r[0], None),
+        job_config={"state.backend.type": backend},
+    )
+    assert h.process((("a", 1), 1)) == [(("a", 1), 1)]
+    with pytest.raises(RuntimeError, match="Keyed state is not available in process_broadcast_element"):
+        h.process2((("a", 4), 3))
+    assert h.process((("a", 2), 4)) == [(("a", 2), 4)], "the next record sets its key again"

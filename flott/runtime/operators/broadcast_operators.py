@@ -223,6 +223,29 @@ class BroadcastSideTimerService(NonKeyedTimerService):
         )
 
 
+class _NoCurrentKey:
+    """The keyed backend's current key while the broadcast side runs: keyed state is per key and
+    the broadcast side has none, so any keyed state access fails (as in Flink) instead of
+    silently using the key of the last non-broadcast record."""
+
+    _message = (
+        "Keyed state is not available in process_broadcast_element() of a "
+        "KeyedBroadcastProcessFunction: the broadcast side has no current key."
+    )
+
+    def __hash__(self) -> int:
+        raise RuntimeError(self._message)
+
+    def __reduce__(self) -> Any:
+        raise RuntimeError(self._message)
+
+    def __repr__(self) -> str:
+        return "<no current key>"
+
+
+NO_CURRENT_KEY = _NoCurrentKey()
+
+
 def _state_names(setup: OperatorSetup) -> list[str]:
     names = setup.config.get(BROADCAST_STATE_NAMES)
     if not names:
@@ -305,6 +328,11 @@ class CoBroadcastWithKeyedOperator(UserTimerFiring, _BroadcastOperator):
         self._batch_size = setup.batch_size
         self._timer_out: list[Any] = []
         self._timer_results_timestamped = self._ts_out
+
+    def process_batch2(self, batch: Iterable[Any]) -> list[Any]:
+        assert self.backend is not None
+        self.backend.current_key = NO_CURRENT_KEY
+        return super().process_batch2(batch)
 
     def _fire(self, timestamp: int, domain: TimeDomain, output_timestamp: int | None) -> None:
         self._ctx = self._read_only_ctx
