@@ -22,10 +22,15 @@ from flott.client.pipeline_executor import EmbeddedExecutor
 from flott.common import Encoder, Types, WatermarkStrategy
 from flott.common.job_status import JobStatus
 from flott.common.restart_strategy import RestartStrategies
-from flott.datastream import StreamExecutionEnvironment
+from flott.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from flott.datastream.connectors.file_sink import FileSink
 from flott.datastream.connectors.number_seq import NumberSequenceSource
-from flott.datastream.functions import KeyedBroadcastProcessFunction, MapFunction, Partitioner
+from flott.datastream.functions import (
+    BroadcastProcessFunction,
+    KeyedBroadcastProcessFunction,
+    MapFunction,
+    Partitioner,
+)
 from flott.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from flott.errors import JobExecutionError
 from flott.runtime.checkpoint.metadata import load_metadata
@@ -262,3 +267,34 @@ def test_plain_broadcast_partitioning_still_sends_every_record_to_every_subtask(
     pairs = sorted(tuple(map(int, line.split())) for line in read_output_lines(tmp_path / "out"))
     assert pairs == [(n, s) for n in range(100) for s in range(3)]
 
+
+class SeeAllRules(BroadcastProcessFunction):
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        yield f"{value} {len(list(ctx.get_broadcast_state(RULES_DESC).keys()))}"
+
+    def process_broadcast_element(self, value: Any, ctx: Any) -> Any:
+        ctx.get_broadcast_state(RULES_DESC).put(int(value), [value])
+
+
+def test_batch_execution_processes_the_broadcast_side_first(
+    tmp_path: Path, embedded: EmbeddedExecutor
+) -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    no_wm = WatermarkStrategy.no_watermarks()
+    rules = (
+        env.from_source(NumberSequenceSource(0, 24), no_wm, "rules")
+        .set_parallelism(1)
+        .map(SlowRule(tmp_path / "rules.log"), output_type=Types.LONG())
+        .set_parallelism(1)
+    )
+    (
+        env.from_source(NumberSequenceSource(0, 199), no_wm, "numbers")
+        .connect(rules.broadcast(RULES_DESC))
+        .process(SeeAllRules(), output_type=Types.STRING())
+        .sink_to(FileSink.for_row_format(str(tmp_path / "out"), Encoder.simple_string_encoder()).build())
+    )
+    env.execute("batch broadcast")
+    lines = sorted(read_output_lines(tmp_path / "out"), key=lambda line: int(line.split()[0]))
+    assert lines == [f"{n} 25" for n in range(200)], "every record saw all 25 rules"

@@ -178,3 +178,32 @@ def test_the_broadcast_side_has_no_keyed_state_not_even_of_the_last_key(backend:
     with pytest.raises(RuntimeError, match="Keyed state is not available in process_broadcast_element"):
         h.process2((("a", 4), 3))
     assert h.process((("a", 2), 4)) == [(("a", 2), 4)], "the next record sets its key again"
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_batch_execution_processes_the_whole_broadcast_side_first(keyed: bool) -> None:
+    """Flink's BATCH rule: non-broadcast records and the watermark wait for the broadcast input's end."""
+    if keyed:
+        h = broadcast_harness(
+            Thresholds(),
+            "keyed_broadcast_process",
+            key=KeySelectorPair(lambda r: r[0], None),
+            streaming=False,
+        )
+        assert h.process((("a", 1), 1), (("b", 7), 2)) == []
+        h.watermark(LONG_MAX)
+        assert h.output.records == [], "timers wait with the records"
+        h.process2((("a", 4), 3))
+        h.operator.end_input2()
+        assert h.output.take() == [
+            ((LATE, "a already has a rule"), 1),
+            (("a", 1, 4, 11, 11, "EVENT_TIME"), 11),
+            (("b", 7, None, 12, 12, "EVENT_TIME"), 12),
+        ], "the records ran after the rule arrived, then the watermark fired their timers"
+        return
+    h = broadcast_harness(Enrich(), streaming=False)
+    assert h.process((5, 1), (2, 2)) == []
+    assert h.process2((("limit", 3), 3)) == [("rule ('limit', 3) (watermark -9223372036854775808)", 3)]
+    h.operator.end_input2()
+    assert h.output.take() == [("5 > 3 at 1", 1)], "every record saw the complete broadcast state"
+    assert h.process((9, 4)) == [("9 > 3 at 4", 4)], "after the broadcast side: straight through"

@@ -12,7 +12,11 @@ subtask snapshots its copy (mode BROADCAST); a restore at any parallelism gives 
 subtask one whole copy (see ``flott.runtime.checkpoint.restore``). Keyed state and timers of the
 keyed variant live in its keyed state backend, as for any keyed operator.
 
-As in Flink, nothing orders the elements of the two inputs against each other.
+As in Flink, nothing orders the elements of the two inputs against each other in STREAMING
+execution. In BATCH execution Flink processes the whole broadcast side first; here the operator
+holds the non-broadcast records (and the watermark) until the broadcast input ended, then
+processes them, so ``process_element`` sees the complete broadcast state. The held records are
+kept in memory (Flink's batch exchanges spill to disk instead).
 """
 
 from __future__ import annotations
@@ -292,7 +296,42 @@ class _BroadcastOperator(_TwoInputOperator):
         return self.broadcast_states.snapshot()
 
 
-class CoBroadcastWithNonKeyedOperator(_BroadcastOperator):
+class _BroadcastSideFirstInBatch:
+    """BATCH execution: non-broadcast records and watermarks wait until the broadcast input ended
+    (Flink's ``BatchCoBroadcastWith*Operator`` rely on the broadcast side being processed first)."""
+
+    output: Any
+
+    def __init__(self, setup: OperatorSetup) -> None:
+        super().__init__(setup)  # type: ignore[call-arg]
+        self._held: list[list[Any]] | None = None if setup.streaming else []
+        self._held_watermark: int | None = None
+
+    def process_batch(self, batch: Iterable[Any]) -> list[Any]:
+        if self._held is not None:
+            self._held.append(list(batch))
+            return []
+        return super().process_batch(batch)  # type: ignore[misc, no-any-return]
+
+    def process_watermark(self, timestamp: int) -> None:
+        if self._held is not None:
+            self._held_watermark = timestamp
+            return
+        super().process_watermark(timestamp)  # type: ignore[misc]
+
+    def end_input2(self) -> None:
+        held, self._held = self._held, None
+        if held is None:
+            return
+        for batch in held:
+            out = self.process_batch(batch)
+            if out:
+                self.output.collect(out)
+        if self._held_watermark is not None:
+            self.process_watermark(self._held_watermark)
+
+
+class CoBroadcastWithNonKeyedOperator(_BroadcastSideFirstInBatch, _BroadcastOperator):
     """``process`` with a BroadcastProcessFunction on a non-keyed stream."""
 
     def __init__(self, setup: OperatorSetup) -> None:
@@ -305,7 +344,7 @@ class CoBroadcastWithNonKeyedOperator(_BroadcastOperator):
         )
 
 
-class CoBroadcastWithKeyedOperator(UserTimerFiring, _BroadcastOperator):
+class CoBroadcastWithKeyedOperator(_BroadcastSideFirstInBatch, UserTimerFiring, _BroadcastOperator):
     """``process`` with a KeyedBroadcastProcessFunction on a KeyedStream: broadcast state, keyed state
     and timers of the first input's keys."""
 
