@@ -26,5 +26,6 @@ prices = env.from_collection(
     [("apple", 3), ("pear", 5), ("plum", 2), ("fig", 9), ("apple", 4)],
     type_info=Types.TUPLE([Types.STRING(), Types.INT()]),
 )
-orders.connect(prices.broadcast(PRICES)).process(Price(), output_type=Types.STRING()).print().set_parallelism(1)
+priced = orders.connect(prices.broadcast(PRICES)).process(Price(), output_type=Types.STRING())
+priced.print().set_parallelism(1)
 env.execute("broadcast_batch")
