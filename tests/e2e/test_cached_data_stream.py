@@ -80,6 +80,13 @@ def test_batch_jobs_compute_a_cached_stream_once_until_it_is_invalidated(
     assert calls(log) == N, "the second job read the cache instead of running the map again"
     assert lines_as_ints(tmp_path / "second") == [n * 10 + 1 for n in range(N)]
 
+    env.set_runtime_mode(RuntimeExecutionMode.STREAMING)
+    cached.sink_to(sink(tmp_path / "streaming"))
+    env.execute("streaming")
+    assert calls(log) == N, "a STREAMING job reads a stream cached by an earlier BATCH job"
+    assert lines_as_ints(tmp_path / "streaming") == [n * 10 for n in range(N)]
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+
     cached.invalidate()
     cached.sink_to(sink(tmp_path / "third"))
     env.execute("third")
