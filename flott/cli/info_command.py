@@ -20,6 +20,7 @@ _SHIP = {
     "shuffle": "SHUFFLE",
     "broadcast": "BROADCAST",
     "global": "GLOBAL",
+    "custom": "CUSTOM",
 }
 
 

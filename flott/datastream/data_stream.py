@@ -12,22 +12,25 @@ than an AttributeError.
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.connected_streams import ConnectedStreams
-from flott.datastream.deferred_streams import (
+from flott.datastream.broadcast_stream import (
     BroadcastConnectedStream,
     BroadcastStream,
-    CachedDataStream,
+    check_broadcast_state_descriptors,
 )
+from flott.datastream.cached_data_stream import CacheTransformation
+from flott.datastream.connected_streams import ConnectedStreams
 from flott.datastream.functions import (
     FilterFunction,
     FlatMapFunction,
     KeyedProcessFunction,
     KeySelector,
     MapFunction,
+    Partitioner,
     ProcessFunction,
     ReduceFunction,
 )
@@ -352,14 +355,37 @@ class DataStream:
     def broadcast(
         self, broadcast_state_descriptor: Any = None, *other_broadcast_state_descriptors: Any
     ) -> Any:
-        """Without arguments: every record to every consumer subtask. With MapStateDescriptors
-        PyFlink returns a BroadcastStream (broadcast state), which flott has not built yet."""
-        if broadcast_state_descriptor is not None or other_broadcast_state_descriptors:
-            raise not_yet("broadcast state", "DataStream.broadcast(descriptor)")
+        """Without arguments: every record to every consumer subtask. With MapStateDescriptors: a
+        BroadcastStream, to ``connect`` to another stream; the descriptors name its broadcast states."""
+        if broadcast_state_descriptor is not None:
+            descriptors = check_broadcast_state_descriptors(
+                [broadcast_state_descriptor, *other_broadcast_state_descriptors]
+            )
+            return BroadcastStream(self._partition("broadcast"), descriptors)
         return self._partition("broadcast")
 
-    def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
-        raise not_yet("custom partitioning", "DataStream.partition_custom")
+    def partition_custom(
+        self,
+        partitioner: Callable[[Any, int], int] | Partitioner,
+        key_selector: Callable[[Any], Any] | KeySelector,
+    ) -> DataStream:
+        """Send each record to the subtask ``partitioner.partition(key, num_partitions)`` returns for
+        its key (``num_partitions``: the consumer's parallelism); a plain function works too."""
+        if not isinstance(partitioner, Partitioner) and not callable(partitioner):
+            raise TypeError("Parameter partitioner should be type of Partitioner or a callable function.")
+        if not isinstance(key_selector, KeySelector) and not callable(key_selector):
+            raise TypeError("Parameter key_selector should be type of KeySelector or a callable function.")
+        from flott.runtime.operators.specs import CustomPartitionerSpec
+
+        t = PartitionTransformation(
+            name="CUSTOM",
+            parallelism=self._transformation.parallelism,
+            output_type=self._transformation.output_type,
+            input=self._transformation,
+            partitioner="custom",
+            key_selector=CustomPartitionerSpec(partitioner, key_selector),
+        )
+        return DataStream(t, self._env)
 
     def union(self, *streams: DataStream) -> DataStream:
         """One stream of the records of all streams (each keeps its own partitioning)."""
@@ -423,10 +449,11 @@ class DataStream:
 
     # --- windows, two inputs, side outputs -----------------------------------------------------
 
-    def connect(self, ds: Any) -> ConnectedStreams:
-        """Connect with another stream for a two-input operator (CoMap, CoFlatMap, CoProcess)."""
+    def connect(self, ds: Any) -> Any:
+        """Connect with another stream for a two-input operator (CoMap, CoFlatMap, CoProcess), or
+        with a BroadcastStream for a (Keyed)BroadcastProcessFunction (a BroadcastConnectedStream)."""
         if isinstance(ds, BroadcastStream):
-            raise not_yet("broadcast state", "DataStream.connect(BroadcastStream)")
+            return BroadcastConnectedStream(self, ds, ds.broadcast_state_descriptors)
         if not isinstance(ds, DataStream):
             raise TypeError(f"connect() takes a DataStream, got {type(ds).__name__}")
         return ConnectedStreams(self, ds)
@@ -465,7 +492,22 @@ class DataStream:
     # --- later issues ---------------------------------------------------------------------------
 
     def cache(self) -> CachedDataStream:
-        raise not_yet("cached data streams", "DataStream.cache")
+        """Cache this stream's result: the first BATCH job using it computes and keeps it, later
+        jobs of this environment read it instead of recomputing (see ``cached_data_stream``)."""
+        source = self._transformation
+        if isinstance(source, PartitionTransformation | UnionTransformation):
+            raise ValueError(
+                "cache() applies to the output of an operator or a side output, not to a stream "
+                "returned by a partitioning method or union()"
+            )
+        t = CacheTransformation(
+            name="Cache",
+            parallelism=source.parallelism,
+            max_parallelism=source.max_parallelism,
+            output_type=source.output_type,
+            input=source,
+        )
+        return CachedDataStream(t, self._env)
 
     def iterate(self, max_wait_time_ms: int = 0) -> Any:
         raise not_yet("iterations", "DataStream.iterate")
@@ -556,12 +598,13 @@ class KeyedStream(DataStream):
         raise ValueError("Cannot override partitioning for KeyedStream.")
 
     def broadcast(self, *args: Any) -> Any:
-        if args:
-            raise not_yet("broadcast state", "KeyedStream.broadcast(descriptor)")
         raise ValueError("Cannot override partitioning for KeyedStream.")
 
     def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
         raise ValueError("Cannot override partitioning for KeyedStream.")
+
+    def cache(self) -> CachedDataStream:
+        raise ValueError("Cache for KeyedStream is not supported.")
 
     def key_by(self, key_selector: Callable[[Any], Any] | KeySelector, key_type: Any = None) -> KeyedStream:
         """Re-keys the original stream (PyFlink semantics)."""
@@ -616,13 +659,6 @@ class KeyedStream(DataStream):
         if slide == 0:
             return WindowedStream(self, CountTumblingWindowAssigner(size))
         return WindowedStream(self, CountSlidingWindowAssigner(size, slide))
-
-    def connect(self, ds: Any) -> ConnectedStreams:
-        if isinstance(ds, BroadcastStream):
-            raise not_yet("broadcast state", "KeyedStream.connect(BroadcastStream)")
-        if not isinstance(ds, DataStream):
-            raise TypeError(f"connect() takes a DataStream, got {type(ds).__name__}")
-        return ConnectedStreams(self, ds)
 
 
 class DataStreamSink:
@@ -688,3 +724,55 @@ class DataStreamSink:
 
     def __repr__(self) -> str:
         return f"DataStreamSink({self._transformation.name!r})"
+
+
+class CachedDataStream(DataStream):
+    """A DataStream whose result the first BATCH job computing it caches for the environment's
+    later jobs (``flott.datastream.cached_data_stream``); operator properties cannot be set on it."""
+
+    def invalidate(self) -> None:
+        """Drop the cached result; a later job computes it again (and caches it, in BATCH mode)."""
+        t = self._transformation
+        assert isinstance(t, CacheTransformation)
+        if t.cached_dir is not None:
+            shutil.rmtree(t.cached_dir, ignore_errors=True)
+        t.cached_dir = None
+
+    def _refuse(self, what: str) -> ValueError:
+        return ValueError(f"{what} for CachedDataStream is not supported.")
+
+    def get_name(self) -> str:
+        raise ValueError("Get name of CachedDataStream is not supported.")
+
+    def name(self, name: str) -> DataStream:
+        raise self._refuse("Set name")
+
+    def uid(self, uid: str) -> DataStream:
+        raise self._refuse("Set uid")
+
+    def set_uid_hash(self, uid_hash: str) -> DataStream:
+        raise self._refuse("Set uid hash")
+
+    def set_description(self, description: str) -> DataStream:
+        raise self._refuse("Set description")
+
+    def set_parallelism(self, parallelism: int) -> DataStream:
+        raise self._refuse("Set parallelism")
+
+    def set_max_parallelism(self, max_parallelism: int) -> DataStream:
+        raise self._refuse("Set max parallelism")
+
+    def force_non_parallel(self) -> DataStream:
+        raise self._refuse("Set force non-parallel")
+
+    def set_buffer_timeout(self, timeout_millis: int) -> DataStream:
+        raise self._refuse("Set buffer timeout")
+
+    def start_new_chain(self) -> DataStream:
+        raise self._refuse("Start new chain")
+
+    def disable_chaining(self) -> DataStream:
+        raise self._refuse("Disable chaining")
+
+    def slot_sharing_group(self, slot_sharing_group: str | SlotSharingGroup) -> DataStream:
+        raise self._refuse("Setting slot sharing group")

@@ -469,19 +469,29 @@ class StreamExecutionEnvironment:
         Raises JobExecutionError if the job fails. The recorded transformations are
         cleared before submission (as Flink does), so a second ``execute`` needs new ones.
         """
-        return self.execute_async(job_name).get_job_execution_result().result()
+        from flott.datastream.cached_data_stream import mark_cached
+
+        graph = self.get_stream_graph(job_name, clear_transformations=True)
+        result = self._submit(graph).get_job_execution_result().result()
+        mark_cached(self, graph.cache_writes)  # as Flink: only a successful execute() caches
+        return result
 
     def execute_async(self, job_name: str | None = "Flink Streaming Job") -> Any:
         """Build the job and submit it; returns a JobClient without waiting."""
+        return self._submit(self.get_stream_graph(job_name, clear_transformations=True))
+
+    def _submit(self, graph: StreamGraph) -> Any:
         from flott.client.pipeline_executor import get_pipeline_executor
         from flott.graph.job_graph_generator import create_job_graph
 
-        job_graph = create_job_graph(self.get_stream_graph(job_name, clear_transformations=True))
-        return get_pipeline_executor(self.configuration).execute(job_graph)
+        return get_pipeline_executor(self.configuration).execute(create_job_graph(graph))
 
     def close(self) -> None:
-        """Drop recorded transformations; the environment holds no other resources."""
+        """Drop recorded transformations and the results of ``cache()``."""
+        from flott.datastream.cached_data_stream import drop_caches
+
         self._transformations.clear()
+        drop_caches(self)
 
     def __enter__(self) -> StreamExecutionEnvironment:
         return self

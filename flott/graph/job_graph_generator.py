@@ -57,10 +57,20 @@ SAVEPOINT_IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"
 
 STATEFUL_KINDS = frozenset(
     {"reduce", "sum", "min", "max", "min_by", "max_by", "keyed_process", "window", "keyed_co_process"}
+    | {"broadcast_process", "keyed_broadcast_process"}
 )
-"""Operator kinds that always keep keyed state."""
+"""Operator kinds that always keep state (keyed state; broadcast state for the broadcast kinds)."""
 
-TWO_INPUT_KINDS = frozenset({"co_map", "co_flat_map", "co_process", "keyed_co_process"})
+TWO_INPUT_KINDS = frozenset(
+    {
+        "co_map",
+        "co_flat_map",
+        "co_process",
+        "keyed_co_process",
+        "broadcast_process",
+        "keyed_broadcast_process",
+    }
+)
 
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
@@ -282,6 +292,10 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
             if e.partitioner == "hash":
                 key_selector = artifacts.add(
                     e.key_selector, f"the key selector of key_by before '{node.name}'"
+                )
+            elif e.partitioner == "custom":
+                key_selector = artifacts.add(
+                    e.key_selector, f"the Partitioner of partition_custom before '{node.name}'"
                 )
             edge_id = _md5(f"flott-edge|{source}|{target}|{n}")
             if e.output_tag is not None:

@@ -120,6 +120,8 @@ class StreamGraph:
         self.auto_generated_uids = auto_generated_uids
         self.nodes: dict[int, StreamNode] = {}
         self.edges: list[StreamEdge] = []
+        self.cache_writes: list[Any] = []
+        """``PendingCache`` of every cached stream this job writes (``cache()`` in BATCH mode)."""
 
     # --- building -------------------------------------------------------------------------------
 

@@ -17,6 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from flott.datastream.cached_data_stream import (
+    CacheRead,
+    CacheTransformation,
+    CacheWrite,
+    PendingCache,
+    new_cache_dir,
+)
 from flott.datastream.slot_sharing_group import SlotSharingGroup
 from flott.datastream.transformations import (
     OneInputTransformation,
@@ -29,7 +36,7 @@ from flott.datastream.transformations import (
     TwoInputTransformation,
     UnionTransformation,
 )
-from flott.errors import InvalidJobGraphError
+from flott.errors import InvalidJobGraphError, NotYetSupportedError
 from flott.graph.stream_graph import (
     DEFAULT_SLOT_SHARING_GROUP,
     StreamEdge,
@@ -48,6 +55,8 @@ __all__ = ["generate_stream_graph"]
 RUNTIME_MODE = "execution.runtime-mode"
 BUFFER_TIMEOUT = "execution.buffer-timeout"
 PIPELINE_NAME = "pipeline.name"
+KEYED_PARTITIONERS = ("hash", "custom")
+"""Edges whose routing needs user code (a key selector; for ``custom`` with the Partitioner)."""
 
 
 @dataclass(frozen=True)
@@ -83,12 +92,17 @@ def _group_name(group: Any) -> str | None:
 
 
 class _Generator:
-    def __init__(self, env: StreamExecutionEnvironment, graph: StreamGraph, max_parallelism: int) -> None:
+    def __init__(
+        self, env: StreamExecutionEnvironment, graph: StreamGraph, max_parallelism: int, batch: bool = False
+    ) -> None:
         self._env = env
         self._graph = graph
+        self._batch = batch
+        """BATCH execution: cached streams not cached yet are written (``cache()``)."""
         self._configured_max_parallelism = max_parallelism
         self._translated: dict[int, list[_Endpoint]] = {}
         self._next_id = 1
+        self._cache_write_nodes: list[int] = []
 
     def transform(self, t: Transformation) -> list[_Endpoint]:
         done = self._translated.get(t.id)
@@ -100,13 +114,15 @@ class _Generator:
                 _Endpoint(
                     e.node_id,
                     t.partitioner,
-                    t.key_selector if t.partitioner == "hash" else None,
+                    t.key_selector if t.partitioner in KEYED_PARTITIONERS else None,
                     e.output_tag,
                 )
                 for e in self.transform(t.input)
             ]
         elif isinstance(t, UnionTransformation):
             result = [e for i in t.union_inputs for e in self.transform(i)]
+        elif isinstance(t, CacheTransformation):
+            result = self._cache(t)
         elif isinstance(t, SideOutputTransformation):
             assert t.input is not None
             tag = t.output_tag
@@ -188,7 +204,7 @@ class _Generator:
         elif isinstance(t, TwoInputTransformation):
             node.kind = t.kind
             node.function = t.function
-            if t.key_selector1 is not None and t.key_selector2 is not None:
+            if t.key_selector1 is not None:  # both inputs keyed, or only the first (keyed broadcast)
                 node.key_selector = KeySelectorPair(t.key_selector1, t.key_selector2)
             node.config = dict(t.operator_config)
         else:
@@ -208,6 +224,40 @@ class _Generator:
         for endpoint, number in zip(inputs, input_numbers, strict=True):
             self._add_edge(endpoint, node, number)
         return node_id
+
+    def _cache(self, t: CacheTransformation) -> list[_Endpoint]:
+        """A cached stream is read back (CacheRead); an uncached one is its input, written beside
+        its consumers in BATCH execution (CacheWrite), as Flink's CacheTransformationTranslator."""
+        if t.cached_dir is not None:
+            read = SourceTransformation(
+                name="CacheRead",
+                parallelism=t.cached_parallelism,
+                max_parallelism=t.max_parallelism,
+                output_type=t.output_type,
+                source=CacheRead(t.cached_dir, t.cached_parallelism, t.output_type),
+            )
+            return [_Endpoint(self._add_operator(read))]
+        assert t.input is not None
+        upstream = self.transform(t.input)
+        if self._batch:
+            parallelism = self._graph.node(upstream[0].node_id).parallelism
+            directory = new_cache_dir(self._env)
+            write = SinkTransformation(
+                name="CacheWrite", parallelism=parallelism, input=t.input, sink=CacheWrite(directory)
+            )
+            node_id = self._add_operator(write)
+            self._graph.cache_writes.append(PendingCache(t, directory, parallelism))
+            self._cache_write_nodes.append(node_id)
+        return upstream
+
+    def check_cache_writes(self) -> None:
+        """Cached records are values: a cached stream with event timestamps is refused."""
+        for node_id in self._cache_write_nodes:
+            if self._graph.node(node_id).timestamped_inputs[0]:
+                raise NotYetSupportedError(
+                    "cache() of a stream whose records carry event timestamps is not supported yet "
+                    "by flott (the cache keeps values only)"
+                )
 
     def _slot_sharing_group(self, t: Transformation, inputs: list[_Endpoint]) -> str:
         """Explicit group, else the inputs' common group, else ``default`` (Flink's rule)."""
@@ -234,16 +284,30 @@ class _Generator:
                 source_id=upstream.id,
                 target_id=target.id,
                 partitioner=partitioner,
-                key_selector=endpoint.key_selector if partitioner == "hash" else None,
+                key_selector=endpoint.key_selector if partitioner in KEYED_PARTITIONERS else None,
                 type_number=type_number,
                 output_tag=endpoint.output_tag,
             )
         )
 
 
-def _resolve_runtime_mode(configured: str, graph: StreamGraph) -> str:
-    sources = graph.sources
-    all_bounded = all(s.boundedness == "BOUNDED" for s in sources)
+def _all_sources_bounded(transformations: list[Transformation]) -> bool:
+    """Whether every source the program reads is bounded (a cached stream is a bounded source)."""
+    seen: set[int] = set()
+    todo = list(transformations)
+    while todo:
+        t = todo.pop()
+        if t.id in seen:
+            continue
+        seen.add(t.id)
+        if isinstance(t, SourceTransformation) and _boundedness_of(t.source) != "BOUNDED":
+            return False
+        if not (isinstance(t, CacheTransformation) and t.cached_dir is not None):
+            todo.extend(t.inputs)
+    return True
+
+
+def _resolve_runtime_mode(configured: str, all_bounded: bool) -> str:
     mode = configured.strip().upper()
     if mode == "AUTOMATIC":
         return "BATCH" if all_bounded else "STREAMING"
@@ -279,11 +343,15 @@ def generate_stream_graph(env: StreamExecutionEnvironment, job_name: str) -> Str
         chain_different_max_parallelism=env.is_chaining_of_operators_with_different_max_parallelism_enabled(),
         auto_generated_uids=ec.has_auto_generated_uids_enabled(),
     )
-    generator = _Generator(env, graph, ec.get_max_parallelism())
+    runtime_mode = _resolve_runtime_mode(
+        config.get(RUNTIME_MODE, "STREAMING"), _all_sources_bounded(transformations)
+    )
+    generator = _Generator(env, graph, ec.get_max_parallelism(), batch=runtime_mode == "BATCH")
     for t in transformations:
         generator.transform(t)
     assign_timestamp_paths(graph)
-    graph.runtime_mode = _resolve_runtime_mode(config.get(RUNTIME_MODE, "STREAMING"), graph)
+    generator.check_cache_writes()
+    graph.runtime_mode = runtime_mode
     config[RUNTIME_MODE] = graph.runtime_mode
     config[BUFFER_TIMEOUT] = str(buffer_timeout)
     config[PIPELINE_NAME] = job_name

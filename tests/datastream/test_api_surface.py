@@ -18,7 +18,6 @@ from flott.datastream import (
     StreamExecutionEnvironment,
 )
 from flott.datastream.connectors.base import Boundedness
-from flott.datastream.state import MapStateDescriptor
 from flott.errors import NotYetSupportedError
 from flott.graph import MissingUidWarning
 
@@ -123,31 +122,13 @@ def keyed() -> KeyedStream:
 
 
 NOT_YET: list[tuple[str, Callable[[], Any], str]] = [
-    (
-        "DataStream.broadcast(descriptor)",
-        lambda: stream().broadcast(MapStateDescriptor("m", Types.STRING(), Types.INT())),
-        "broadcast state",
-    ),
-    (
-        "DataStream.partition_custom",
-        lambda: stream().partition_custom(lambda k, n: 0, lambda x: x),
-        "custom partitioning",
-    ),
-    ("DataStream.cache", lambda: stream().cache(), "cached data streams"),
     ("DataStream.iterate", lambda: stream().iterate(), "iterations"),
     (
         "StreamExecutionEnvironment.create_input",
         lambda: StreamExecutionEnvironment.get_execution_environment().create_input(object()),
         "InputFormat",
     ),
-    ("BroadcastConnectedStream.process", lambda: _broadcast_connected().process(object()), "broadcast state"),
 ]
-
-
-def _broadcast_connected() -> Any:
-    from flott.datastream import BroadcastConnectedStream
-
-    return BroadcastConnectedStream(stream(), object(), [])
 
 
 @pytest.mark.parametrize(("call", "action", "feature"), NOT_YET, ids=[c for c, _, _ in NOT_YET])

@@ -38,6 +38,7 @@ class OperatorHarness:
         job_config: dict[str, str] | None = None,
         clock: Clock | None = None,
         batch_size: int = 1024,
+        streaming: bool = True,
     ) -> None:
         blobs = Blobs()
         cfg: dict[str, Any] = dict(config or {})
@@ -51,7 +52,7 @@ class OperatorHarness:
         self.clock = clock or Clock()
         self.pts = ProcessingTimeService(self.clock)
         self.operator: StreamOperator = create_operator(
-            OperatorSetup(env, descriptor, True, batch_size, set(), self.pts)
+            OperatorSetup(env, descriptor, streaming, batch_size, set(), self.pts)
         )
         self.output = CollectingOutput()
         self.operator.set_output(self.output)

@@ -30,6 +30,9 @@ SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"
 """Elements of all subtasks are pooled and split over the new subtasks (each element once)."""
 UNION = "UNION"
 """Every new subtask gets every element of every old subtask."""
+BROADCAST = "BROADCAST"
+"""Every old subtask holds the same copy (broadcast state): new subtask ``i`` restores the copy of
+old subtask ``i mod old parallelism``, so scaling out spreads the reads round-robin (Flink's rule)."""
 
 
 class KeyGroupStateHandle(msgspec.Struct, frozen=True, forbid_unknown_fields=False):

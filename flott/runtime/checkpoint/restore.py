@@ -9,7 +9,9 @@ subtask its :class:`SubtaskRestore` with the deployment.
   ``[0, M)``, so every key group is restored exactly once, whatever the new parallelism.
 * Operator list state (sources' offsets/splits): SPLIT_DISTRIBUTE pools the elements of all old
   subtasks in order and gives each new subtask a contiguous share (Flink's round-robin
-  repartitioner at element granularity); UNION gives every new subtask everything.
+  repartitioner at element granularity); UNION gives every new subtask everything; BROADCAST
+  (broadcast state, the same copy in every old subtask) gives new subtask ``i`` the whole copy of
+  old subtask ``i mod old parallelism``, so no copy is read by many more subtasks than another.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from flott.runtime.checkpoint.errors import RestoreError
-from flott.runtime.checkpoint.metadata import SPLIT_DISTRIBUTE, UNION, CheckpointMetadata, OperatorMetadata
+from flott.runtime.checkpoint.metadata import (
+    BROADCAST,
+    SPLIT_DISTRIBUTE,
+    UNION,
+    CheckpointMetadata,
+    OperatorMetadata,
+)
 from flott.runtime.checkpoint.storage import join
 from flott.runtime.state.key_groups import KeyGroupRange, compute_key_group_range_for_operator_index
 
@@ -67,6 +75,7 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
     # Operator list state: number the elements of every SPLIT_DISTRIBUTE state across old subtasks.
     split_states: dict[str, list[tuple[str, int]]] = {}  # name -> [(file, count)] in subtask order
     union_files: list[str] = []
+    broadcast_copies: dict[str, list[tuple[str, int]]] = {}  # name -> [(file, count)] per old subtask
     for handle in op.operator_states:
         path = join(snapshot_dir, handle.path)
         has_union = False
@@ -75,6 +84,8 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
                 split_states.setdefault(name, []).append((path, info.count))
             elif info.mode == UNION:
                 has_union = True
+            elif info.mode == BROADCAST:
+                broadcast_copies.setdefault(name, []).append((path, info.count))
             else:
                 raise RestoreError(f"operator {op.operator_id}: unknown operator state mode {info.mode!r}")
         if has_union:
@@ -93,6 +104,9 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
                 if a < b:
                     slices.append(OperatorStateSlice(path, name, a - offset, b - offset))
                 offset += count
+        for name, copies in broadcast_copies.items():
+            path, count = copies[i % len(copies)]
+            slices.append(OperatorStateSlice(path, name, 0, count))
         out.append(
             SubtaskRestore(
                 operator_id=op.operator_id,

@@ -31,6 +31,7 @@ import xxhash
 
 from flott.runtime.checkpoint.errors import SnapshotFormatError
 from flott.runtime.checkpoint.metadata import (
+    BROADCAST,
     FORMAT_VERSION,
     SPLIT_DISTRIBUTE,
     SUPPORTED_FORMAT_VERSIONS,
@@ -142,11 +143,12 @@ def write_operator_state(
     subtask_index: int,
     states: Mapping[str, tuple[str, Iterable[Any]]],
 ) -> OperatorStateHandle:
-    """Write ``{state name: (mode, elements)}`` (mode SPLIT_DISTRIBUTE or UNION) for one subtask."""
+    """Write ``{state name: (mode, elements)}`` (mode SPLIT_DISTRIBUTE, UNION or BROADCAST) for one
+    subtask."""
     payload: dict[str, list[Any]] = {}
     infos: dict[str, OperatorListStateInfo] = {}
     for name, (mode, elements) in states.items():
-        if mode not in (SPLIT_DISTRIBUTE, UNION):
+        if mode not in (SPLIT_DISTRIBUTE, UNION, BROADCAST):
             raise ValueError(f"unknown operator state mode {mode!r}")
         payload[name] = list(elements)
         infos[name] = OperatorListStateInfo(mode=mode, count=len(payload[name]))

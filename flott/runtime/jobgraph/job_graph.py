@@ -19,7 +19,9 @@ from flott.errors import InvalidJobGraphError
 
 JOB_GRAPH_FORMAT_VERSION = 1
 
-PartitionerKind = Literal["forward", "hash", "rebalance", "rescale", "shuffle", "broadcast", "global"]
+PartitionerKind = Literal[
+    "forward", "hash", "rebalance", "rescale", "shuffle", "broadcast", "global", "custom"
+]
 
 
 def new_id() -> str:
@@ -35,7 +37,8 @@ def blob_id(data: bytes) -> str:
 class PartitionerDescriptor(msgspec.Struct, frozen=True):
     """How records of an edge are distributed over the consumer's subtasks.
 
-    ``key_selector`` is the blob id of the key selector for ``hash``.
+    ``key_selector`` is the blob id of the key selector for ``hash``, and of the Partitioner and
+    key selector bundle (``CustomPartitionerSpec``) for ``custom``.
     """
 
     kind: PartitionerKind
@@ -188,8 +191,9 @@ class JobGraph(msgspec.Struct, frozen=True):
                     f"forward edge from '{self.vertex(e.source).name}' to '{self.vertex(e.target).name}' "
                     "needs equal parallelism"
                 )
-            if e.partitioner.kind == "hash" and e.partitioner.key_selector not in self.user_artifacts:
-                raise InvalidJobGraphError(f"hash edge {e.id} has no key selector artifact")
+            keyed_kind = e.partitioner.kind in ("hash", "custom")
+            if keyed_kind and e.partitioner.key_selector not in self.user_artifacts:
+                raise InvalidJobGraphError(f"{e.partitioner.kind} edge {e.id} has no key selector artifact")
         for v in self.vertices:
             if not v.is_source and not self.inputs_of(v.id):
                 raise InvalidJobGraphError(f"vertex '{v.name}' is not a source and has no input")

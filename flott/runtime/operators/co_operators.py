@@ -84,9 +84,12 @@ class _TwoInputOperator(StreamOperator):
             pair = setup.load_function(setup.descriptor.key_selector, "key selectors")
             if not isinstance(pair, KeySelectorPair):
                 raise InvalidJobGraphError(f"two-input operator '{self.name}' needs a key selector per input")
-            self._key_objects = [pair.key_selector1, pair.key_selector2]
+            # A keyed broadcast operator is keyed on its first input only (key_selector2 None).
+            self._key_objects = [k for k in (pair.key_selector1, pair.key_selector2) if k is not None]
             self._key1 = user_method(pair.key_selector1, "get_key", f"first key selector of '{self.name}'")
-            self._key2 = user_method(pair.key_selector2, "get_key", f"second key selector of '{self.name}'")
+            if pair.key_selector2 is not None:
+                what = f"second key selector of '{self.name}'"
+                self._key2 = user_method(pair.key_selector2, "get_key", what)
             self.backend = setup.keyed_state_backend()
         self._ctx: Any = None
 

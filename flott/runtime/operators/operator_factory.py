@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from flott.errors import InvalidJobGraphError, NotYetSupportedError
 from flott.runtime.operators.async_wait_operator import AsyncWaitOperator
+from flott.runtime.operators.broadcast_operators import (
+    CoBroadcastWithKeyedOperator,
+    CoBroadcastWithNonKeyedOperator,
+)
 from flott.runtime.operators.co_operators import (
     CoProcessOperator,
     CoStreamFlatMap,
@@ -42,6 +46,8 @@ _OPERATORS: dict[str, type[StreamOperator]] = {
     "co_flat_map": CoStreamFlatMap,
     "co_process": CoProcessOperator,
     "keyed_co_process": KeyedCoProcessOperator,
+    "broadcast_process": CoBroadcastWithNonKeyedOperator,
+    "keyed_broadcast_process": CoBroadcastWithKeyedOperator,
     "sink": SinkWriterOperator,
     "print": SinkWriterOperator,  # printing is a Sink (PrintSink); accepted under its own kind too
 }

@@ -22,11 +22,26 @@ class SourceWithWatermarks:
 
 @dataclass
 class KeySelectorPair:
-    """The key selectors of both inputs of a keyed two-input operator (``connect(...).key_by(k1, k2)``)."""
+    """The key selectors of both inputs of a keyed two-input operator (``connect(...).key_by(k1, k2)``).
+
+    ``key_selector2`` is None for a keyed broadcast operator: only its first input is keyed.
+    """
 
     key_selector1: Any
     key_selector2: Any
 
+
+@dataclass
+class CustomPartitionerSpec:
+    """``partition_custom(partitioner, key_selector)``: the user objects of a ``custom`` edge."""
+
+    partitioner: Any
+    key_selector: Any
+
+
+BROADCAST_STATE_NAMES = "broadcast_state_names"
+"""Descriptor config key of the broadcast operators: names of the MapStateDescriptors given to
+``broadcast(...)`` (the broadcast states every subtask keeps)."""
 
 WINDOW_FUNCTION_KINDS = ("reduce", "aggregate", "apply", "process")
 

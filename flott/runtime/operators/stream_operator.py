@@ -334,6 +334,10 @@ class StreamOperator:
         """The input ended: return what must still be emitted (BATCH-mode aggregates)."""
         return []
 
+    def end_input2(self) -> None:
+        """Two-input operators: the second input ended (the first may still run); emissions go to
+        :attr:`output`. Flink's ``BoundedMultiInput.endInput(2)``."""
+
     def close(self) -> None:
         """Release resources and call user ``close()``; called once, also after failures."""
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from flott.errors import InvalidJobGraphError
 from flott.runtime.jobgraph import PartitionerDescriptor
+from flott.runtime.operators.specs import CustomPartitionerSpec
+from flott.runtime.partitioner.custom_partitioner import CustomPartitionerWrapper
 from flott.runtime.partitioner.key_group_stream_partitioner import KeyGroupStreamPartitioner
 from flott.runtime.partitioner.stream_partitioner import (
     BroadcastPartitioner,
@@ -31,7 +33,8 @@ def create_partitioner(
     """The partitioner an edge's descriptor names, for producer subtask ``subtask_index``.
 
     ``max_parallelism`` is the *consumer's* max parallelism (its key groups);
-    ``key_selector`` is the resolved key function for ``hash`` edges; ``timestamped`` says
+    ``key_selector`` is the resolved key function for ``hash`` edges and the loaded
+    :class:`CustomPartitionerSpec` for ``custom`` edges; ``timestamped`` says
     the records are ``(value, timestamp)`` pairs (the key is the value's).
     Call :meth:`StreamPartitioner.setup` with the number of channels before use.
     """
@@ -52,11 +55,16 @@ def create_partitioner(
         if key_selector is None:
             raise InvalidJobGraphError("hash partitioner needs a key selector")
         return KeyGroupStreamPartitioner(key_selector, max_parallelism, timestamped=timestamped)
+    if kind == "custom":
+        if not isinstance(key_selector, CustomPartitionerSpec):
+            raise InvalidJobGraphError("custom partitioner needs a Partitioner and a key selector")
+        return CustomPartitionerWrapper(key_selector, timestamped=timestamped)
     raise InvalidJobGraphError(f"unknown partitioner kind {kind!r}")
 
 
 __all__ = [
     "BroadcastPartitioner",
+    "CustomPartitionerWrapper",
     "ForwardPartitioner",
     "GlobalPartitioner",
     "KeyGroupStreamPartitioner",

@@ -38,6 +38,9 @@ class StreamPartitioner(ABC):
     def distribute(self, records: list[Any], buffers: list[list[Any]]) -> None:
         """Append each record of ``records`` to the buffer(s) of its channel(s)."""
 
+    def close(self) -> None:  # noqa: B027 - optional hook, most partitioners run no user code
+        """Release user code the partitioner runs (only ``partition_custom``'s has any)."""
+
     def __repr__(self) -> str:
         return type(self).__name__.removesuffix("Partitioner").upper()
 

@@ -243,6 +243,11 @@ class OperatorChain:
         else:
             self._emit_event(status)
 
+    def end_input2(self) -> None:
+        """The second input of the head (two-input) operator ended; what it emits runs on through
+        the chain via its output."""
+        self.operators[0].end_input2()
+
     def end_input(self) -> Iterator[list[Any]]:
         """End of input, head to tail: each operator's final output runs through the rest of the chain.
 

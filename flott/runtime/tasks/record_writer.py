@@ -31,8 +31,9 @@ from typing import Any
 from flott.datastream.output_tag import OutputTag
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
+from flott.runtime.operators.runtime_context import StreamingRuntimeContext
 from flott.runtime.operators.stream_operator import TIMESTAMPED_OUTPUT, user_method
-from flott.runtime.partitioner import StreamPartitioner, create_partitioner
+from flott.runtime.partitioner import CustomPartitionerWrapper, StreamPartitioner, create_partitioner
 
 log = logging.getLogger(__name__)
 
@@ -162,8 +163,10 @@ class RecordWriter:
         """Flush, then send EndOfPartition on every subpartition."""
         self.flush()
         self._writer.finish()
+        self._partitioner.close()
 
     def release(self) -> None:
+        self._partitioner.close()
         self._buffers = [[] for _ in range(self.num_channels)]
         self.pending_since_ns = None
         self._writer.release()
@@ -213,9 +216,11 @@ class RecordWriterDelegate:
             descriptor = output.edge.partitioner
             key_selector = None
             if descriptor.key_selector is not None:
-                key_selector = user_method(
-                    load(descriptor.key_selector), "get_key", f"key selector of edge {output.edge.id}"
-                )
+                key_selector = load(descriptor.key_selector)
+                if descriptor.kind != "custom":  # custom: a Partitioner and key selector bundle
+                    key_selector = user_method(
+                        key_selector, "get_key", f"key selector of edge {output.edge.id}"
+                    )
             partitioner = create_partitioner(
                 descriptor,
                 subtask_index=env.subtask_index,
@@ -225,6 +230,8 @@ class RecordWriterDelegate:
                 key_selector=key_selector,
                 timestamped=timestamped,
             )
+            if isinstance(partitioner, CustomPartitionerWrapper):
+                partitioner.open(StreamingRuntimeContext(env, None))
             writers.append(RecordWriter(output.writer, partitioner, batch_size, env.metrics))
             tags.append(edge_tags.get(output.edge.id))
         return cls(writers, env.metrics, buffer_timeout_ms, tags, timestamped)

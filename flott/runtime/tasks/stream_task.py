@@ -459,6 +459,8 @@ class StreamTask:
                     remaining[index] -= 1
                     if aligner is not None:
                         aligner.on_end_of_partition(index, channel)
+                    if index == 1 and not remaining[1]:
+                        chain.end_input2()
 
     # --- checkpoints ------------------------------------------------------------------------
 

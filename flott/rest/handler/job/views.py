@@ -181,6 +181,7 @@ _SHIP_STRATEGY = {
     "shuffle": "SHUFFLE",
     "broadcast": "BROADCAST",
     "global": "GLOBAL",
+    "custom": "CUSTOM",
 }
 
 
