@@ -107,6 +107,8 @@ def _cleanup(store: KVStore, working_dir: str) -> None:
 class RocksDBKeyedStateBackend(TableKeyedStateBackend):
     """The keyed state of one operator in one subtask, in a private RocksDB instance."""
 
+    backend_type = "rocksdb"
+
     def __init__(
         self,
         max_parallelism: int,
@@ -119,8 +121,9 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         block_cache_bytes: int = DEFAULT_BLOCK_CACHE_BYTES,
         write_buffer_bytes: int = DEFAULT_WRITE_BUFFER_BYTES,
         store_factory: Callable[[str], KVStore] | None = None,
+        ttl_time_provider: Callable[[], int] | None = None,
     ) -> None:
-        super().__init__(max_parallelism, key_group_range)
+        super().__init__(max_parallelism, key_group_range, ttl_time_provider)
         base = local_dir or tempfile.gettempdir()
         os.makedirs(base, exist_ok=True)
         if base not in _swept_bases:
@@ -186,7 +189,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
                 out[group] = entries
         return out
 
-    def iter_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
+    def _scan_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
         """Every state of one key group at a time, ascending: one ordered scan of the store.
 
         Only one key group's entries are in memory at once, so a checkpoint of state larger than
@@ -212,8 +215,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
 
     def restore_entries(self, name: str, kind: StateKind, entries: dict[Any, Any]) -> None:
         """Write restored ``key -> value`` entries of state ``name`` straight to the store."""
-        if name not in self._kinds:
-            self._unclaimed.add(name)
+        self._prepare_restore(name, kind, entries)
         table = cast(StoreTable, self._table(name, kind))
         table.bulk_load(entries)
 
@@ -229,6 +231,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         for queue in self._timer_queues.values():
             queue.clear()
         self._states.clear()
+        self._forget_ttl()
         self.current_key = None
         self.current_namespace = None
         self._finalizer()
