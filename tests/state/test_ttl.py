@@ -448,6 +448,27 @@ def test_rocksdb_background_cleanup_drops_expired_entries_when_a_checkpoint_scan
     assert lst.get() == ["fresh"]
 
 
+def test_rocksdb_background_cleanup_drops_expired_entries_leaving_the_object_cache(
+    make_backend: MakeBackend, clock: Clock, backend_type: str
+) -> None:
+    if backend_type != "rocksdb":
+        pytest.skip("RocksDB's background cleanup")
+    b = make_backend()  # an object cache of 4 entries per generation
+    b.ttl_time_provider = clock
+    v = b.get_value_state(with_ttl(ValueStateDescriptor("v", None)))
+    plain = b.get_value_state(ValueStateDescriptor("plain", None))
+    for i in range(4):  # still cached when they expire
+        b.set_current_key(f"old{i}")
+        v.update(i)
+        plain.update(i)
+    clock.at(TTL)
+    for i in range(30):  # pushes the old keys out of the cache
+        b.set_current_key(f"new{i}")
+        v.update(i)
+    assert set(b.keys("v")) == {f"new{i}" for i in range(30)}
+    assert b.num_keys("plain") == 4
+
+
 # --- snapshots and restore -------------------------------------------------------------------
 
 

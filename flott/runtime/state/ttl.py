@@ -23,9 +23,11 @@ under ``NeverReturnExpired`` even if nothing cleaned it up yet. What cleans up, 
   (:class:`IncrementalCleanup`). Flink does nothing with it on RocksDB; neither does flott;
 * **RocksDB background cleanup** (``cleanup_in_rocksdb_compact_filter(n)``, and by default on
   RocksDB): Flink drops expired entries when RocksDB compacts its files. ``rocksdict`` offers no
-  compaction filter, so flott drops them where it reads the whole store anyway: in the scan every
-  checkpoint makes. Expired entries go neither into the checkpoint nor back into the store. On the
-  heap backend Flink ignores this strategy, and so does flott.
+  compaction filter, so flott drops them where it rewrites or reads entries anyway: when its
+  object cache writes an entry back to the store, and in the scan every checkpoint makes (expired
+  entries go neither into the checkpoint nor back into the store). An entry that stays in the store
+  untouched and is never checkpointed stays until it is read. On the heap backend Flink ignores
+  this strategy, and so does flott.
 
 Refused (:class:`~flott.errors.NotYetSupportedError`): ``run_cleanup_for_every_record=True``
 (flott's operators set the current key as a plain attribute, per record, with no hook a cleanup
@@ -104,7 +106,7 @@ class TtlPolicy:
     incremental_cleanup_size: int
     """Keys checked per state access (0: no incremental cleanup)."""
     cleanup_on_store_scan: bool
-    """RocksDB: drop expired entries from the store when a checkpoint scans it."""
+    """RocksDB: drop expired entries on write-back from the cache and when a checkpoint scans the store."""
 
 
 def ttl_policy(descriptor: Any, backend_type: str) -> TtlPolicy | None:

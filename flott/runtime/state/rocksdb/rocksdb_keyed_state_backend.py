@@ -36,7 +36,7 @@ import re
 import shutil
 import tempfile
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, cast
 
 from flott.runtime.state.backend import StateKind
@@ -53,6 +53,7 @@ from flott.runtime.state.rocksdb.store_table import (
     StoreTable,
     split_store_key,
 )
+from flott.runtime.state.ttl import TtlPolicy, purger
 
 _MAX_STATES = 0xFFFF
 _loads = pickle.loads
@@ -158,6 +159,21 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         if state_id > _MAX_STATES:
             raise ValueError(f"too many states in one operator (at most {_MAX_STATES + 1})")
         return StoreTable(self._store, state_id, self.max_parallelism, self._cache_entries, name)
+
+    def _register(
+        self,
+        name: str,
+        kind: StateKind,
+        namespaced: bool,
+        policy: TtlPolicy | None,
+        table: MutableMapping[Any, Any],
+    ) -> None:
+        """As the base; a TTL state with background cleanup also sheds expired values on write-back."""
+        super()._register(name, kind, namespaced, policy, table)
+        if policy is not None and policy.cleanup_on_store_scan:
+            cast(StoreTable, table).set_write_back_purge(
+                purger(kind, namespaced, policy.ttl_ms), self._ttl_now
+            )
 
     def _store_tables(self) -> dict[str, StoreTable]:
         return cast(dict[str, StoreTable], self._tables)
