@@ -278,21 +278,34 @@ class IncrementalCleanup:
     Keeps a list of the table's keys and a position in it; every :meth:`step` purges the next
     ``size`` keys and, at the end of the list, takes a fresh copy of the keys (so every key is
     checked once per ``len(table) / size`` accesses, at O(size) amortised cost per access).
+
+    A list is skipped while its first element is unexpired: elements are appended in time order
+    (``add``, ``add_all``; ``update`` and update-on-read stamp them all alike), so an unexpired
+    head means nothing expired, except after a merge of windows, where the cleanup may come late.
+    Reads check every element anyway, so this only delays cleanup, never shows expired values.
     """
 
-    __slots__ = ("_keys", "_now", "_pos", "_purge", "_size", "_table")
+    __slots__ = ("_head_only", "_keys", "_pos", "_purge", "_single", "_size", "_table", "_ttl")
 
     def __init__(
-        self, table: MutableMapping[Any, Any], purge: Purge, size: int, now: TtlTimeProvider
+        self,
+        table: MutableMapping[Any, Any],
+        kind: str,
+        namespaced: bool,
+        ttl_ms: int,
+        size: int,
     ) -> None:
         self._table = table
-        self._purge = purge
+        self._purge = purger(kind, namespaced, ttl_ms)
+        self._single = not namespaced and kind not in ("list", "map")
+        self._head_only = not namespaced and kind == "list"
+        self._ttl = ttl_ms
         self._size = size
-        self._now = now
         self._keys: list[Any] = []
         self._pos = 0
 
-    def step(self) -> None:
+    def step(self, now: int) -> None:
+        """Check the next keys; ``now`` is the state access's own clock reading."""
         pos = self._pos
         keys = self._keys
         if pos >= len(keys):
@@ -301,16 +314,23 @@ class IncrementalCleanup:
             if not keys:
                 return
         table = self._table
-        purge = self._purge
-        now = self._now()
+        ttl = self._ttl
         end = pos + self._size
+        self._pos = end
+        if self._single:
+            for key in keys[pos:end]:
+                tv = table.get(key)
+                if tv is not None and tv.last_access_timestamp + ttl <= now:
+                    del table[key]
+            return
+        purge = self._purge
+        head_only = self._head_only
         for key in keys[pos:end]:
             stored = table.get(key)
-            if stored is None:
+            if stored is None or (head_only and stored[0].last_access_timestamp + ttl > now):
                 continue
             left = purge(stored, now)
             if left is None:
                 del table[key]
             elif left is not stored:
                 table[key] = left
-        self._pos = end

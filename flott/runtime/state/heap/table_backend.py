@@ -212,10 +212,7 @@ class TableKeyedStateBackend:
                 cleanup = None
                 if policy.incremental_cleanup_size:
                     cleanup = IncrementalCleanup(
-                        table,
-                        purger(kind, namespaced, policy.ttl_ms),
-                        policy.incremental_cleanup_size,
-                        self._ttl_now,
+                        table, kind, namespaced, policy.ttl_ms, policy.incremental_cleanup_size
                     )
                 state = ttl_factory(table, policy, cleanup)
             self._states[cache_key] = state

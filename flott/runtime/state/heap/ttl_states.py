@@ -76,16 +76,18 @@ class _Ttl:
     def _now(self) -> int:
         return self._backend.ttl_time_provider()
 
-    def _accessed(self) -> None:
+    def _access(self) -> int:
+        """Now, after the incremental cleanup's step: every state access reads the clock once."""
+        now: int = self._backend.ttl_time_provider()
         if self._cleanup is not None:
-            self._cleanup.step()
+            self._cleanup.step(now)
+        return now
 
-    def _read_single(self) -> Any:
+    def _read_single(self, now: int) -> Any:
         """The user value of a single-``TtlValue`` cell with expiry and update-on-read (or _ABSENT)."""
         tv = self._get()
         if tv is _ABSENT:
             return _ABSENT
-        now = self._now()
         if tv.last_access_timestamp + self._ttl <= now:
             self._pop()
             return tv.user_value if self._return_expired else _ABSENT
@@ -115,27 +117,26 @@ class _TtlValue(_Ttl):
         self._default = default
 
     def value(self) -> Any:
-        self._accessed()
-        v = self._read_single()
+        now = self._access()
+        v = self._read_single(now)
         if v is _ABSENT:
             return None if self._default is None else copy.copy(self._default)
         return v
 
     def update(self, value: Any) -> None:
-        self._accessed()
+        now = self._access()
         if value is None:
             self._pop()
         else:
-            self._set(TtlValue(value, self._now()))
+            self._set(TtlValue(value, now))
 
 
 class _TtlList(_Ttl):
     def get(self) -> list[Any]:
-        self._accessed()
+        now = self._access()
         stored = self._get()
         if stored is _ABSENT:
             return []
-        now = self._now()
         ttl = self._ttl
         alive = [tv for tv in stored if tv.last_access_timestamp + ttl > now]
         if not alive:
@@ -150,9 +151,9 @@ class _TtlList(_Ttl):
     def add(self, value: Any) -> None:
         if value is None:
             raise ValueError("cannot add None to a ListState")
-        self._accessed()
+        now = self._access()
         stored = self._get()
-        tv = TtlValue(value, self._now())
+        tv = TtlValue(value, now)
         if stored is _ABSENT:
             self._set([tv])
         else:
@@ -162,10 +163,9 @@ class _TtlList(_Ttl):
         new = list(values)
         if any(v is None for v in new):
             raise ValueError("cannot add None to a ListState")
-        self._accessed()
+        now = self._access()
         if not new:
             return
-        now = self._now()
         wrapped = [TtlValue(v, now) for v in new]
         stored = self._get()
         if stored is _ABSENT:
@@ -177,9 +177,8 @@ class _TtlList(_Ttl):
         new = [] if values is None else list(values)
         if any(v is None for v in new):
             raise ValueError("cannot add None to a ListState")
-        self._accessed()
+        now = self._access()
         if new:
-            now = self._now()
             self._set([TtlValue(v, now) for v in new])
         else:
             self._pop()
@@ -204,7 +203,7 @@ class _TtlMap(_Ttl):
         if not m:  # an empty map is no state, as for maps without TTL
             self._pop()
 
-    def _read(self, key: Any) -> Any:
+    def _read(self, key: Any, now: int) -> Any:
         """The entry's user value with expiry and update-on-read (or _ABSENT)."""
         m = self._map()
         if m is None:
@@ -212,7 +211,6 @@ class _TtlMap(_Ttl):
         tv = m.get(key, _ABSENT)
         if tv is _ABSENT:
             return _ABSENT
-        now = self._now()
         if tv.last_access_timestamp + self._ttl <= now:
             del m[key]
             self._drop_if_empty(m)
@@ -221,12 +219,11 @@ class _TtlMap(_Ttl):
             m[key] = TtlValue(tv.user_value, now)
         return tv.user_value
 
-    def _entries(self) -> list[tuple[Any, Any]]:
+    def _entries(self, now: int) -> list[tuple[Any, Any]]:
         """Every entry as reading it in Flink's entry iterator would return it, cleaning as it goes."""
         m = self._map()
         if m is None:
             return []
-        now = self._now()
         ttl = self._ttl
         out: list[tuple[Any, Any]] = []
         expired: list[Any] = []
@@ -248,46 +245,45 @@ class _TtlMap(_Ttl):
         return out
 
     def get(self, key: Any) -> Any:
-        self._accessed()
-        v = self._read(key)
+        now = self._access()
+        v = self._read(key, now)
         return None if v is _ABSENT else v
 
     def put(self, key: Any, value: Any) -> None:
-        self._accessed()
-        self._map_for_write()[key] = TtlValue(value, self._now())
+        now = self._access()
+        self._map_for_write()[key] = TtlValue(value, now)
 
     def put_all(self, dict_value: dict[Any, Any]) -> None:
-        self._accessed()
+        now = self._access()
         if dict_value:
-            now = self._now()
             self._map_for_write().update({k: TtlValue(v, now) for k, v in dict_value.items()})
 
     def remove(self, key: Any) -> None:
-        self._accessed()
+        self._access()
         m = self._map()
         if m is not None:
             m.pop(key, None)
             self._drop_if_empty(m)
 
     def contains(self, key: Any) -> bool:
-        self._accessed()
-        return self._read(key) is not _ABSENT
+        now = self._access()
+        return self._read(key, now) is not _ABSENT
 
     def items(self) -> list[tuple[Any, Any]]:
-        self._accessed()
-        return self._entries()
+        now = self._access()
+        return self._entries(now)
 
     def keys(self) -> list[Any]:
-        self._accessed()
-        return [k for k, _ in self._entries()]
+        now = self._access()
+        return [k for k, _ in self._entries(now)]
 
     def values(self) -> list[Any]:
-        self._accessed()
-        return [v for _, v in self._entries()]
+        now = self._access()
+        return [v for _, v in self._entries(now)]
 
     def is_empty(self) -> bool:
-        self._accessed()
-        return not self._entries()
+        now = self._access()
+        return not self._entries(now)
 
 
 class _TtlReducing(_Ttl):
@@ -303,13 +299,12 @@ class _TtlReducing(_Ttl):
         self._reduce = reduce
 
     def get(self) -> Any:
-        self._accessed()
-        v = self._read_single()
+        now = self._access()
+        v = self._read_single(now)
         return None if v is _ABSENT else v
 
     def add(self, value: Any) -> None:
-        self._accessed()
-        now = self._now()
+        now = self._access()
         current = self._unexpired(self._get(), now)
         self._set(TtlValue(value if current is _ABSENT else self._reduce(current, value), now))
 
@@ -337,13 +332,12 @@ class _TtlAggregating(_Ttl):
         self._agg = agg_function
 
     def get(self) -> Any:
-        self._accessed()
-        acc = self._read_single()
+        now = self._access()
+        acc = self._read_single(now)
         return None if acc is _ABSENT else self._agg.get_result(acc)
 
     def add(self, value: Any) -> None:
-        self._accessed()
-        now = self._now()
+        now = self._access()
         acc = self._unexpired(self._get(), now)
         if acc is _ABSENT:
             acc = self._agg.create_accumulator()
