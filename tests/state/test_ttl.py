@@ -386,6 +386,40 @@ def test_incremental_cleanup_on_the_heap_checks_keys_on_each_access(
         assert b.num_keys("v") == 100  # Flink: incremental cleanup has no effect on RocksDB
 
 
+def test_incremental_cleanup_of_lists_and_maps_keeps_what_is_alive(
+    make_backend: MakeBackend, clock: Clock, backend_type: str
+) -> None:
+    if backend_type != "hashmap":
+        pytest.skip("the heap backend's cleanup")
+    b = make_backend()
+    b.ttl_time_provider = clock
+    builder = ttl_builder().cleanup_incrementally(10, False)
+    lst = b.get_list_state(with_ttl(ListStateDescriptor("l", None), builder))
+    m = b.get_map_state(with_ttl(MapStateDescriptor("m", None, None), builder))
+    for i in range(50):
+        b.set_current_key(i)
+        lst.add("old")
+        m.put("old", 1)
+    clock.at(60)
+    for i in range(25):
+        b.set_current_key(i)
+        lst.add("new")
+        m.put("new", 2)
+    clock.at(TTL)
+    b.set_current_key("other")
+    for _ in range(20):
+        lst.get()
+        m.get("x")
+    assert b.entries_by_key_group("l") and all(
+        value == [TtlValue("new", 1_060)]
+        for group in b.entries_by_key_group("l").values()
+        for value in group.values()
+    )
+    assert b.num_keys("l") == 25 and b.num_keys("m") == 25
+    b.set_current_key(3)
+    assert lst.get() == ["new"] and m.items() == [("new", 2)]
+
+
 def test_background_cleanup_is_on_by_default_on_the_heap(
     make_backend: MakeBackend, clock: Clock, backend_type: str
 ) -> None:

@@ -183,15 +183,21 @@ def purger(kind: str, namespaced: bool, ttl_ms: int) -> Purge:
         return None if tv.last_access_timestamp + ttl_ms <= now else tv
 
     def elements(values: Any, now: int) -> Any:
-        alive = [tv for tv in values if tv.last_access_timestamp + ttl_ms > now]
-        if len(alive) == len(values):
+        for tv in values:  # usually nothing expired: look before copying
+            if tv.last_access_timestamp + ttl_ms <= now:
+                break
+        else:
             return values
+        alive = [tv for tv in values if tv.last_access_timestamp + ttl_ms > now]
         return alive or None
 
     def entries(mapping: Any, now: int) -> Any:
-        alive = {k: tv for k, tv in mapping.items() if tv.last_access_timestamp + ttl_ms > now}
-        if len(alive) == len(mapping):
+        for tv in mapping.values():
+            if tv.last_access_timestamp + ttl_ms <= now:
+                break
+        else:
             return mapping
+        alive = {k: tv for k, tv in mapping.items() if tv.last_access_timestamp + ttl_ms > now}
         return alive or None
 
     cell = elements if kind == "list" else entries if kind == "map" else single
