@@ -278,6 +278,10 @@ def migrate_table(
     return True
 
 
+_NEVER = 1 << 62
+"""A timestamp later than any clock reading (milliseconds)."""
+
+
 class IncrementalCleanup:
     """Flink's ``TtlIncrementalCleanup`` on the heap: each state access checks a few more keys.
 
@@ -291,7 +295,20 @@ class IncrementalCleanup:
     Reads check every element anyway, so this only delays cleanup, never shows expired values.
     """
 
-    __slots__ = ("_head_only", "_keys", "_pos", "_purge", "_single", "_size", "_table", "_ttl")
+    __slots__ = (
+        "_head_only",
+        "_keys",
+        "_pos",
+        "_purge",
+        "_resume_at",
+        "_round_oldest",
+        "_round_start",
+        "_single",
+        "_size",
+        "_table",
+        "_tracks",
+        "_ttl",
+    )
 
     def __init__(
         self,
@@ -305,38 +322,76 @@ class IncrementalCleanup:
         self._purge = purger(kind, namespaced, ttl_ms)
         self._single = not namespaced and kind not in ("list", "map")
         self._head_only = not namespaced and kind == "list"
+        self._tracks = self._single or self._head_only
+        """Whether rounds track their oldest timestamp (values and lists; maps would cost a scan)."""
         self._ttl = ttl_ms
         self._size = size
         self._keys: list[Any] = []
         self._pos = 0
+        self._round_start: int | None = None
+        self._round_oldest = _NEVER
+        self._resume_at = -_NEVER
+        """Before this time nothing can have expired: steps do nothing (see :meth:`step`)."""
 
     def step(self, now: int) -> None:
-        """Check the next keys; ``now`` is the state access's own clock reading."""
+        """Check the next keys; ``now`` is the state access's own clock reading.
+
+        A round over all keys that started at ``S`` and found ``O`` as the oldest timestamp of
+        what it kept leaves nothing older than ``min(O, S)`` (later writes are newer than ``S``),
+        so nothing expires before ``min(O, S) + ttl``: until then steps return at once. With a
+        TTL much longer than a round, the cleanup costs next to nothing between rounds.
+        """
+        if now < self._resume_at:
+            return
         pos = self._pos
         keys = self._keys
+        ttl = self._ttl
         if pos >= len(keys):
+            if self._tracks and self._round_start is not None:
+                self._resume_at = min(self._round_oldest, self._round_start) + ttl
+                self._round_start = None
+                if now < self._resume_at:
+                    return
             keys = self._keys = list(self._table)
             pos = 0
+            self._round_start = now
+            self._round_oldest = _NEVER
             if not keys:
                 return
         table = self._table
-        ttl = self._ttl
         end = pos + self._size
         self._pos = end
+        oldest = self._round_oldest
         if self._single:
             for key in keys[pos:end]:
                 tv = table.get(key)
-                if tv is not None and tv.last_access_timestamp + ttl <= now:
+                if tv is None:
+                    continue
+                ts = tv.last_access_timestamp
+                if ts + ttl <= now:
                     del table[key]
+                elif ts < oldest:
+                    oldest = ts
+            self._round_oldest = oldest
             return
         purge = self._purge
         head_only = self._head_only
         for key in keys[pos:end]:
             stored = table.get(key)
-            if stored is None or (head_only and stored[0].last_access_timestamp + ttl > now):
+            if stored is None:
                 continue
+            if head_only:
+                ts = stored[0].last_access_timestamp
+                if ts + ttl > now:
+                    if ts < oldest:
+                        oldest = ts
+                    continue
             left = purge(stored, now)
             if left is None:
                 del table[key]
-            elif left is not stored:
+                continue
+            if left is not stored:
                 table[key] = left
+            if head_only and left[0].last_access_timestamp < oldest:
+                oldest = left[0].last_access_timestamp
+        self._round_oldest = oldest
