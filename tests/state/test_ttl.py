@@ -386,28 +386,39 @@ def test_incremental_cleanup_on_the_heap_checks_keys_on_each_access(
         assert b.num_keys("v") == 100  # Flink: incremental cleanup has no effect on RocksDB
 
 
-def test_incremental_cleanup_between_rounds_misses_nothing(make_backend: MakeBackend, clock: Clock) -> None:
+@pytest.mark.parametrize("kind", ["value", "list", "map"])
+def test_incremental_cleanup_between_rounds_misses_nothing(
+    make_backend: MakeBackend, clock: Clock, kind: str
+) -> None:
     """After a round, steps are skipped until the oldest kept value can expire; writes made
     meanwhile are newer, so everything is still cleaned up in time."""
     b = make_backend()
     b.ttl_time_provider = clock
     builder = ttl_builder().cleanup_incrementally(5, False)
-    v = b.get_value_state(with_ttl(ValueStateDescriptor("v", None), builder))
+    if kind == "value":
+        state = b.get_value_state(with_ttl(ValueStateDescriptor("v", None), builder))
+        write, read = state.update, state.value
+    elif kind == "list":
+        state = b.get_list_state(with_ttl(ListStateDescriptor("v", None), builder))
+        write, read = state.add, state.get
+    else:
+        state = b.get_map_state(with_ttl(MapStateDescriptor("v", None, None), builder))
+        write, read = (lambda value: state.put("entry", value)), state.is_empty
 
     def access(times: int) -> None:
         b.set_current_key("reader")
         for _ in range(times):
-            v.value()
+            read()
 
     for i in range(20):
         b.set_current_key(("early", i))
-        v.update(i)
+        write(i)
     clock.at(10)
     access(10)  # at least one whole round: nothing expired
     clock.at(50)
     for i in range(20):
         b.set_current_key(("late", i))
-        v.update(i)
+        write(i)
     clock.at(120)
     access(30)
     remaining = set(b.keys("v"))

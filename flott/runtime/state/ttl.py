@@ -296,6 +296,7 @@ class IncrementalCleanup:
     """
 
     __slots__ = (
+        "_entries",
         "_head_only",
         "_keys",
         "_pos",
@@ -322,8 +323,9 @@ class IncrementalCleanup:
         self._purge = purger(kind, namespaced, ttl_ms)
         self._single = not namespaced and kind not in ("list", "map")
         self._head_only = not namespaced and kind == "list"
-        self._tracks = self._single or self._head_only
-        """Whether rounds track their oldest timestamp (values and lists; maps would cost a scan)."""
+        self._entries = not namespaced and kind == "map"
+        self._tracks = not namespaced
+        """Whether rounds track their oldest timestamp (per-window states do not: fewer, nested)."""
         self._ttl = ttl_ms
         self._size = size
         self._keys: list[Any] = []
@@ -376,6 +378,7 @@ class IncrementalCleanup:
             return
         purge = self._purge
         head_only = self._head_only
+        entries = self._entries
         for key in keys[pos:end]:
             stored = table.get(key)
             if stored is None:
@@ -392,6 +395,12 @@ class IncrementalCleanup:
                 continue
             if left is not stored:
                 table[key] = left
-            if head_only and left[0].last_access_timestamp < oldest:
-                oldest = left[0].last_access_timestamp
+            if head_only:
+                ts = left[0].last_access_timestamp
+            elif entries:
+                ts = min(tv.last_access_timestamp for tv in left.values())
+            else:
+                continue
+            if ts < oldest:
+                oldest = ts
         self._round_oldest = oldest
