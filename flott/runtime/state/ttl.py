@@ -263,10 +263,16 @@ def migrate_table(
     a state's entries all have one form). Entering TTL, values get ``now`` as last access.
     """
     form: bool | None = None
-    for stored in table.values():
-        form = is_ttl_stored(kind, namespaced, stored)
-        if form is not None:
-            break
+    any_value = getattr(table, "any_value", None)  # a store's table: one read, not a whole scan
+    if callable(any_value):
+        sample = any_value()
+        if sample is not None:
+            form = is_ttl_stored(kind, namespaced, sample)
+    if form is None:
+        for stored in table.values():
+            form = is_ttl_stored(kind, namespaced, stored)
+            if form is not None:
+                break
     if form is None or form == to_ttl:
         return False
     for key in list(table):

@@ -270,6 +270,15 @@ class StoreTable(MutableMapping[Any, Any]):
         for _, raw in self._store.scan(prefix, next_prefix(prefix)):
             yield _loads(raw)
 
+    def any_value(self) -> Any:
+        """One stored value of this state (None: it has none), without scanning the others."""
+        self.flush()
+        scan = self._store.scan
+        for lower, upper in self._ranges():
+            for _, raw in scan(lower, upper):
+                return _loads(raw)[1]
+        return None
+
     def __iter__(self) -> Iterator[Any]:
         return iter([key for key, _ in self._scan()])
 
