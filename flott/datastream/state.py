@@ -271,11 +271,23 @@ class StateTtlConfig:
                 return self._run_cleanup_for_every_record
 
         class RocksdbCompactFilterCleanupStrategy(CleanupStrategy):
-            def __init__(self, query_time_after_num_entries: int) -> None:
+            def __init__(
+                self, query_time_after_num_entries: int, periodic_compaction_time: Any = None
+            ) -> None:
+                from flott.common.time import Duration
+
                 self._query_time_after_num_entries = query_time_after_num_entries
+                self._periodic_compaction_time = (
+                    periodic_compaction_time if periodic_compaction_time else Duration.of_days(30)
+                )
 
             def get_query_time_after_num_entries(self) -> int:
                 return self._query_time_after_num_entries
+
+            def get_periodic_compaction_time(self) -> Any:
+                return self._periodic_compaction_time
+
+        EMPTY_STRATEGY = EmptyCleanupStrategy()
 
         def __init__(
             self,
@@ -294,12 +306,24 @@ class StateTtlConfig:
         def get_incremental_cleanup_strategy(
             self,
         ) -> StateTtlConfig.CleanupStrategies.IncrementalCleanupStrategy | None:
-            return self._strategies.get(self.Strategies.INCREMENTAL_CLEANUP)
+            """The configured one; else, while cleanup in background is on, Flink's default (5, False)."""
+            default = (
+                StateTtlConfig.CleanupStrategies.IncrementalCleanupStrategy(5, False)
+                if self._is_cleanup_in_background
+                else None
+            )
+            return self._strategies.get(self.Strategies.INCREMENTAL_CLEANUP, default)
 
         def get_rocksdb_compact_filter_cleanup_strategy(
             self,
         ) -> StateTtlConfig.CleanupStrategies.RocksdbCompactFilterCleanupStrategy | None:
-            return self._strategies.get(self.Strategies.ROCKSDB_COMPACTION_FILTER)
+            """The configured one; else, while cleanup in background is on, Flink's default (1000)."""
+            default = (
+                StateTtlConfig.CleanupStrategies.RocksdbCompactFilterCleanupStrategy(1000)
+                if self._is_cleanup_in_background
+                else None
+            )
+            return self._strategies.get(self.Strategies.ROCKSDB_COMPACTION_FILTER, default)
 
     class Builder:
         """Fluent construction, as ``StateTtlConfig.new_builder(Time.seconds(1))...build()``."""
@@ -344,8 +368,9 @@ class StateTtlConfig:
             return self.set_ttl_time_characteristic(StateTtlConfig.TtlTimeCharacteristic.ProcessingTime)
 
         def cleanup_full_snapshot(self) -> StateTtlConfig.Builder:
+            """Leave expired state out of checkpoints and savepoints."""
             self._strategies[StateTtlConfig.CleanupStrategies.Strategies.FULL_STATE_SCAN_SNAPSHOT] = (
-                StateTtlConfig.CleanupStrategies.EmptyCleanupStrategy()
+                StateTtlConfig.CleanupStrategies.EMPTY_STRATEGY
             )
             return self
 
@@ -360,11 +385,13 @@ class StateTtlConfig:
             return self
 
         def cleanup_in_rocksdb_compact_filter(
-            self, query_time_after_num_entries: int
+            self, query_time_after_num_entries: int, periodic_compaction_time: Any = None
         ) -> StateTtlConfig.Builder:
+            """Background cleanup on RocksDB (flott: in the scan of each checkpoint, see
+            ``flott.runtime.state.ttl``); ignored on the heap backend, as in Flink."""
             self._strategies[StateTtlConfig.CleanupStrategies.Strategies.ROCKSDB_COMPACTION_FILTER] = (
                 StateTtlConfig.CleanupStrategies.RocksdbCompactFilterCleanupStrategy(
-                    query_time_after_num_entries
+                    query_time_after_num_entries, periodic_compaction_time
                 )
             )
             return self
@@ -420,7 +447,8 @@ class StateTtlConfig:
         return self._cleanup_strategies
 
     def is_enabled(self) -> bool:
-        return self._update_type != StateTtlConfig.UpdateType.Disabled
+        """False for ``UpdateType.Disabled``: such a state has no TTL at all (Flink's rule)."""
+        return self._update_type.value != StateTtlConfig.UpdateType.Disabled.value
 
     def get_ttl_millis(self) -> int:
         """The TTL in milliseconds, whatever duration type the program passed."""
@@ -430,8 +458,8 @@ class StateTtlConfig:
 
     def __repr__(self) -> str:
         return (
-            f"StateTtlConfig(update_type={self._update_type.name}, "
-            f"state_visibility={self._state_visibility.name}, ttl={self._ttl!r})"
+            f"StateTtlConfig<update_type={self._update_type}, state_visibility={self._state_visibility},"
+            f"ttl_time_characteristic ={self._ttl_time_characteristic},ttl={self._ttl}>"
         )
 
 
@@ -452,6 +480,16 @@ class StateDescriptor(ABC):  # noqa: B024 - abstract by intent, as in PyFlink
         return self.name
 
     def enable_time_to_live(self, ttl_config: StateTtlConfig) -> None:
+        """Give the state a time-to-live (``flott.runtime.state.ttl`` says how it is kept).
+
+        Settings flott cannot honour are refused here, when the program sets them.
+        """
+        if not isinstance(ttl_config, StateTtlConfig):
+            raise TypeError(f"enable_time_to_live expects a StateTtlConfig, got {type(ttl_config).__name__}")
+        if ttl_config.is_enabled():
+            from flott.runtime.state.ttl import validate_ttl_config
+
+            validate_ttl_config(ttl_config)
         self._ttl_config = ttl_config
 
     def get_ttl_config(self) -> StateTtlConfig | None:

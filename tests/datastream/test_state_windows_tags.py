@@ -60,7 +60,7 @@ def test_state_ttl_config_builder() -> None:
         StateTtlConfig.new_builder(Time.seconds(10))
         .update_ttl_on_read_and_write()
         .return_expired_if_not_cleaned_up()
-        .cleanup_incrementally(10, True)
+        .cleanup_incrementally(10, False)  # True is refused: tests/state/test_ttl.py
         .build()
     )
     assert ttl.is_enabled()

@@ -1,7 +1,9 @@
 """Keyed state: key groups (how keys map to subtasks), the backend contract and its backends.
 
 Backends: ``heap`` (dicts; ``state.backend.type: hashmap``) and ``rocksdb`` (an embedded
-RocksDB; ``state.backend.type: rocksdb``), picked by ``state_backend_loader``.
+RocksDB; ``state.backend.type: rocksdb``), picked by ``state_backend_loader``. State time-to-live
+(``StateTtlConfig``) works on both: ``ttl`` (what is stored, expiry, cleanup) and
+``heap.ttl_states`` (the state objects).
 """
 
 from flott.runtime.state.backend import KeyedStateBackend, StateKind, TimerQueue

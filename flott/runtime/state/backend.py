@@ -78,6 +78,8 @@ class KeyedStateBackend(Protocol):
     current_namespace: Any
     max_parallelism: int
     key_group_range: KeyGroupRange
+    ttl_time_provider: Callable[[], int]
+    """Milliseconds now for state TTL (``flott.runtime.state.ttl``), read at every access of a TTL state."""
 
     def set_current_key(self, key: Any) -> None: ...
 

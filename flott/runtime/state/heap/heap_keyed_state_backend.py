@@ -69,7 +69,7 @@ class HeapKeyedStateBackend(TableKeyedStateBackend):
         caches[name] = groups
         return out
 
-    def iter_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
+    def _scan_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
         """Every state split per key group, one key group at a time, ascending.
 
         The split holds references to the values (no copies): the heap holds all state anyway.

@@ -36,7 +36,7 @@ import re
 import shutil
 import tempfile
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, cast
 
 from flott.runtime.state.backend import StateKind
@@ -53,6 +53,7 @@ from flott.runtime.state.rocksdb.store_table import (
     StoreTable,
     split_store_key,
 )
+from flott.runtime.state.ttl import TtlPolicy, purger
 
 _MAX_STATES = 0xFFFF
 _loads = pickle.loads
@@ -107,6 +108,8 @@ def _cleanup(store: KVStore, working_dir: str) -> None:
 class RocksDBKeyedStateBackend(TableKeyedStateBackend):
     """The keyed state of one operator in one subtask, in a private RocksDB instance."""
 
+    backend_type = "rocksdb"
+
     def __init__(
         self,
         max_parallelism: int,
@@ -119,8 +122,9 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         block_cache_bytes: int = DEFAULT_BLOCK_CACHE_BYTES,
         write_buffer_bytes: int = DEFAULT_WRITE_BUFFER_BYTES,
         store_factory: Callable[[str], KVStore] | None = None,
+        ttl_time_provider: Callable[[], int] | None = None,
     ) -> None:
-        super().__init__(max_parallelism, key_group_range)
+        super().__init__(max_parallelism, key_group_range, ttl_time_provider)
         base = local_dir or tempfile.gettempdir()
         os.makedirs(base, exist_ok=True)
         if base not in _swept_bases:
@@ -156,6 +160,21 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
             raise ValueError(f"too many states in one operator (at most {_MAX_STATES + 1})")
         return StoreTable(self._store, state_id, self.max_parallelism, self._cache_entries, name)
 
+    def _register(
+        self,
+        name: str,
+        kind: StateKind,
+        namespaced: bool,
+        policy: TtlPolicy | None,
+        table: MutableMapping[Any, Any],
+    ) -> None:
+        """As the base; a TTL state with background cleanup also sheds expired values on write-back."""
+        super()._register(name, kind, namespaced, policy, table)
+        if policy is not None and policy.cleanup_on_store_scan:
+            cast(StoreTable, table).set_write_back_purge(
+                purger(kind, namespaced, policy.ttl_ms), self._ttl_now
+            )
+
     def _store_tables(self) -> dict[str, StoreTable]:
         return cast(dict[str, StoreTable], self._tables)
 
@@ -186,7 +205,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
                 out[group] = entries
         return out
 
-    def iter_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
+    def _scan_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
         """Every state of one key group at a time, ascending: one ordered scan of the store.
 
         Only one key group's entries are in memory at once, so a checkpoint of state larger than
@@ -212,8 +231,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
 
     def restore_entries(self, name: str, kind: StateKind, entries: dict[Any, Any]) -> None:
         """Write restored ``key -> value`` entries of state ``name`` straight to the store."""
-        if name not in self._kinds:
-            self._unclaimed.add(name)
+        self._prepare_restore(name, kind, entries)
         table = cast(StoreTable, self._table(name, kind))
         table.bulk_load(entries)
 
@@ -229,6 +247,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         for queue in self._timer_queues.values():
             queue.clear()
         self._states.clear()
+        self._forget_ttl()
         self.current_key = None
         self.current_namespace = None
         self._finalizer()

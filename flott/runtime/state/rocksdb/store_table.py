@@ -122,6 +122,8 @@ class StoreTable(MutableMapping[Any, Any]):
         self._limit = cache_entries
         self._young: dict[Any, Any] = {}
         self._old: dict[Any, Any] = {}
+        self._purge: Callable[[Any, int], Any] | None = None
+        self._now: Callable[[], int] = lambda: 0
 
     # --- the hot path -----------------------------------------------------------------------
 
@@ -202,9 +204,32 @@ class StoreTable(MutableMapping[Any, Any]):
     def _roll(self) -> None:
         """The young generation is full: write back and drop the old one; the young one ages."""
         if self._old:
+            if self._purge is not None:
+                self._purge_old()
             self._write(self._old)
         self._old = self._young
         self._young = {}
+
+    def set_write_back_purge(self, purge: Callable[[Any, int], Any], now: Callable[[], int]) -> None:
+        """Drop expired TTL state from entries as they leave the cache (``flott.runtime.state.ttl``).
+
+        ``purge(value, now)`` returns the value without its expired parts (None: nothing left). Only
+        entries leaving memory are purged: nobody holds them any more, so replacing them is safe.
+        """
+        self._purge = purge
+        self._now = now
+
+    def _purge_old(self) -> None:
+        assert self._purge is not None
+        purge = self._purge
+        now = self._now()
+        old = self._old
+        for key, value in old.items():
+            if value is _DELETED:
+                continue
+            left = purge(value, now)
+            if left is not value:
+                old[key] = _DELETED if left is None else left
 
     def flush(self) -> None:
         """Write every cached entry to the store; live entries stay cached (deletions are done)."""
@@ -244,6 +269,15 @@ class StoreTable(MutableMapping[Any, Any]):
         prefix = state_prefix(key_group, self.state_id)
         for _, raw in self._store.scan(prefix, next_prefix(prefix)):
             yield _loads(raw)
+
+    def any_value(self) -> Any:
+        """One stored value of this state (None: it has none), without scanning the others."""
+        self.flush()
+        scan = self._store.scan
+        for lower, upper in self._ranges():
+            for _, raw in scan(lower, upper):
+                return _loads(raw)[1]
+        return None
 
     def __iter__(self) -> Iterator[Any]:
         return iter([key for key, _ in self._scan()])
