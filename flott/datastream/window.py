@@ -748,6 +748,9 @@ class _StaticGap(_SessionWindows):
     def _gap_for(self, element: Any) -> int:
         return self._session_gap
 
+    def __repr__(self) -> str:  # part of the window operator's description, as in PyFlink
+        return f"{type(self).__name__}({self._session_gap})"
+
 
 class _DynamicGap(_SessionWindows):
     def __init__(self, session_window_time_gap_extractor: SessionWindowTimeGapExtractor) -> None:
@@ -757,6 +760,9 @@ class _DynamicGap(_SessionWindows):
         extractor: Any = self._extractor
         extract = getattr(extractor, "extract", extractor)
         return to_millis(extract(element))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({type(self._extractor).__name__})"
 
 
 class DynamicEventTimeSessionWindows(_DynamicGap):
@@ -850,6 +856,9 @@ class GlobalWindows(WindowAssigner[Any, GlobalWindow]):
     def get_default_trigger(self, env: Any) -> NeverTrigger:
         return NeverTrigger()
 
+    def __repr__(self) -> str:
+        return "GlobalWindows()"
+
     def get_window_serializer(self) -> GlobalWindowSerializer:
         return GlobalWindowSerializer()
 
@@ -875,6 +884,11 @@ class _CountWindows(WindowAssigner[Any, CountWindow]):
 
     def get_window_serializer(self) -> CountWindowSerializer:
         return CountWindowSerializer()
+
+    def __repr__(self) -> str:
+        if self._window_slide == self._window_size and isinstance(self, CountTumblingWindowAssigner):
+            return f"{type(self).__name__}({self._window_size})"
+        return f"{type(self).__name__}({self._window_size}, {self._window_slide})"
 
     def is_event_time(self) -> bool:
         return False
