@@ -31,6 +31,7 @@ from flott.datastream.transformations import ChainingStrategy
 from flott.errors import InvalidJobGraphError
 from flott.graph.local_aggregation import add_local_pre_aggregation
 from flott.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
+from flott.graph.unsupported_settings import refuse_unsupported_settings
 from flott.graph.user_code import dumps_user_object
 from flott.runtime.jobgraph import (
     JobEdge,
@@ -274,6 +275,7 @@ def _job_id(config: dict[str, str]) -> str:
 def create_job_graph(graph: StreamGraph) -> JobGraph:
     """The validated JobGraph of ``graph``."""
     ids = operator_ids(graph)
+    refuse_unsupported_settings(graph.config)
     _warn_missing_uids(graph)
     artifacts = _Artifacts()
     vertex_of: dict[int, str] = {}
