@@ -565,3 +565,23 @@ def test_missing_uid_warning_only_for_stateful_jobs() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", MissingUidWarning)
         build_job_graph(env)
+
+
+def test_missing_uid_warning_names_only_operators_that_hold_state() -> None:
+    # Stateful operators all have uids; the stateless collection source, keyed lambda map and
+    # print sink have none and need none: no warning (before, sources and sinks were named).
+    env = env_with(2)
+    keyed = env.from_collection([("a", 1), ("b", 2)]).key_by(lambda t: t[0])
+    keyed.reduce(lambda a, b: (a[0], a[1] + b[1])).uid("sums").print()
+    keyed.map(lambda t: t).print()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingUidWarning)
+        build_job_graph(env)
+
+    env = env_with(2)
+    env.from_collection([("a", 1)]).key_by(lambda t: t[0]).reduce(lambda a, b: a).print()
+    with pytest.warns(MissingUidWarning) as caught:
+        build_job_graph(env)
+    message = str(caught[0].message)
+    assert "no uid: Reduce." in message
+    assert "Collection Source" not in message and "Print" not in message
