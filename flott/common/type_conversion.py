@@ -223,7 +223,8 @@ def _array(element: Converter, *, byte_array: bool = False) -> Converter:
 
 
 def _row(ti: Any) -> Converter:
-    names = ti.get_field_names()
+    names = ti.get_field_names()  # shared by the rows: Row never mutates its field list in place
+    new_row = object.__new__
     declared_names = ti._field_names
     fields = [_nullable(collection_converter(t, nested=True)) for t in ti.get_field_types()]
     arity = len(fields)
@@ -250,10 +251,13 @@ def _row(ti: Any) -> Converter:
         kind, values = values_of(v)
         if len(values) != arity:
             raise _Rejected(f"{arity} fields are required while {len(values)} values are provided")
-        row = Row(*[f(x) for f, x in zip(fields, values, strict=True)])
-        row.set_field_names(names)
-        if kind is not RowKind.INSERT:
-            row.set_row_kind(kind)
+        # Built through the instance dict (as Row's own unpickling does): collections can be large.
+        row = new_row(Row)
+        d = row.__dict__
+        d["_values"] = [f(x) for f, x in zip(fields, values, strict=True)]
+        d["_fields"] = names
+        d["_from_dict"] = False
+        d["_row_kind"] = kind
         return row
 
     return conv

@@ -897,11 +897,11 @@ def _python_row_text(v: Any) -> str:
     """PyFlink's print of a Row stream: ``<kind>[<str(f0)>,<str(f1)>...]``, no spaces."""
     if v.__class__ is Row:
         d = v.__dict__
-        return _ROW_KIND_SHORT[d["_row_kind"]] + "[" + ",".join([str(x) for x in d["_values"]]) + "]"
+        return _ROW_KIND_SHORT[d["_row_kind"]] + "[" + ",".join(map(str, d["_values"])) + "]"
     if v is None:
         return "None"
     if isinstance(v, (tuple, list)):
-        return "+I[" + ",".join([str(x) for x in v]) + "]"
+        return "+I[" + ",".join(map(str, v)) + "]"
     return str(v)
 
 
