@@ -58,6 +58,7 @@ def main() -> None:
         customers.connect(orders)
         .key_by(lambda c: c[0], lambda o: o[1], key_type=Types.STRING())
         .process(EnrichOrders(), output_type=Types.TUPLE([Types.STRING(), Types.STRING(), Types.INT()]))
+        .uid("enrich-orders")
     )
     enriched.print()
     enriched.get_side_output(BIG).print("big")

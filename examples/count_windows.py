@@ -39,11 +39,11 @@ def main() -> None:
     env.set_parallelism(1)
     readings = env.from_collection(READINGS, type_info=Types.TUPLE([Types.STRING(), Types.INT()]))
     keyed = readings.key_by(lambda r: r[0], key_type=Types.STRING())
-    keyed.count_window(3).reduce(lambda a, b: (a[0], a[1] + b[1])).print("tumbling")
-    keyed.count_window(3, 2).reduce(lambda a, b: (a[0], a[1] + b[1])).print("sliding")
+    keyed.count_window(3).reduce(lambda a, b: (a[0], a[1] + b[1])).uid("tumbling").print("tumbling")
+    keyed.count_window(3, 2).reduce(lambda a, b: (a[0], a[1] + b[1])).uid("sliding").print("sliding")
     keyed.window(GlobalWindows.create()).trigger(PurgingTrigger.of(CountTrigger.of(2))).reduce(
         lambda a, b: a if a[1] >= b[1] else b
-    ).print("pairs")
+    ).uid("pairs").print("pairs")
     env.execute("count_windows")
 
 

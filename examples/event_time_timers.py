@@ -60,7 +60,7 @@ def main() -> None:
         WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(EventTimestamp())
     ).key_by(lambda e: e[0], key_type=Types.STRING()).process(
         QuietUsers(), output_type=Types.TUPLE([Types.STRING(), Types.LONG(), Types.LONG()])
-    ).print()
+    ).uid("quiet-users").print()
     env.execute("event_time_timers")
 
 

@@ -35,7 +35,7 @@ def main() -> None:
         lambda r: r[0], key_type=Types.STRING()
     ).process(
         SensorSummary(), output_type=Types.TUPLE([Types.STRING(), Types.LONG(), Types.DOUBLE()])
-    ).print()
+    ).uid("sensor-summary").print()
     env.execute("keyed_state")
 
 

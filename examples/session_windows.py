@@ -67,10 +67,10 @@ def main() -> None:
     )
     clicks.filter(lambda c: c[2] == "web").key_by(lambda c: c[0], key_type=Types.STRING()).window(
         EventTimeSessionWindows.with_gap(Time.seconds(3))
-    ).apply(SessionSummary(), output_type=SESSION).print()
+    ).apply(SessionSummary(), output_type=SESSION).uid("web-sessions").print()
     clicks.filter(lambda c: c[2] == "mobile").key_by(lambda c: c[0], key_type=Types.STRING()).window(
         DynamicEventTimeSessionWindows.with_dynamic_gap(GapByChannel())
-    ).apply(SessionSummary(), output_type=SESSION).print("mobile")
+    ).apply(SessionSummary(), output_type=SESSION).uid("mobile-sessions").print("mobile")
     env.execute("session_windows")
 
 

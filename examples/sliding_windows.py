@@ -73,6 +73,7 @@ def main() -> None:
             accumulator_type=Types.LONG(),
             output_type=Types.TUPLE([Types.STRING(), Types.LONG(), Types.LONG(), Types.LONG()]),
         )
+        .uid("views-per-window")
         .print()
     )
     env.execute("sliding_windows")

@@ -81,6 +81,7 @@ def main() -> None:
             window_function=LabelWithWindow(),
             output_type=Types.TUPLE([Types.STRING(), Types.LONG(), Types.LONG(), Types.DOUBLE()]),
         )
+        .uid("hottest-per-sensor")
     )
     per_sensor.print()
     per_sensor.get_side_output(late).print("late")
@@ -88,7 +89,7 @@ def main() -> None:
         hotter,
         window_function=HottestOfAll(),
         output_type=Types.TUPLE([Types.LONG(), Types.LONG(), Types.DOUBLE()]),
-    ).print("hottest")
+    ).uid("hottest-of-all").print("hottest")
     env.execute("tumbling_windows")
 
 

@@ -10,6 +10,7 @@ answers with, so the mapping lives here and nowhere else::
     FlottError                              500
     ├── ConfigurationError                  400  bad config key or value
     ├── InvalidJobGraphError                400  a JobGraph that cannot be run
+    ├── InvalidProgramError                 400  the program itself is wrong (plan time; also a ValueError)
     ├── RestRequestError                    400  malformed REST request (the REST layer's own)
     │   └── PayloadTooLargeError            413
     ├── ClusterError                        500  the cluster itself is in trouble
@@ -64,6 +65,12 @@ class ConfigurationError(FlottError):
 
 
 class InvalidJobGraphError(FlottError):
+    http_status = 400
+
+
+class InvalidProgramError(FlottError, ValueError):
+    """Flink's InvalidProgramException: e.g. elements that do not fit their declared type."""
+
     http_status = 400
 
 

@@ -55,6 +55,8 @@ __all__ = [
     "format_lines",
     "format_record",
     "make_formatter",
+    "make_print_formatter",
+    "map_key_hash",
 ]
 
 Formatter = Callable[[Any], str]
@@ -170,10 +172,18 @@ class TypeInformation:
             self._formatter = fmt
         return fmt
 
+    def make_field_formatter(self) -> Formatter:
+        """The rendering of a value of this type as a field of a Java Tuple or Row.
+
+        Those render fields with ``StringUtils.arrayAwareToString``, which spells arrays out
+        (``[1, 2]``) where a bare array's ``toString`` is its identity (``[I@1b6d3586``)."""
+        return self.make_formatter()
+
     def __getstate__(self) -> dict[str, Any]:
         # Formatters are closures built on demand; never ship them inside a JobGraph.
         state = dict(self.__dict__)
         state.pop("_formatter", None)
+        state.pop("_field_formatter", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -231,6 +241,11 @@ _KEY_HASHES: dict[BasicType, Callable[[Any], int]] = {
     BasicType.DOUBLE: java_double_hash,
     BasicType.CHAR: lambda c: ord(c) & 0xFFFF,
 }
+
+
+def map_key_hash(key_type: TypeInformation) -> Callable[[Any], int] | None:
+    """Java's ``hashCode`` for keys of ``key_type`` (decides HashMap order), if we model it."""
+    return _KEY_HASHES.get(key_type.basic_type) if isinstance(key_type, BasicTypeInfo) else None
 
 
 class BasicTypeInfo(TypeInformation):
@@ -382,6 +397,78 @@ def _generate(name: str, source: str, namespace: dict[str, Any]) -> Formatter:
     return namespace[name]  # type: ignore[no-any-return]
 
 
+_JAVA_BOXED_NAMES = {
+    BasicType.STRING: "java.lang.String",
+    BasicType.BYTE: "java.lang.Byte",
+    BasicType.BOOLEAN: "java.lang.Boolean",
+    BasicType.SHORT: "java.lang.Short",
+    BasicType.INT: "java.lang.Integer",
+    BasicType.LONG: "java.lang.Long",
+    BasicType.FLOAT: "java.lang.Float",
+    BasicType.DOUBLE: "java.lang.Double",
+    BasicType.CHAR: "java.lang.Character",
+    BasicType.BIG_INT: "java.math.BigInteger",
+    BasicType.BIG_DEC: "java.math.BigDecimal",
+    BasicType.INSTANT: "java.time.Instant",
+}
+_JAVA_PRIMITIVE_CODES = {
+    BasicType.BOOLEAN: "Z",
+    BasicType.BYTE: "B",
+    BasicType.SHORT: "S",
+    BasicType.INT: "I",
+    BasicType.LONG: "J",
+    BasicType.FLOAT: "F",
+    BasicType.DOUBLE: "D",
+    BasicType.CHAR: "C",
+}
+
+
+def _identity_formatter(class_name: str) -> Formatter:
+    """``Object.toString`` of a Java array: its class name and identity hash, e.g. ``[I@1b6d3586``.
+
+    The hash is the object's identity, so (as in Java) it differs between runs."""
+
+    def fmt(v: Any) -> str:
+        return "null" if v is None else f"{class_name}@{(id(v) >> 4) & 0x7FFFFFFF:x}"
+
+    return fmt
+
+
+class _ArrayTypeInfo(TypeInformation):
+    """Java arrays: their own ``toString`` is an identity, as fields they print ``[a, b]``."""
+
+    _field_formatter: Formatter | None = None
+
+    def __init__(self, element_type: TypeInformation) -> None:
+        super().__init__()
+        self._element_type = element_type
+
+    def get_element_type(self) -> TypeInformation:
+        return self._element_type
+
+    def _java_class_name(self) -> str:
+        element = self._element_type
+        name = _JAVA_BOXED_NAMES.get(element.basic_type) if isinstance(element, BasicTypeInfo) else None
+        return f"[L{name or 'java.lang.Object'};"
+
+    def _build_formatter(self) -> Formatter:
+        return _identity_formatter(self._java_class_name())
+
+    def _build_field_formatter(self) -> Formatter:
+        return _sequence_formatter(self._element_type)
+
+    def make_field_formatter(self) -> Formatter:
+        fmt = self._field_formatter
+        if fmt is None:
+            fmt = self._build_field_formatter()
+            self._field_formatter = fmt
+        return fmt
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._field_formatter = None
+
+
 def _sequence_formatter(element: TypeInformation) -> Formatter:
     """``Arrays.toString`` / ``ArrayList.toString``: ``[a, b]`` with elements' ``toString``."""
     source = (
@@ -405,21 +492,20 @@ _PRIMITIVE_ELEMENT_TYPES = (
 )
 
 
-class PrimitiveArrayTypeInfo(TypeInformation):
+class PrimitiveArrayTypeInfo(_ArrayTypeInfo):
     """Arrays of primitives (``int[]``, ``byte[]``...); ``byte[]`` maps to Python ``bytes``."""
 
     def __init__(self, element_type: TypeInformation) -> None:
-        super().__init__()
         if not (
             isinstance(element_type, BasicTypeInfo) and element_type.basic_type in _PRIMITIVE_ELEMENT_TYPES
         ):
             raise TypeError("Invalid element type for a primitive array.")
-        self._element_type = element_type
+        super().__init__(element_type)
 
-    def get_element_type(self) -> TypeInformation:
-        return self._element_type
+    def _java_class_name(self) -> str:
+        return "[" + _JAVA_PRIMITIVE_CODES[self._element_type.basic_type]  # type: ignore[attr-defined]
 
-    def _build_formatter(self) -> Formatter:
+    def _build_field_formatter(self) -> Formatter:
         basic = self._element_type.basic_type  # type: ignore[attr-defined]
         generic = _sequence_formatter(self._element_type)
         if basic is BasicType.BYTE:
@@ -443,24 +529,17 @@ class PrimitiveArrayTypeInfo(TypeInformation):
         return f"PrimitiveArrayTypeInfo<{self._element_type}>"
 
 
-class BasicArrayTypeInfo(TypeInformation):
+class BasicArrayTypeInfo(_ArrayTypeInfo):
     """Arrays of boxed basic types (``Integer[]``, ``String[]``...); Python lists."""
 
     def __init__(self, element_type: TypeInformation) -> None:
-        super().__init__()
         if not isinstance(element_type, BasicTypeInfo) or element_type.basic_type in (
             BasicType.BIG_INT,
             BasicType.BIG_DEC,
             BasicType.INSTANT,
         ):
             raise TypeError("Invalid element type for a basic array.")
-        self._element_type = element_type
-
-    def get_element_type(self) -> TypeInformation:
-        return self._element_type
-
-    def _build_formatter(self) -> Formatter:
-        return _sequence_formatter(self._element_type)
+        super().__init__(element_type)
 
     def __eq__(self, o: object) -> bool:
         return isinstance(o, BasicArrayTypeInfo) and self._element_type == o._element_type
@@ -472,18 +551,8 @@ class BasicArrayTypeInfo(TypeInformation):
         return f"BasicArrayTypeInfo<{self._element_type}>"
 
 
-class ObjectArrayTypeInfo(TypeInformation):
+class ObjectArrayTypeInfo(_ArrayTypeInfo):
     """Arrays of any element type; Python lists."""
-
-    def __init__(self, element_type: TypeInformation) -> None:
-        super().__init__()
-        self._element_type = element_type
-
-    def get_element_type(self) -> TypeInformation:
-        return self._element_type
-
-    def _build_formatter(self) -> Formatter:
-        return _sequence_formatter(self._element_type)
 
     def __eq__(self, o: object) -> bool:
         return isinstance(o, ObjectArrayTypeInfo) and self._element_type == o._element_type
@@ -530,7 +599,7 @@ class RowTypeInfo(TypeInformation):
         return list(self._field_types)
 
     def _build_formatter(self) -> Formatter:
-        fmts = [t.make_formatter() for t in self._field_types]
+        fmts = [t.make_field_formatter() for t in self._field_types]
         declared_names = self._field_names
         names = self.get_field_names()
         short = _ROW_KIND_SHORT
@@ -615,7 +684,7 @@ class TupleTypeInfo(TypeInformation):
 
     def _build_formatter(self) -> Formatter:
         types = self._field_types
-        fmts = [t.make_formatter() for t in types]
+        fmts = [t.make_field_formatter() for t in types]
 
         def fmt_generic(v: Any) -> str:
             if v is None:
@@ -688,11 +757,7 @@ class MapTypeInfo(TypeInformation):
     def _build_formatter(self) -> Formatter:
         kf = self._key_type_info.make_formatter()
         vf = self._value_type_info.make_formatter()
-        key_hash = (
-            _KEY_HASHES.get(self._key_type_info.basic_type)
-            if isinstance(self._key_type_info, BasicTypeInfo)
-            else None
-        )
+        key_hash = map_key_hash(self._key_type_info)
 
         def fmt(v: Any) -> str:
             if v is None:
@@ -825,6 +890,31 @@ def make_formatter(type_info: TypeInformation | None) -> Formatter:
     """The per-record renderer for a stream of ``type_info`` (``str`` when undeclared)."""
     if type_info is None:
         return str
+    return type_info.make_formatter()
+
+
+def _python_row_text(v: Any) -> str:
+    """PyFlink's print of a Row stream: ``<kind>[<str(f0)>,<str(f1)>...]``, no spaces."""
+    if v.__class__ is Row:
+        d = v.__dict__
+        return _ROW_KIND_SHORT[d["_row_kind"]] + "[" + ",".join(map(str, d["_values"])) + "]"
+    if v is None:
+        return "None"
+    if isinstance(v, (tuple, list)):
+        return "+I[" + ",".join(map(str, v)) + "]"
+    return str(v)
+
+
+def make_print_formatter(type_info: TypeInformation | None) -> Formatter:
+    """The per-record renderer of ``DataStream.print()``.
+
+    PyFlink's ``print()`` converts two kinds of streams to text in Python before Java
+    prints them: undeclared ones with ``str`` and Row streams as ``+I[a,1]`` (the fields'
+    Python ``str``, comma-separated). Everything else prints with Java's ``toString``."""
+    if type_info is None or isinstance(type_info, PickledBytesTypeInfo):
+        return str
+    if isinstance(type_info, RowTypeInfo):
+        return _python_row_text
     return type_info.make_formatter()
 
 

@@ -85,11 +85,13 @@ class WatermarkStrategy:
         max_allowed_watermark_drift: Duration,
         update_interval: Duration | None = None,
     ) -> WatermarkStrategy:
-        interval_ms = update_interval.to_millis() if update_interval is not None else 1000
-        return self._with(
-            alignment=WatermarkAlignment(
-                watermark_group, max_allowed_watermark_drift.to_millis(), interval_ms
-            )
+        """Refused: flott's sources do not pause on watermark drift, so an aligned group would
+        silently run unaligned. Flink's alignment needs split-level source pausing, not built yet."""
+        from flott.errors import NotYetSupportedError
+
+        raise NotYetSupportedError(
+            f"watermark alignment (group '{watermark_group}') is not supported: flott sources do not "
+            "pause when their watermarks drift apart; remove with_watermark_alignment()"
         )
 
     @staticmethod

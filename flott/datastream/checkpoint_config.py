@@ -1,9 +1,10 @@
 """CheckpointConfig (PyFlink's ``pyflink.datastream.checkpoint_config``) over the job configuration.
 
-Checkpointing is not built yet. Settings are stored now, under Flink 2.x keys,
-in the configuration that travels with the JobGraph, so programs that set
-them run unchanged and the checkpoint coordinator reads them once it exists.
-Until then they have no effect: no checkpoints are taken.
+Settings are stored under Flink 2.x keys in the configuration that travels with
+the JobGraph, where the checkpoint coordinator and the tasks read them (interval,
+mode, timeout, pauses, concurrency, tolerable failures). What flott cannot honour
+(unaligned checkpoints, deleting the last checkpoint on cancellation) is refused
+when the job is planned, by :mod:`flott.graph.unsupported_settings`.
 """
 
 from __future__ import annotations

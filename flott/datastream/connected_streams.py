@@ -99,7 +99,7 @@ class ConnectedStreams:
         if self._keyed():
             if not isinstance(func, KeyedCoProcessFunction):
                 raise TypeError("KeyedCoProcessFunction is required for keyed ConnectedStreams")
-            return self._two_input("keyed_co_process", "KeyedCoProcess", func, output_type)
+            return self._two_input("keyed_co_process", "Keyed Co-Process", func, output_type)
         if isinstance(func, KeyedCoProcessFunction):
             raise TypeError(
                 "KeyedCoProcessFunction can only be applied to keyed ConnectedStreams (call key_by)"

@@ -260,7 +260,7 @@ class DataStream:
 
     def flat_map(self, func: Callable[[Any], Any] | FlatMapFunction, output_type: Any = None) -> DataStream:
         _check_function(func, FlatMapFunction, "flat_map")
-        return DataStream(self._one_input("flat_map", "Flat Map", func, output_type), self._env)
+        return DataStream(self._one_input("flat_map", "FlatMap", func, output_type), self._env)
 
     def filter(self, func: Callable[[Any], bool] | FilterFunction) -> DataStream:
         _check_function(func, FilterFunction, "filter")
@@ -273,7 +273,7 @@ class DataStream:
             raise TypeError("KeyedProcessFunction can only be applied to a KeyedStream (call key_by first).")
         if not isinstance(func, ProcessFunction):
             raise TypeError("The input must be a ProcessFunction")
-        return DataStream(self._one_input("process", "Process", func, output_type), self._env)
+        return DataStream(self._one_input("process", "PROCESS", func, output_type), self._env)
 
     def project(self, *field_indexes: int) -> DataStream:
         """Select tuple fields (a Map named ``Projection``); the stream must declare a Tuple type."""
@@ -615,12 +615,12 @@ class KeyedStream(DataStream):
     def process(self, func: Any, output_type: Any = None) -> DataStream:
         if not isinstance(func, KeyedProcessFunction):
             raise TypeError("KeyedProcessFunction is required for KeyedStream.")
-        return DataStream(self._one_input("keyed_process", "KeyedProcess", func, output_type), self._env)
+        return DataStream(self._one_input("keyed_process", "KEYED PROCESS", func, output_type), self._env)
 
     def reduce(self, func: Callable[[Any, Any], Any] | ReduceFunction) -> DataStream:
         """Rolling reduce per key; the output type is the input's declared type."""
         _check_function(func, ReduceFunction, "reduce")
-        t = self._one_input("reduce", "Keyed Reduce", func, self._transformation.output_type)
+        t = self._one_input("reduce", "Reduce", func, self._transformation.output_type)
         return DataStream(t, self._env)
 
     def _aggregation(self, kind: str, field: int | str, call: str) -> DataStream:
@@ -629,7 +629,7 @@ class KeyedStream(DataStream):
         if isinstance(field, int) and field < 0:
             raise ValueError(f"{call}: the field position must be >= 0")
         t = self._one_input(
-            kind, "Keyed Aggregation", None, self._transformation.output_type, {"field": field}
+            kind, "Reduce", None, self._transformation.output_type, {"field": field}
         )
         return DataStream(t, self._env)
 

@@ -1,9 +1,10 @@
 """State backends (PyFlink's ``pyflink.datastream.state_backend``).
 
-flott keeps keyed state on the heap of the TaskExecutor (Flink's HashMapStateBackend).
-Choosing a backend records ``state.backend.type`` in the job configuration;
-``EmbeddedRocksDBStateBackend`` is accepted and recorded so PyFlink programs run
-unchanged, but until flott has an on-disk backend its state lives on the heap too.
+Choosing a backend records ``state.backend.type`` (and the options the program chose) in
+the job configuration: ``hashmap`` keeps keyed state as Python objects on the heap,
+``rocksdb`` in an embedded RocksDB (``flott.runtime.state.rocksdb``). Options flott does
+not offer (incremental checkpoints, predefined options, options factories) are refused
+when the job is planned (``flott.graph.unsupported_settings``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class StateBackend:
 
 
 class HashMapStateBackend(StateBackend):
-    """State as Python objects on the heap (flott's only backend today)."""
+    """State as Python objects on the heap (the default)."""
 
     def to_configuration(self) -> dict[str, str]:
         return {BACKEND_TYPE: "hashmap"}
@@ -46,7 +47,7 @@ class HashMapStateBackend(StateBackend):
 
 
 class EmbeddedRocksDBStateBackend(StateBackend):
-    """Recorded as ``state.backend.type: rocksdb``; flott keeps the state on the heap for now."""
+    """Keyed state in an embedded RocksDB (``state.backend.type: rocksdb``), full snapshots."""
 
     def __init__(self, enable_incremental_checkpointing: bool | None = None) -> None:
         self._incremental = enable_incremental_checkpointing
@@ -54,6 +55,7 @@ class EmbeddedRocksDBStateBackend(StateBackend):
         self._predefined_options = PredefinedOptions.DEFAULT
         self._options_factory: str | None = None
         self._transfer_threads = 4
+        self._transfer_threads_set = False
 
     def is_incremental_checkpoints_enabled(self) -> bool:
         return bool(self._incremental)
@@ -78,16 +80,19 @@ class EmbeddedRocksDBStateBackend(StateBackend):
 
     def set_number_of_transfer_threads(self, number_of_transfering_threads: int) -> None:
         self._transfer_threads = number_of_transfering_threads
+        self._transfer_threads_set = True
 
     def get_number_of_transfer_threads(self) -> int:
         return self._transfer_threads
 
     def to_configuration(self) -> dict[str, str]:
-        out = {
-            BACKEND_TYPE: "rocksdb",
-            ROCKSDB_PREDEFINED_OPTIONS: self._predefined_options.name,
-            ROCKSDB_TRANSFER_THREADS: str(self._transfer_threads),
-        }
+        # Only what the program chose: tuning flott does not offer is refused at plan time
+        # (flott.graph.unsupported_settings), so defaults must not look like choices.
+        out = {BACKEND_TYPE: "rocksdb"}
+        if self._predefined_options is not PredefinedOptions.DEFAULT:
+            out[ROCKSDB_PREDEFINED_OPTIONS] = self._predefined_options.name
+        if self._transfer_threads_set:
+            out[ROCKSDB_TRANSFER_THREADS] = str(self._transfer_threads)
         if self._incremental is not None:
             out[INCREMENTAL] = "true" if self._incremental else "false"
         if self._db_storage_paths:

@@ -236,8 +236,18 @@ class StreamExecutionEnvironment:
         return self
 
     def set_stream_time_characteristic(self, characteristic: Any) -> None:
-        """PyFlink 1.x setting; recorded only (event time is the default in Flink >= 1.12)."""
-        self._config[TIME_CHARACTERISTIC] = getattr(characteristic, "name", str(characteristic))
+        """PyFlink 1.x setting, with Flink 1.12+'s effect: event time is always available, and
+        ``ProcessingTime`` only switches periodic watermarks off (interval 0), while
+        ``EventTime``/``IngestionTime`` switch them back on (200 ms) if they were off."""
+        name = getattr(characteristic, "name", str(characteristic))
+        if name not in ("ProcessingTime", "IngestionTime", "EventTime"):
+            raise ValueError(f"unknown time characteristic {characteristic!r}")
+        self._config[TIME_CHARACTERISTIC] = name
+        ec = self._execution_config
+        if name == "ProcessingTime":
+            ec.set_auto_watermark_interval(0)
+        elif ec.get_auto_watermark_interval() == 0:
+            ec.set_auto_watermark_interval(200)
 
     def get_stream_time_characteristic(self) -> Any:
         return self._config.get(TIME_CHARACTERISTIC, "EventTime")
@@ -274,8 +284,10 @@ class StreamExecutionEnvironment:
         return self.get_checkpoint_config().is_force_unaligned_checkpoints()
 
     def set_state_backend(self, state_backend: Any) -> StreamExecutionEnvironment:
-        """Stores ``state.backend.type`` (PyFlink 1.x API). flott keeps keyed state on the heap;
-        a RocksDB choice is recorded and, for now, served by the heap backend."""
+        """Stores ``state.backend.type`` and the backend's options (PyFlink 1.x API): keyed state
+        lives on the heap (``HashMapStateBackend``) or in RocksDB (``EmbeddedRocksDBStateBackend``).
+        Options flott does not offer (incremental checkpoints, predefined options) are refused
+        when the job is planned."""
         from flott.datastream.state_backend import StateBackend
 
         if not isinstance(state_backend, StateBackend):
@@ -292,7 +304,7 @@ class StreamExecutionEnvironment:
         return state_backend_from_configuration(self._config)
 
     def enable_changelog_state_backend(self, enabled: bool) -> StreamExecutionEnvironment:
-        """Recorded only; flott has no changelog state backend."""
+        """flott has no changelog state backend: enabling it is refused when the job is planned."""
         self._config[CHANGELOG_ENABLED] = "true" if enabled else "false"
         return self
 
@@ -395,12 +407,19 @@ class StreamExecutionEnvironment:
         return self._source(source, source_name, type_info, watermark_strategy, non_parallel=non_parallel)
 
     def from_collection(self, collection: list[Any], type_info: Any = None) -> DataStream:
-        """A non-parallel (parallelism 1) source of the given elements, named ``Custom Source``
-        as PyFlink's (which goes through Java's createInput)."""
+        """A non-parallel (parallelism 1) source of the given elements, named ``Collection Source``
+        as PyFlink's.
+
+        With ``type_info`` the elements are converted here to what PyFlink's functions receive
+        after its trip through Java (tuples to Rows for ``Types.ROW``, float32 for ``FLOAT``,
+        ...; see :mod:`flott.common.type_conversion`), and an element that does not fit the type
+        is refused now, where PyFlink fails too."""
+        from flott.common.type_conversion import convert_collection
         from flott.datastream.connectors.collection import CollectionSource
 
+        elements = convert_collection(list(collection), type_info)
         return self._source(
-            CollectionSource(list(collection), type_info), "Custom Source", type_info, non_parallel=True
+            CollectionSource(elements, type_info), "Collection Source", type_info, non_parallel=True
         )
 
     def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:

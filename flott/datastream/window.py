@@ -749,7 +749,7 @@ class _StaticGap(_SessionWindows[T]):
     def _gap_for(self, element: Any) -> int:
         return self._session_gap
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # part of the window operator's description, as in PyFlink
         return f"{type(self).__name__}({self._session_gap})"
 
 
@@ -761,6 +761,9 @@ class _DynamicGap(_SessionWindows[T]):
         extractor: Any = self._extractor
         extract = getattr(extractor, "extract", extractor)
         return to_millis(extract(element))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({type(self._extractor).__name__})"
 
 
 class DynamicEventTimeSessionWindows(_DynamicGap[T]):
@@ -854,6 +857,9 @@ class GlobalWindows(WindowAssigner[T, GlobalWindow]):
     def get_default_trigger(self, env: Any) -> NeverTrigger:
         return NeverTrigger()
 
+    def __repr__(self) -> str:
+        return "GlobalWindows()"
+
     def get_window_serializer(self) -> GlobalWindowSerializer:
         return GlobalWindowSerializer()
 
@@ -882,6 +888,11 @@ class _CountWindows(WindowAssigner[T, CountWindow]):
 
     def get_window_serializer(self) -> CountWindowSerializer:
         return CountWindowSerializer()
+
+    def __repr__(self) -> str:
+        if self._window_slide == self._window_size and isinstance(self, CountTumblingWindowAssigner):
+            return f"{type(self).__name__}({self._window_size})"
+        return f"{type(self).__name__}({self._window_size}, {self._window_slide})"
 
     def is_event_time(self) -> bool:
         return False

@@ -21,10 +21,15 @@ from flott.datastream.functions import (
     ProcessWindowFunction,
     ReduceFunction,
     WindowFunction,
-    describe_function,
 )
 from flott.datastream.output_tag import OutputTag
-from flott.datastream.window import MergingWindowAssigner, Trigger, WindowAssigner
+from flott.datastream.window import (
+    CountSlidingWindowAssigner,
+    CountTumblingWindowAssigner,
+    MergingWindowAssigner,
+    Trigger,
+    WindowAssigner,
+)
 from flott.runtime.operators.specs import WindowOperatorSpec
 
 if TYPE_CHECKING:
@@ -42,10 +47,6 @@ class NullByteKeySelector(KeySelector):
 
     def __hash__(self) -> int:
         return 0
-
-
-def _describe(obj: Any) -> str:
-    return "" if obj is None else describe_function(obj).split(".")[-1]
 
 
 class _WindowedBase:
@@ -110,15 +111,19 @@ class _WindowedBase:
             window_function=window_function,
             all_window=self._all_window,
         )
-        trigger_name = type(
-            trigger if trigger is not None else self._window_assigner.get_default_trigger(None)
-        )
-        functions = ", ".join(
-            d for d in (_describe(reduce_function or aggregate_function), _describe(window_function)) if d
-        )
+        assigner = self._window_assigner
+        if trigger is not None:
+            trigger_name = type(trigger).__name__
+        elif isinstance(assigner, (CountTumblingWindowAssigner, CountSlidingWindowAssigner)):
+            trigger_name = "CountTrigger"  # PyFlink's count assigners default to a plain CountTrigger
+        else:
+            trigger_name = type(assigner.get_default_trigger(None)).__name__
+        given = (reduce_function or aggregate_function, window_function)
+        functions = ", ".join(type(f).__name__ for f in given if f is not None)
+        # As PyFlink: the operator is named after the assigner's class, and described in full.
         prefix = "AllWindow" if self._all_window else "Window"
-        name = f"{prefix}({self._window_assigner!r}, {trigger_name.__name__}, {functions})"
-        t = self._keyed_stream._one_input("window", name, spec, output_type)
+        t = self._keyed_stream._one_input("window", type(assigner).__name__, spec, output_type)
+        t.description = f"{prefix}({assigner!r}, {trigger_name}, {functions})"
         if self._all_window:
             t.parallelism = 1
             t.max_parallelism = 1

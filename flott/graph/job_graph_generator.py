@@ -23,6 +23,7 @@ import hashlib
 import os
 import re
 import sys
+import types
 import warnings
 from typing import Any
 
@@ -30,6 +31,7 @@ from flott.datastream.transformations import ChainingStrategy
 from flott.errors import InvalidJobGraphError
 from flott.graph.local_aggregation import add_local_pre_aggregation
 from flott.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
+from flott.graph.unsupported_settings import refuse_unsupported_settings
 from flott.graph.user_code import dumps_user_object
 from flott.runtime.jobgraph import (
     JobEdge,
@@ -119,18 +121,31 @@ def operator_ids(graph: StreamGraph) -> dict[int, str]:
     return ids
 
 
+def holds_state(node: StreamNode) -> bool:
+    """Whether the node keeps state a savepoint must map back to it (what needs a ``uid``).
+
+    Keyed aggregations, windows and keyed process functions always do; another operator on a
+    keyed stream may (a Function can open keyed state), a plain lambda cannot. Sources keep
+    read positions worth restoring only when unbounded; sinks keep state only when they commit
+    in two phases (pending files). Stateless maps, bounded collection sources and print sinks
+    hold nothing."""
+    if node.kind in STATEFUL_KINDS or "broadcast" in node.kind:
+        return True
+    if node.is_source:
+        return node.boundedness == "CONTINUOUS_UNBOUNDED" and callable(
+            getattr(node.function, "restore_reader", None)
+        )
+    if node.is_sink:
+        return callable(getattr(node.function, "commit", None))
+    if node.key_selector is not None:
+        return not isinstance(node.function, (types.FunctionType, types.BuiltinFunctionType))
+    return False
+
+
 def _warn_missing_uids(graph: StreamGraph) -> None:
-    """Warn once per job when state is involved and some operators would get positional ids."""
-    stateful = any(n.kind in STATEFUL_KINDS or n.key_selector is not None for n in graph.nodes.values())
-    if not stateful:
-        return
-    # Sources (read positions) and sinks (pending files) keep state too once checkpoints exist.
+    """Warn once per job about operators that hold state but would get positional ids."""
     missing = [
-        n.name
-        for n in graph.topological_order()
-        if n.uid is None
-        and n.uid_hash is None
-        and (n.kind in STATEFUL_KINDS or n.key_selector is not None or n.kind in ("source", "sink"))
+        n.name for n in graph.topological_order() if n.uid is None and n.uid_hash is None and holds_state(n)
     ]
     if missing:
         warnings.warn(
@@ -270,6 +285,7 @@ def _job_id(config: dict[str, str]) -> str:
 def create_job_graph(graph: StreamGraph) -> JobGraph:
     """The validated JobGraph of ``graph``."""
     ids = operator_ids(graph)
+    refuse_unsupported_settings(graph.config)
     _warn_missing_uids(graph)
     artifacts = _Artifacts()
     vertex_of: dict[int, str] = {}

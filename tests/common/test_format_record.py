@@ -124,10 +124,21 @@ def test_jdk19_prints_shortest_digits(jdk19):
 def test_collections():
     assert format_record([1, 2, 3], Types.LIST(Types.INT())) == "[1, 2, 3]"
     assert format_record([], Types.LIST(Types.INT())) == "[]"
-    assert format_record(["a", None], Types.BASIC_ARRAY(Types.STRING())) == "[a, null]"
-    assert format_record([1.5, 2.0], Types.PRIMITIVE_ARRAY(Types.DOUBLE())) == "[1.5, 2.0]"
-    assert format_record(b"\x01\xff", Types.PRIMITIVE_ARRAY(Types.BYTE())) == "[1, -1]"
-    assert format_record([Row(1)], Types.OBJECT_ARRAY(Types.ROW([Types.INT()]))) == "[+I[1]]"
+
+    # Arrays are spelled out as fields of a tuple or row (StringUtils.arrayAwareToString) ...
+    def as_field(value: object, array_type: object) -> str:
+        return format_record((value,), Types.TUPLE([array_type]))[1:-1]  # type: ignore[list-item]
+
+    assert as_field(["a", None], Types.BASIC_ARRAY(Types.STRING())) == "[a, null]"
+    assert as_field([1.5, 2.0], Types.PRIMITIVE_ARRAY(Types.DOUBLE())) == "[1.5, 2.0]"
+    assert as_field(b"\x01\xff", Types.PRIMITIVE_ARRAY(Types.BYTE())) == "[1, -1]"
+    assert as_field([Row(1)], Types.OBJECT_ARRAY(Types.ROW([Types.INT()]))) == "[+I[1]]"
+    # ... but a bare array prints Object.toString, its class and identity hash (as PyFlink's print).
+    assert format_record([1.5], Types.PRIMITIVE_ARRAY(Types.DOUBLE())).startswith("[D@")
+    assert format_record(["a"], Types.BASIC_ARRAY(Types.STRING())).startswith("[Ljava.lang.String;@")
+    assert format_record([Row(1)], Types.OBJECT_ARRAY(Types.ROW([Types.INT()]))).startswith(
+        "[Ljava.lang.Object;@"
+    )
     with pytest.raises(TypeError):
         Types.PRIMITIVE_ARRAY(Types.STRING())
 

@@ -344,5 +344,5 @@ def test_execute_hands_the_job_graph_to_the_pipeline_executor_and_clears_the_pro
     assert isinstance(client, FakeJobClient)
     assert [g.job_name for g in executor.graphs] == ["first", "Flink Streaming Job"]
     assert [v.name for v in executor.graphs[0].vertices] == [
-        "Source: Custom Source -> Map -> Sink: Print to Std. Out"
+        "Source: Collection Source -> Map -> Sink: Print to Std. Out"
     ]

@@ -94,17 +94,17 @@ def test_word_count_at_parallelism_two_is_two_vertices_joined_by_one_hash_edge(t
     graph = build_job_graph(env, "word_count")
 
     assert [v.name for v in graph.topological_order()] == [
-        "Source: file_source -> Flat Map -> Map",
-        "Keyed Reduce -> Sink: Writer",
+        "Source: file_source -> FlatMap -> Map",
+        "Reduce -> Sink: Writer",
     ]
     head, tail = graph.topological_order()
     assert [op.kind for op in head.operators] == ["source", "flat_map", "map"]
     assert [op.kind for op in tail.operators] == ["reduce", "sink"]
     assert [op.name for op in head.operators + tail.operators] == [
         "Source: file_source",
-        "Flat Map",
+        "FlatMap",
         "Map",
-        "Keyed Reduce",
+        "Reduce",
         "Sink: Writer",
     ]
     assert head.parallelism == tail.parallelism == 2
@@ -203,9 +203,9 @@ def test_from_collection_is_a_parallelism_one_source_rebalanced_to_parallel_oper
     ds = env.from_collection([1, 2, 3])
     ds.map(lambda x: x + 1).print()
     graph = build_job_graph(env)
-    src = by_name(graph, "Source: Custom Source")
+    src = by_name(graph, "Source: Collection Source")
     assert src.parallelism == 1
-    assert edge_kinds(graph) == [("Source: Custom Source", "Map -> Sink: Print to Std. Out", "rebalance")]
+    assert edge_kinds(graph) == [("Source: Collection Source", "Map -> Sink: Print to Std. Out", "rebalance")]
     with pytest.raises(ValueError, match="non parallel"):
         env.from_collection([1]).set_parallelism(2)
 
@@ -257,7 +257,7 @@ def test_union_gives_the_consumer_one_edge_per_input_with_its_own_partitioning()
     a.union(b.rebalance(), c).map(lambda x: x).print()
     graph = build_job_graph(env)
     assert sorted(edge_kinds(graph)) == [
-        ("Source: Custom Source", "Map -> Sink: Print to Std. Out", "rebalance"),
+        ("Source: Collection Source", "Map -> Sink: Print to Std. Out", "rebalance"),
         ("Source: a", "Map -> Sink: Print to Std. Out", "forward"),
         ("Source: b", "Map -> Sink: Print to Std. Out", "rebalance"),
     ]
@@ -346,15 +346,15 @@ def test_operator_kinds_names_and_config() -> None:
     keyed.map(lambda t: t).print()
     graph = build_job_graph(env)
     ops = {op.name: op for v in graph.vertices for op in v.operators}
-    assert ops["Process"].kind == "process" and ops["Process"].key_selector is None
-    aggregations = [op for v in graph.vertices for op in v.operators if op.name == "Keyed Aggregation"]
+    assert ops["PROCESS"].kind == "process" and ops["PROCESS"].key_selector is None
+    aggregations = [op for v in graph.vertices for op in v.operators if op.name == "Reduce"]
     assert sorted((op.kind, str(op.config["field"])) for op in aggregations) == [("min", "f1"), ("sum", "1")]
     assert ops["biggest"].kind == "max_by" and ops["biggest"].config == {"field": 0}
-    assert ops["KeyedProcess"].kind == "keyed_process"
-    for op in [*aggregations, ops["biggest"], ops["KeyedProcess"], ops["Map"]]:
+    assert ops["KEYED PROCESS"].kind == "keyed_process"
+    for op in [*aggregations, ops["biggest"], ops["KEYED PROCESS"], ops["Map"]]:
         assert op.key_selector is not None, f"{op.name} runs keyed"
         assert op.function is not None or op.kind in ("sum", "min", "max", "min_by", "max_by")
-    assert ops["KeyedProcess"].output_type is not None
+    assert ops["KEYED PROCESS"].output_type is not None
     assert ops["biggest"].output_type == ops["biggest"].input_type is not None
     print_function = ops["Sink: Print to Std. Out"].function
     assert print_function is not None
@@ -477,7 +477,7 @@ def test_execution_plan_is_flink_shaped_json() -> None:
     env.from_collection([1]).map(lambda x: x).print()
     plan = json.loads(env.get_execution_plan())
     assert [(n["id"], n["type"], n["pact"], n["parallelism"]) for n in plan["nodes"]] == [
-        (1, "Source: Custom Source", "Data Source", 1),
+        (1, "Source: Collection Source", "Data Source", 1),
         (2, "Map", "Operator", 2),
         (3, "Sink: Print to Std. Out", "Data Sink", 2),
     ]
@@ -551,7 +551,7 @@ def test_uid_hash_duplicate_uid_and_disabled_auto_uids() -> None:
 def test_missing_uid_warning_only_for_stateful_jobs() -> None:
     env = env_with(2)
     stateful_program(env, with_uids=False)
-    with pytest.warns(MissingUidWarning, match="Keyed Reduce"):
+    with pytest.warns(MissingUidWarning, match="Reduce"):
         build_job_graph(env)
 
     env = env_with(2)
@@ -565,3 +565,23 @@ def test_missing_uid_warning_only_for_stateful_jobs() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", MissingUidWarning)
         build_job_graph(env)
+
+
+def test_missing_uid_warning_names_only_operators_that_hold_state() -> None:
+    # Stateful operators all have uids; the stateless collection source, keyed lambda map and
+    # print sink have none and need none: no warning (before, sources and sinks were named).
+    env = env_with(2)
+    keyed = env.from_collection([("a", 1), ("b", 2)]).key_by(lambda t: t[0])
+    keyed.reduce(lambda a, b: (a[0], a[1] + b[1])).uid("sums").print()
+    keyed.map(lambda t: t).print()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingUidWarning)
+        build_job_graph(env)
+
+    env = env_with(2)
+    env.from_collection([("a", 1)]).key_by(lambda t: t[0]).reduce(lambda a, b: a).print()
+    with pytest.warns(MissingUidWarning) as caught:
+        build_job_graph(env)
+    message = str(caught[0].message)
+    assert "no uid: Reduce." in message
+    assert "Collection Source" not in message and "Print" not in message

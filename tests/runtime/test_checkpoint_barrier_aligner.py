@@ -71,3 +71,32 @@ def test_abort_from_the_job_master_unblocks() -> None:
     assert cancelled == [3] and not gates[0].blocked
     aligner.on_barrier(0, 1, barrier(3))
     assert aligned == []
+
+
+def test_at_least_once_never_blocks_a_channel_but_snapshots_when_every_barrier_arrived() -> None:
+    gates = [FakeGate(2), FakeGate(1)]
+    aligned: list[int] = []
+    aligner = CheckpointBarrierAligner(
+        gates,  # type: ignore[arg-type]
+        lambda b: aligned.append(b.checkpoint_id),
+        lambda cid, _reason: None,
+        blocking=False,
+    )
+    aligner.on_barrier(0, 0, barrier(1))
+    aligner.on_barrier(1, 0, barrier(1))
+    assert not gates[0].blocked and not gates[1].blocked, "records after the barrier keep flowing"
+    assert aligned == []
+    aligner.on_barrier(0, 1, barrier(1))
+    assert aligned == [1]
+
+
+def test_at_least_once_still_aligns_savepoints() -> None:
+    gates = [FakeGate(2)]
+    aligner = CheckpointBarrierAligner(
+        gates,  # type: ignore[arg-type]
+        lambda b: None,
+        lambda cid, _reason: None,
+        blocking=False,
+    )
+    aligner.on_barrier(0, 0, CheckpointBarrier(1, 0, "SAVEPOINT", "/sp-1"))
+    assert gates[0].blocked == {0}, "a savepoint is a consistent cut whatever the mode"

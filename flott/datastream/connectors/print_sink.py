@@ -2,8 +2,9 @@
 
 Line format, as Flink prints it: ``<text>`` at parallelism 1, ``<subtask+1>> <text>``
 at parallelism > 1, ``<id>> <text>`` / ``<id>:<subtask+1>> <text>`` with a sink
-identifier. The record text is :func:`flott.common.typeinfo.format_record` of the
-declared type. One write and one flush per batch keep the cost per record low.
+identifier. The record text is :func:`flott.common.typeinfo.make_print_formatter` of the
+declared type (Python ``str`` for undeclared streams, PyFlink's ``+I[a,1]`` for Rows).
+One write and one flush per batch keep the cost per record low.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from flott.common.typeinfo import TypeInformation, format_lines, make_formatter
+from flott.common.typeinfo import TypeInformation, format_lines, make_print_formatter
 from flott.datastream.connectors.base import Sink, SinkWriter
 
 __all__ = ["PrintSink", "print_prefix"]
@@ -29,7 +30,7 @@ class _PrintWriter:
     def __init__(self, prefix: str, to_stderr: bool, type_info: TypeInformation | None) -> None:
         self._prefix = prefix
         self._to_stderr = to_stderr
-        self._fmt = make_formatter(type_info)
+        self._fmt = make_print_formatter(type_info)
 
     def _stream(self) -> TextIO:
         # Looked up per batch: the TaskExecutor may redirect sys.stdout after the writer exists.

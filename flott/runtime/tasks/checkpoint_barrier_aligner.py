@@ -10,6 +10,12 @@ A newer barrier arriving while an older alignment is incomplete means the older 
 given up upstream (subsumed or aborted): the older one is cancelled and the newer one starts.
 A channel that ends (EndOfPartition) stops counting, which can complete an alignment.
 
+``CheckpointingMode.AT_LEAST_ONCE`` (``blocking=False``, Flink's CheckpointBarrierTracker):
+channels are never blocked; the snapshot is taken when the barrier has arrived on every open
+channel, so records after the barrier on a fast channel may be in the snapshot's state too and
+are replayed after a restore (at least once, no alignment delay). Savepoints still align: a
+savepoint is a consistent state to restore or stop at, whatever the checkpointing mode.
+
 The class is synchronous and knows only the gates' ``block_channel``/``unblock_all``: it is
 driven by the task's input loop and tested without sockets.
 """
@@ -27,8 +33,10 @@ class CheckpointBarrierAligner:
         gates: Sequence[InputGate],
         on_aligned: Callable[[CheckpointBarrier], None],
         on_cancelled: Callable[[int, str], None],
+        blocking: bool = True,
     ) -> None:
         self._gates = list(gates)
+        self._blocking = blocking
         self._on_aligned = on_aligned
         self._on_cancelled = on_cancelled
         self._open: list[set[int]] = [set(range(g.num_channels)) for g in self._gates]
@@ -51,7 +59,8 @@ class CheckpointBarrierAligner:
         if self.pending is None:
             self.pending = barrier
         self._arrived.add((gate_index, channel))
-        self._gates[gate_index].block_channel(channel)
+        if self._blocking or barrier.checkpoint_type != "CHECKPOINT":
+            self._gates[gate_index].block_channel(channel)
         self._maybe_complete()
 
     def on_end_of_partition(self, gate_index: int, channel: int) -> None:

@@ -89,6 +89,7 @@ _MAILBOX_POLL_S = 0.1
 
 SYNC_SAVEPOINT = "SYNC_SAVEPOINT"
 CHECKPOINT_INTERVAL_KEY = "execution.checkpointing.interval"
+CHECKPOINTING_MODE_KEY = "execution.checkpointing.mode"
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(flott.runtime.__file__)) + os.sep
 
@@ -128,6 +129,18 @@ def is_streaming(config: dict[str, str]) -> bool:
         f"Could not parse value '{config[RUNTIME_MODE_KEY]}' for key '{RUNTIME_MODE_KEY}' "
         "(expected STREAMING, BATCH or AUTOMATIC)"
     )
+
+
+def exactly_once(config: dict[str, str]) -> bool:
+    """``execution.checkpointing.mode``: EXACTLY_ONCE (aligned barriers, the default) or
+    AT_LEAST_ONCE (barriers tracked without blocking channels)."""
+    mode = config.get(CHECKPOINTING_MODE_KEY, "EXACTLY_ONCE").strip().upper().replace("-", "_")
+    if mode not in ("EXACTLY_ONCE", "AT_LEAST_ONCE"):
+        raise ConfigurationError(
+            f"Could not parse value '{config[CHECKPOINTING_MODE_KEY]}' for key '{CHECKPOINTING_MODE_KEY}' "
+            "(expected EXACTLY_ONCE or AT_LEAST_ONCE)"
+        )
+    return mode == "EXACTLY_ONCE"
 
 
 def periodic_checkpointing(config: dict[str, str]) -> bool:
@@ -193,6 +206,7 @@ class StreamTask:
         self._outputs: RecordWriterDelegate | None = None
         self._checkpointer: SubtaskCheckpointCoordinator | None = None
         self.periodic_checkpointing = False
+        self.exactly_once = True
         self._source_exhausted = False
         self._stop_savepoint: CheckpointBarrier | None = None
         """A stop-with-savepoint barrier this task passed on and waits to see completed."""
@@ -235,6 +249,7 @@ class StreamTask:
                 raise ConfigurationError(f"task '{env.vertex.name}' has neither a source nor an input")
             if self.streaming and env.checkpoint_responder is not None:
                 self.periodic_checkpointing = periodic_checkpointing(env.job_config)
+                self.exactly_once = exactly_once(env.job_config)
                 self._checkpointer = SubtaskCheckpointCoordinator(
                     env, chain.all_operators, outputs.broadcast_event, FsspecCheckpointStorage()
                 )
@@ -467,7 +482,9 @@ class StreamTask:
     def _make_aligner(self, gates: list[InputGate]) -> CheckpointBarrierAligner | None:
         if self._checkpointer is None:
             return None
-        self._aligner = CheckpointBarrierAligner(gates, self._on_aligned, self._on_alignment_cancelled)
+        self._aligner = CheckpointBarrierAligner(
+            gates, self._on_aligned, self._on_alignment_cancelled, blocking=self.exactly_once
+        )
         return self._aligner
 
     def _on_aligned(self, barrier: CheckpointBarrier) -> None:

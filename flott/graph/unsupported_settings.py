@@ -1,0 +1,116 @@
+"""Settings a program may set that flott cannot honour: refused when the job is planned.
+
+A PyFlink program that asks for unaligned or incremental checkpoints, a changelog
+state backend or latency markers would, on flott, silently get something else.
+Flink's rule here is ours: a setting either does what Flink does or the job is
+refused before it runs, with a message naming the setting and what to do. The
+check reads the job's configuration (every setter writes Flink's key there, and
+``-D`` / ``configuration=`` reach the same keys), so one place covers all ways
+of setting a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from flott.errors import ConfigurationError, NotYetSupportedError
+
+__all__ = ["refuse_unsupported_settings"]
+
+
+def _true(value: str) -> bool:
+    return value.strip().lower() == "true"
+
+
+def _positive(value: str) -> bool:
+    try:
+        return int(value.strip().split(" ")[0]) > 0
+    except ValueError:
+        return True  # unparseable: not a value we can honour either
+
+
+def _not(default: str) -> Callable[[str], bool]:
+    return lambda value: value.strip().upper() != default
+
+
+_CHECKS: list[tuple[str, Callable[[str], bool], str]] = [
+    (
+        "execution.checkpointing.unaligned.enabled",
+        _true,
+        "unaligned checkpoints are not supported: flott checkpoints with aligned barriers "
+        "(remove enable_unaligned_checkpoints(); AT_LEAST_ONCE mode avoids alignment waits)",
+    ),
+    (
+        "execution.checkpointing.unaligned.forced",
+        _true,
+        "unaligned checkpoints are not supported: flott checkpoints with aligned barriers "
+        "(remove set_force_unaligned_checkpoints())",
+    ),
+    (
+        "execution.checkpointing.incremental",
+        _true,
+        "incremental checkpoints are not supported: every flott checkpoint is a full snapshot "
+        "(use EmbeddedRocksDBStateBackend() without enable_incremental_checkpointing)",
+    ),
+    (
+        "state.changelog.enabled",
+        _true,
+        "the changelog state backend is not supported (remove enable_changelog_state_backend(True))",
+    ),
+    (
+        "execution.checkpointing.snapshot-compression",
+        _true,
+        "snapshot compression is not supported: flott writes state snapshots uncompressed",
+    ),
+    (
+        "execution.checkpointing.externalized-checkpoint-retention",
+        _not("RETAIN_ON_CANCELLATION"),
+        "flott keeps the latest completed checkpoint when a job ends (RETAIN_ON_CANCELLATION); "
+        "deleting it on cancellation is not supported",
+    ),
+    (
+        "state.backend.rocksdb.predefined-options",
+        _not("DEFAULT"),
+        "RocksDB predefined options are not supported: flott's RocksDB backend uses its own tuning",
+    ),
+    (
+        "state.backend.rocksdb.options-factory",
+        lambda value: bool(value.strip()),
+        "RocksDB options factories are Java classes; flott has no JVM to load them",
+    ),
+    (
+        "execution.checkpointing.rocksdb.transfer-threads",
+        lambda value: True,
+        "the RocksDB transfer thread count is not configurable in flott (it uploads no "
+        "incremental files)",
+    ),
+    (
+        "metrics.latency.interval",
+        _positive,
+        "latency tracking (latency markers) is not supported (remove set_latency_tracking_interval())",
+    ),
+    (
+        "task.cancellation.interval",
+        _not("30000"),
+        "the task cancellation interval is not configurable in flott",
+    ),
+    (
+        "task.cancellation.timeout",
+        _not("180000"),
+        "the task cancellation timeout is not configurable in flott",
+    ),
+]
+
+
+def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
+    """Raise NotYetSupportedError for the first setting flott would otherwise ignore
+    (ConfigurationError for a checkpointing mode that does not exist)."""
+    for key, unsupported, message in _CHECKS:
+        value = config.get(key)
+        if value is not None and unsupported(str(value)):
+            raise NotYetSupportedError(f"'{key}: {value}': {message}")
+    mode = config.get("execution.checkpointing.mode")
+    if mode is not None and mode.strip().upper().replace("-", "_") not in ("EXACTLY_ONCE", "AT_LEAST_ONCE"):
+        raise ConfigurationError(
+            f"'execution.checkpointing.mode: {mode}': expected EXACTLY_ONCE or AT_LEAST_ONCE"
+        )
