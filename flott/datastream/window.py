@@ -857,9 +857,6 @@ class GlobalWindows(WindowAssigner[T, GlobalWindow]):
     def get_default_trigger(self, env: Any) -> NeverTrigger:
         return NeverTrigger()
 
-    def __repr__(self) -> str:
-        return "GlobalWindows()"
-
     def get_window_serializer(self) -> GlobalWindowSerializer:
         return GlobalWindowSerializer()
 

@@ -59,9 +59,10 @@ SAVEPOINT_IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"
 
 STATEFUL_KINDS = frozenset(
     {"reduce", "sum", "min", "max", "min_by", "max_by", "keyed_process", "window", "keyed_co_process"}
-    | {"broadcast_process", "keyed_broadcast_process"}
+    | {"broadcast_process", "keyed_broadcast_process", "async_wait"}
 )
-"""Operator kinds that always keep state (keyed state; broadcast state for the broadcast kinds)."""
+"""Operator kinds that always keep state (keyed state; broadcast state for the broadcast kinds; the
+records in flight of async I/O)."""
 
 TWO_INPUT_KINDS = frozenset(
     {
