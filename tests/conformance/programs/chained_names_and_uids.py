@@ -1,4 +1,4 @@
-"""uid, name, set_description, slot sharing and chaining settings do not change results."""
+"""uid, name, set_description and chaining settings do not change results."""
 from pyflink.common import Types
 from pyflink.datastream import StreamExecutionEnvironment
 
@@ -9,7 +9,7 @@ def main():
     ds = env.from_collection(list(range(10)), type_info=Types.INT()).name("numbers").uid("numbers")
     doubled = ds.map(lambda x: x * 2, output_type=Types.INT()).name("double").uid("double").set_description("x2")
     odd = doubled.filter(lambda x: x % 4 == 2).disable_chaining().name("keep 2 mod 4")
-    odd.map(lambda x: x + 1, output_type=Types.INT()).start_new_chain().slot_sharing_group("other").print()
+    odd.map(lambda x: x + 1, output_type=Types.INT()).start_new_chain().print()
     env.execute("chained_names_and_uids")
 
 

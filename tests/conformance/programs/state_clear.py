@@ -12,7 +12,7 @@ class Sessions(KeyedProcessFunction):
 
     def process_element(self, value, ctx):
         if value[1] == "END":
-            yield value[0], "|".join(self.items.get()), self.n.value()
+            yield value[0], "|".join(self.items.get()), self.n.value() or 0
             self.items.clear()
             self.n.clear()
         else:
