@@ -121,7 +121,7 @@ class _Discard:
 async def test_submission_succeeds_once_the_server_comes_up(no_leftover_processes: None) -> None:
     port = free_port()
     config = make_config(
-        **{"rest.port": str(port), "rest.retry.max-attempts": "40", "rest.retry.delay": "100 ms"}
+        **{"rest.port": str(port), "rest.retry.max-attempts": "600", "rest.retry.delay": "100 ms"}
     )
     graph = bounded_job("late-server")
     client = RestClusterClient(config, f"127.0.0.1:{port}")
