@@ -70,6 +70,21 @@ _OPTIONS = [
     ConfigOption("blob.server.port", "0", "Port of the BlobServer serving job artifacts (0 = any)."),
     ConfigOption("rest.server.max-content-length", "104857600", "Largest accepted REST request body, bytes."),
     ConfigOption(
+        "flott.admission.max-subtasks", "10000", "flott: most subtasks of all running jobs together."
+    ),
+    ConfigOption("flott.admission.max-vertices", "1000", "flott: most vertices (tasks) of one job."),
+    ConfigOption("flott.admission.max-edges", "10000", "flott: most edges of one job."),
+    ConfigOption(
+        "flott.admission.refuse-unschedulable",
+        "true",
+        "flott: refuse a job needing more slots than a cluster that cannot start TaskManagers has.",
+    ),
+    ConfigOption(
+        "cluster.services.shutdown-timeout",
+        "30 s",
+        "How long a process may take to stop after SIGTERM before it exits anyway.",
+    ),
+    ConfigOption(
         "application.result-retrieval-timeout",
         "60 s",
         "Application mode, attached: how long the cluster waits after its job ended for a client to "
@@ -78,6 +93,55 @@ _OPTIONS = [
 ]
 
 DEFAULTS: dict[str, str] = {o.key: o.default for o in _OPTIONS}
+
+# -- secrets ------------------------------------------------------------------------------------
+
+FLINK_SENSITIVE_KEY_PARTS = (
+    "password",
+    "secret",
+    "fs.azure.account.key",
+    "apikey",
+    "api-key",
+    "auth-params",
+    "service-key",
+    "token",
+    "basic-auth",
+    "jaas.config",
+    "http-headers",
+)
+"""Flink 2.3's GlobalConfiguration.SENSITIVE_KEYS: a key containing one of these (ignoring case)
+has its value hidden wherever a configuration is shown."""
+
+FLOTT_SENSITIVE_KEY_PARTS = (
+    "passwd",
+    "passphrase",
+    "credential",
+    "private-key",
+    "private.key",
+    "privatekey",
+    "connection-string",
+    "sas-key",
+)
+"""Obvious names Flink's list misses (``my.db.passwd``, ``fs.s3a.session.credential``, ...)."""
+
+HIDDEN_CONTENT = "******"
+"""What is shown instead of a secret (Flink's GlobalConfiguration.HIDDEN_CONTENT)."""
+
+
+def is_sensitive(key: str) -> bool:
+    """Whether ``key``'s value is a secret: Flink's rule, with flott's extra names."""
+    k = key.lower()
+    return any(p in k for p in FLINK_SENSITIVE_KEY_PARTS) or any(p in k for p in FLOTT_SENSITIVE_KEY_PARTS)
+
+
+def masked(values: Mapping[str, str]) -> dict[str, str]:
+    """``values`` with every secret replaced by :data:`HIDDEN_CONTENT` (for anything shown)."""
+    return {k: HIDDEN_CONTENT if is_sensitive(k) else v for k, v in values.items()}
+
+
+def shown_value(key: str, value: str) -> str:
+    """``value`` as an error message or log line may show it: hidden when ``key`` is a secret."""
+    return HIDDEN_CONTENT if is_sensitive(key) else value
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 _UNITS_S = {
@@ -187,7 +251,7 @@ class Configuration:
         try:
             return int(raw)
         except ValueError:
-            raise ConfigurationError(f"{key}: expected an integer, got {raw!r}") from None
+            raise ConfigurationError(f"{key}: expected an integer, got {shown_value(key, raw)!r}") from None
 
     def get_bool(self, key: str, default: bool | None = None) -> bool:
         raw = self.get(key, None if default is None else str(default)).lower()
@@ -195,12 +259,14 @@ class Configuration:
             return True
         if raw in ("false", "0", "no"):
             return False
-        raise ConfigurationError(f"{key}: expected true or false, got {raw!r}")
+        raise ConfigurationError(f"{key}: expected true or false, got {shown_value(key, raw)!r}")
 
     def get_seconds(self, key: str, default: str | None = None) -> float:
         """A duration in seconds; a bare number means milliseconds (as Flink's ms-typed keys)."""
         raw = self.get(key, default)
         m = _DURATION.match(raw)
         if not m or m.group(2).lower() not in _UNITS_S:
-            raise ConfigurationError(f"{key}: expected a duration like '10 s' or '500 ms', got {raw!r}")
+            raise ConfigurationError(
+                f"{key}: expected a duration like '10 s' or '500 ms', got {shown_value(key, raw)!r}"
+            )
         return float(m.group(1)) * _UNITS_S[m.group(2).lower()]

@@ -216,7 +216,7 @@ class _ApplicationEntrypoint:
     async def run(self) -> ApplicationStatus:
         """Run the program and wait until the application ends; returns its status."""
         loop = asyncio.get_running_loop()
-        set_on_termination_signals(self._signalled)
+        set_on_termination_signals(self._signalled, self.config)
         proc = await self._start_program()
         ended = self.ended
         program_done: asyncio.Future[int] = loop.create_task(proc.wait())

@@ -1,7 +1,11 @@
 """Starts TaskExecutors as local processes (the ResourceManager's active driver for one machine).
 
 Each TaskExecutor is ``python -m flott.runtime.taskexecutor`` with the cluster's
-configuration. The child asks the kernel for SIGKILL when its parent dies
+configuration: plain entries as ``-D key=value`` arguments, secrets (keys
+:func:`~flott.configuration.is_sensitive` names) in the environment variable
+:data:`SECRET_CONFIG_ENV` as JSON, because any user of the machine can read
+every process's command line (``ps``) while a process's environment is readable
+only by its owner. The child asks the kernel for SIGKILL when its parent dies
 (``PR_SET_PDEATHSIG``), so no worker outlives an interrupted ``flott run``;
 the driver also reports a child's exit at once, which is faster than waiting
 for a heartbeat to time out.
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import json
 import logging
 import os
 import signal
@@ -19,11 +24,14 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, is_sensitive
 
 log = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
+
+SECRET_CONFIG_ENV = "FLOTT_SECRET_CONFIG"
+"""Environment variable carrying the sensitive configuration entries to a TaskExecutor (JSON object)."""
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -59,9 +67,16 @@ class LocalProcessDriver:
             "--resource-id",
             resource_id,
         ]
+        secrets: dict[str, str] = {}
         for key, value in self._config.to_dict().items():
-            args += ["-D", f"{key}={value}"]
+            if is_sensitive(key):
+                secrets[key] = value
+            else:
+                args += ["-D", f"{key}={value}"]
         env = dict(os.environ)
+        env.pop(SECRET_CONFIG_ENV, None)
+        if secrets:
+            env[SECRET_CONFIG_ENV] = json.dumps(secrets)
         env.setdefault("PYTHONUNBUFFERED", "1")
         proc = subprocess.Popen(args, preexec_fn=_die_with_parent, env=env, stdin=subprocess.DEVNULL)
         self.processes[resource_id] = proc

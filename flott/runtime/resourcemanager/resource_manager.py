@@ -25,7 +25,7 @@ from flott.runtime.messages.cluster import (
     TaskExecutorInfo,
     TaskExecutorRegistration,
 )
-from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT
+from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
 from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
 from flott.runtime.resourcemanager.slot_manager import Allocation, PendingRequest, SlotManager
 from flott.runtime.rpc.service import RpcEndpoint, RpcService
@@ -174,6 +174,19 @@ class ResourceManager(RpcEndpoint):
                 )
             )
         return out
+
+    async def request_slot_capacity(self) -> SlotCapacity:
+        per_worker = max(1, self._config.get_int("taskmanager.numberOfTaskSlots"))
+        starting = 0
+        if self.driver is not None:
+            starting = sum(1 for rid in self.driver.processes if rid not in self.task_executors)
+        registered = sum(r.registration.num_slots for r in self.task_executors.values())
+        return SlotCapacity(
+            total_slots=registered + starting * per_worker,
+            free_slots=self.slots.free_slots(),
+            task_executors=len(self.task_executors),
+            can_grow=self._workers_on_demand,
+        )
 
     # -- active mode: TaskExecutor processes started on demand (application clusters) ----------
 

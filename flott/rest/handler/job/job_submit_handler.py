@@ -17,6 +17,7 @@ to TaskExecutors. Whatever fails, the request's directory is removed.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import shutil
@@ -219,7 +220,10 @@ async def submit_job(req: HandlerRequest) -> JobSubmitResponseBody:
         for file_name, _, _ in named:
             if file_name not in upload.files:
                 raise RestRequestError(f"The file {file_name!r} named in the request was not uploaded.")
-        job_graph, request_dir, artifacts = _keep_files(upload, graph_name, named, request_dir)
+        # Reading and validating a graph costs time growing with its size: off the event loop.
+        job_graph, request_dir, artifacts = await asyncio.to_thread(
+            _keep_files, upload, graph_name, named, request_dir
+        )
         gateway = await req.gateway()
         await gateway.submit_job_with_artifacts(job_graph, artifacts)
     except BaseException:
