@@ -108,6 +108,13 @@ class SessionCluster:
     def wait_job_state(self, job_id: str, state: str, timeout: float = 60) -> None:
         self.wait_for(f"job {job_id} {state}", lambda: self.job_state(job_id) == state, timeout)
 
+    def wait_all_tasks_running(self, job_id: str, timeout: float = 60) -> None:
+        def running() -> bool:
+            job = self.get(f"/jobs/{job_id}")
+            return job["state"] == "RUNNING" and all(v["status"] == "RUNNING" for v in job["vertices"])
+
+        self.wait_for(f"every task of {job_id} RUNNING", running, timeout)
+
     def start_standalone_task_manager(self, extra: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         args = [sys.executable, "-m", "flott.cli.main", "taskmanager", "start",
                 "--jobmanager", f"127.0.0.1:{self.rpc_port}"]

@@ -36,7 +36,12 @@ from flott.errors import (
 )
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.blob.python_artifacts import artifact_kind
-from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
+from flott.runtime.checkpoint.storage import (
+    CONFIGURED_DIR_KEYS,
+    STORAGE_PATH_JOB_KEYS,
+    FsspecCheckpointStorage,
+    StoragePathPolicy,
+)
 from flott.runtime.dispatcher import admission, savepoints
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
@@ -186,6 +191,12 @@ class Dispatcher(RpcEndpoint):
         self._rescaling: set[str] = set()
         """Jobs being stopped to be restarted at a new parallelism: their files must stay."""
         self._limits = admission.AdmissionLimits.from_config(config)
+        self._storage_policy = StoragePathPolicy.from_config(config.to_dict())
+        self._savepoint_locations: set[str] = {
+            config.get(k) for k in CONFIGURED_DIR_KEYS if config.get(k, "").strip()
+        }
+        """Where disposal may delete savepoints: configured directories, and every directory a
+        savepoint of this Dispatcher was written to."""
         self._admitted_subtasks: dict[str, int] = {}
         """Subtasks of jobs admitted but not yet running (their submission is still storing files)."""
         self._max_archived = config.get_int("jobstore.max-capacity")
@@ -265,6 +276,11 @@ class Dispatcher(RpcEndpoint):
         def check() -> None:
             admission.check_graph_size(job_graph, self._limits)
             job_graph.validate()
+            for key in STORAGE_PATH_JOB_KEYS:
+                if job_graph.config.get(key, "").strip():
+                    self._storage_policy.check(job_graph.config[key], key)
+            if job_graph.savepoint_path:
+                self._storage_policy.check(job_graph.savepoint_path, "savepoint path")
 
         await asyncio.to_thread(check)
         self._check_not_submitted(job_graph.job_id)
@@ -471,13 +487,24 @@ class Dispatcher(RpcEndpoint):
             raise JobAlreadyTerminalError(f"job {job_id} already reached {archived.result.status}")
         return runner.job_master
 
+    def _check_target(self, target_directory: str | None) -> None:
+        if target_directory is not None:
+            self._storage_policy.check(target_directory, "target-directory")
+
+    def _savepoint_written(self, path: str) -> str:
+        """Record the directory a savepoint went to (disposal may delete savepoints there)."""
+        if path:
+            self._savepoint_locations.add(path.rstrip("/").rsplit("/", 1)[0])
+        return path
+
     async def trigger_savepoint(
         self, job_id: str, target_directory: str | None, cancel_job: bool, trigger_id: str | None = None
     ) -> str:
         jm = self._job_master(job_id)
+        self._check_target(target_directory)
 
         async def run() -> tuple[int | None, str]:
-            return None, await jm.trigger_savepoint(target_directory, cancel_job)
+            return None, self._savepoint_written(await jm.trigger_savepoint(target_directory, cancel_job))
 
         return self._operations.trigger(job_id, trigger_id, run)
 
@@ -485,9 +512,10 @@ class Dispatcher(RpcEndpoint):
         self, job_id: str, target_directory: str | None, drain: bool, trigger_id: str | None = None
     ) -> str:
         jm = self._job_master(job_id)
+        self._check_target(target_directory)
 
         async def run() -> tuple[int | None, str]:
-            return None, await jm.stop_with_savepoint(target_directory, drain)
+            return None, self._savepoint_written(await jm.stop_with_savepoint(target_directory, drain))
 
         return self._operations.trigger(job_id, trigger_id, run)
 
@@ -517,7 +545,7 @@ class Dispatcher(RpcEndpoint):
         async def run() -> tuple[int | None, str]:
             self._rescaling.add(job_id)
             try:
-                path = await jm.stop_with_savepoint(None, drain=False)
+                path = self._savepoint_written(await jm.stop_with_savepoint(None, drain=False))
                 result = await runner.result
                 if result.status != "FINISHED":
                     raise JobAlreadyTerminalError(f"job {job_id} ended {result.status} while rescaling")
@@ -545,8 +573,13 @@ class Dispatcher(RpcEndpoint):
         return OperationStatus("COMPLETED", location=location or None, checkpoint_id=checkpoint_id)
 
     async def dispose_savepoint(self, savepoint_path: str, trigger_id: str | None = None) -> str:
+        self._storage_policy.check(savepoint_path, "savepoint-path")  # refused before any I/O: 400
+
         async def run() -> tuple[int | None, str]:
-            await asyncio.to_thread(savepoints.dispose_savepoint, self._storage, savepoint_path)
+            await asyncio.to_thread(
+                savepoints.dispose_savepoint, self._storage, savepoint_path, self._storage_policy,
+                list(self._savepoint_locations),
+            )
             return None, ""
 
         return self._operations.trigger("", trigger_id, run)
