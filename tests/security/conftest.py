@@ -6,6 +6,7 @@ Every process is started here and stopped here, by pid; a test that leaves one b
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -81,8 +82,11 @@ class SessionCluster:
     def task_executor_processes(self) -> list[psutil.Process]:
         procs = [p for p in psutil.Process(self.jobmanager.pid).children(recursive=True)]
         procs += [psutil.Process(p.pid) for p in self.standalone if p.poll() is None]
-        return [p for p in procs if "flott.runtime.taskexecutor" in " ".join(p.cmdline())
-                or "taskmanager" in p.cmdline()]
+        return [
+            p
+            for p in procs
+            if "flott.runtime.taskexecutor" in " ".join(p.cmdline()) or "taskmanager" in p.cmdline()
+        ]
 
     def wait_for(self, what: str, check: Any, timeout: float = 60) -> Any:
         deadline = time.monotonic() + timeout
@@ -116,8 +120,15 @@ class SessionCluster:
         self.wait_for(f"every task of {job_id} RUNNING", running, timeout)
 
     def start_standalone_task_manager(self, extra: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        args = [sys.executable, "-m", "flott.cli.main", "taskmanager", "start",
-                "--jobmanager", f"127.0.0.1:{self.rpc_port}"]
+        args = [
+            sys.executable,
+            "-m",
+            "flott.cli.main",
+            "taskmanager",
+            "start",
+            "--jobmanager",
+            f"127.0.0.1:{self.rpc_port}",
+        ]
         for k, v in {**self.config, **(extra or {})}.items():
             args += ["-D", f"{k}={v}"]
         with self.log_path.open("ab") as log:
@@ -126,9 +137,7 @@ class SessionCluster:
         return proc
 
 
-def start_session_cluster(
-    tmp_path: Path, task_managers: int = 2, **overrides: str
-) -> SessionCluster:
+def start_session_cluster(tmp_path: Path, task_managers: int = 2, **overrides: str) -> SessionCluster:
     port, rpc_port = free_port(), free_port()
     config = {
         "rest.port": str(port),
@@ -196,8 +205,11 @@ def session_cluster(tmp_path: Path) -> Iterator[SessionCluster]:
         assert not killed, f"processes did not stop on SIGTERM: {killed}"
 
 
-def submission_form(graph: JobGraph | bytes, artifacts: dict[str, bytes] | None = None,
-                    entry_names: dict[str, str] | None = None) -> aiohttp.FormData:
+def submission_form(
+    graph: JobGraph | bytes,
+    artifacts: dict[str, bytes] | None = None,
+    entry_names: dict[str, str] | None = None,
+) -> aiohttp.FormData:
     """Flink's multipart ``POST /jobs``: the request attribute and one part per file."""
     data = graph if isinstance(graph, bytes) else encode_job_graph(graph)
     artifacts = artifacts or {}
@@ -216,11 +228,17 @@ def submission_form(graph: JobGraph | bytes, artifacts: dict[str, bytes] | None 
     return form
 
 
-async def submit(cluster: SessionCluster, graph: JobGraph | bytes, **kwargs: Any) -> tuple[int, Any]:
-    async with aiohttp.ClientSession() as http, http.post(
-        cluster.base_url + "/v1/jobs", data=submission_form(graph, **kwargs)
-    ) as resp:
+async def submit_async(cluster: SessionCluster, graph: JobGraph | bytes, **kwargs: Any) -> tuple[int, Any]:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(cluster.base_url + "/v1/jobs", data=submission_form(graph, **kwargs)) as resp,
+    ):
         return resp.status, await resp.json(content_type=None)
+
+
+def submit(cluster: SessionCluster, graph: JobGraph | bytes, **kwargs: Any) -> tuple[int, Any]:
+    """``POST /jobs`` as Flink's client sends it; the status and the decoded JSON answer."""
+    return asyncio.run(submit_async(cluster, graph, **kwargs))
 
 
 def with_parallelism(graph: JobGraph, parallelism: int, max_parallelism: int | None = None) -> JobGraph:

@@ -9,9 +9,9 @@ from tests.rest.jobs import unbounded_job
 from tests.security.conftest import SessionCluster, submit
 
 
-async def test_bad_rescale_requests_leave_the_job_running(session_cluster: SessionCluster) -> None:
+def test_bad_rescale_requests_leave_the_job_running(session_cluster: SessionCluster) -> None:
     cluster = session_cluster
-    status, body = await submit(cluster, unbounded_job("steady", parallelism=1))
+    status, body = submit(cluster, unbounded_job("steady", parallelism=1))
     assert status == 202, body
     job_id = body["jobUrl"].rsplit("/", 1)[1]
     cluster.wait_job_state(job_id, "RUNNING")

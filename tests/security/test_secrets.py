@@ -26,9 +26,19 @@ JOB_SECRETS = {"sink.jdbc.password": "job-password-6", "s3.secret-key": "job-s3-
 
 
 def test_flinks_list_and_flotts_extensions() -> None:
-    for key in ("s3.secret-key", "A.PASSWORD", "fs.azure.account.key.x", "x.apikey", "x.api-key",
-                "pulsar.auth-params", "x.service-key", "x.token", "x.basic-auth", "x.jaas.config",
-                "x.http-headers"):
+    for key in (
+        "s3.secret-key",
+        "A.PASSWORD",
+        "fs.azure.account.key.x",
+        "x.apikey",
+        "x.api-key",
+        "pulsar.auth-params",
+        "x.service-key",
+        "x.token",
+        "x.basic-auth",
+        "x.jaas.config",
+        "x.http-headers",
+    ):
         assert is_sensitive(key), key  # Flink 2.3's GlobalConfiguration.SENSITIVE_KEYS
     for key in ("my.db.passwd", "fs.s3a.session.credential", "ssl.private-key", "x.passphrase"):
         assert is_sensitive(key), key  # flott's additions
@@ -45,12 +55,12 @@ def test_error_messages_do_not_repeat_a_secret() -> None:
     assert "abc" not in str(e.value)
 
 
-async def test_no_secret_in_any_view_log_or_command_line(tmp_path: Path) -> None:
+def test_no_secret_in_any_view_log_or_command_line(tmp_path: Path) -> None:
     cluster = start_session_cluster(tmp_path, **CLUSTER_SECRETS)
     try:
         graph = unbounded_job("with-secrets", parallelism=1)
         graph = msgspec.structs.replace(graph, config={**graph.config, **JOB_SECRETS})
-        status, body = await submit(cluster, graph)
+        status, body = submit(cluster, graph)
         assert status == 202, body
         job_id = body["jobUrl"].rsplit("/", 1)[1]
         cluster.wait_job_state(job_id, "RUNNING")

@@ -22,12 +22,12 @@ from tests.security.conftest import SessionCluster, submit
 class _Recorder(http.server.BaseHTTPRequestHandler):
     hits: list[str] = []
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         self.hits.append(self.path)
         self.send_response(404)
         self.end_headers()
 
-    do_HEAD = do_PUT = do_POST = do_GET  # noqa: N815
+    do_HEAD = do_PUT = do_POST = do_GET
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -60,8 +60,8 @@ def _operation(cluster: SessionCluster, path: str) -> dict[str, Any]:
     return dict(result["operation"] or {})
 
 
-async def _running_job(cluster: SessionCluster) -> str:
-    status, body = await submit(cluster, unbounded_job("confined", parallelism=1))
+def _running_job(cluster: SessionCluster) -> str:
+    status, body = submit(cluster, unbounded_job("confined", parallelism=1))
     assert status == 202, body
     job_id: str = body["jobUrl"].rsplit("/", 1)[1]
     cluster.wait_all_tasks_running(job_id)
@@ -80,12 +80,12 @@ def _dispose(cluster: SessionCluster, path: str) -> tuple[int, Any]:
     return cluster.request("POST", "/savepoint-disposal", {"savepoint-path": path})
 
 
-async def test_clients_cannot_point_the_cluster_at_urls(
+def test_clients_cannot_point_the_cluster_at_urls(
     session_cluster: SessionCluster, http_target: tuple[str, list[str]], tmp_path: Path
 ) -> None:
     cluster = session_cluster
     url, hits = http_target
-    job_id = await _running_job(cluster)
+    job_id = _running_job(cluster)
     for target in (f"{url}/sp", f"simplecache::{url}/sp", "relative/savepoints", "file://relative"):
         status, body = cluster.request("POST", f"/jobs/{job_id}/savepoints", {"target-directory": target})
         assert status == 400, (target, body)
@@ -100,7 +100,7 @@ async def test_clients_cannot_point_the_cluster_at_urls(
     graph = unbounded_job("ssrf-config", parallelism=1)
     for key in ("execution.checkpointing.dir", "execution.savepoint.path", "state.savepoints.dir"):
         bad = msgspec.structs.replace(graph, config={**graph.config, key: f"{url}/{key}"})
-        status, body = await submit(cluster, bad)
+        status, body = submit(cluster, bad)
         assert status == 400 and key in _errors(body), (key, body)
 
     time.sleep(0.5)
@@ -108,11 +108,11 @@ async def test_clients_cannot_point_the_cluster_at_urls(
     assert cluster.job_state(job_id) == "RUNNING"
 
 
-async def test_disposal_deletes_only_savepoints_flott_wrote(
+def test_disposal_deletes_only_savepoints_flott_wrote(
     session_cluster: SessionCluster, tmp_path: Path
 ) -> None:
     cluster = session_cluster
-    job_id = await _running_job(cluster)
+    job_id = _running_job(cluster)
     root = tmp_path / "savepoints"
     first = Path(_savepoint(cluster, job_id, str(root)))
     second = Path(_savepoint(cluster, job_id, str(root)))

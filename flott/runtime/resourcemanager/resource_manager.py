@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flott.configuration import Configuration
-from flott.errors import FlottError
+from flott.errors import FlottError, TaskExecutorLostError
 from flott.runtime.jobgraph import new_id
 from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
@@ -104,6 +104,8 @@ class ResourceManager(RpcEndpoint):
         gw = self._rpc.connect(registration.rpc_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway)
         self.task_executors[rid] = _Registered(registration, gw, self._clock(), int(time.time() * 1000))
         self.slots.register(rid, registration.num_slots)
+        if registration.slot_report is not None:
+            self._sync_slots(rid, registration.slot_report)
         log.info(
             "TaskExecutor %s registered from %s with %d slots",
             rid,
@@ -120,10 +122,19 @@ class ResourceManager(RpcEndpoint):
         )
 
     async def heartbeat_from_task_executor(self, resource_id: str, slot_report: SlotReport) -> None:
+        """A heartbeat of a TaskExecutor this ResourceManager does not know (its heartbeat timed out
+        while it was paused or cut off) is refused with TaskExecutorLostError: the TaskExecutor
+        then registers again, as Flink's does when its ResourceManager connection is lost."""
         reg = self.task_executors.get(resource_id)
         if reg is None:
-            return
+            raise TaskExecutorLostError(
+                f"TaskExecutor {resource_id} is not registered with this ResourceManager (its heartbeat "
+                "timed out, or it was never registered): register again"
+            )
         reg.last_heartbeat = self._clock()
+        self._sync_slots(resource_id, slot_report)
+
+    def _sync_slots(self, resource_id: str, slot_report: SlotReport) -> None:
         self.slots.sync_report(
             resource_id,
             {s.slot_index: (s.allocation_id, s.job_id or "") for s in slot_report.slots if s.allocation_id},
