@@ -98,7 +98,7 @@ def test_sigterm_ends_a_process_whose_event_loop_is_stuck(tmp_path: Path) -> Non
         import asyncio, sys, time
         from flott.runtime.entrypoint.termination import install_termination_handlers
 
-        def main():
+        async def main():
             install_termination_handlers(asyncio.Event(), 1.0)
             print("ready", flush=True)
             time.sleep(120)  # the event loop is blocked: no callback runs
