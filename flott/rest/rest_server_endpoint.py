@@ -40,6 +40,7 @@ from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
 from flott.rest.handler.handler import EndpointContext, GatewayProvider, HandlerRequest, RestRoute
 from flott.rest.handler.routes import all_routes
 from flott.rest.handler.shared_answers import SharedAnswers
+from flott.rest.http_protocol import HEADER_TIMEOUT_KEY, RestAppRunner
 from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
@@ -211,7 +212,12 @@ class RestServerEndpoint:
         # Last, so that it only gets what no route above matches.
         self._no_route_resource = _Unmatched(self._guarded(self._no_route, max_len))
         app.router.register_resource(self._no_route_resource)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
+        self._runner = RestAppRunner(
+            app,
+            self.config.get_seconds(HEADER_TIMEOUT_KEY, "10 s"),
+            access_log=None,
+            shutdown_timeout=2.0,
+        )
         await self._runner.setup()
         host = self.config.get("rest.bind-address")
         last_error: OSError | None = None
