@@ -80,6 +80,33 @@ _OPTIONS = [
         "flott: refuse a job needing more slots than a cluster that cannot start TaskManagers has.",
     ),
     ConfigOption(
+        "flott.storage.allowed-schemes",
+        "file",
+        "flott: filesystem schemes clients may name for checkpoints/savepoints (file always; never "
+        "http unless listed); the schemes of the configured snapshot directories are added.",
+    ),
+    ConfigOption(
+        "flott.rest.header-timeout",
+        "10 s",
+        "flott: a connection's first request headers must arrive within this.",
+    ),
+    ConfigOption(
+        "flott.rest.max-connections-per-client",
+        "512",
+        "flott: connections one client address may hold open at a time.",
+    ),
+    ConfigOption(
+        "flott.rest.allowed-hosts",
+        "",
+        "flott: host names browser requests may use besides IPs, localhost, this host and rest.address "
+        "(* = any).",
+    ),
+    ConfigOption(
+        "web.access-control-allow-origin",
+        "",
+        "Origins sent in Access-Control-Allow-Origin and allowed to change state (flott: none by default).",
+    ),
+    ConfigOption(
         "cluster.services.shutdown-timeout",
         "30 s",
         "How long a process may take to stop after SIGTERM before it exits anyway.",

@@ -10,7 +10,9 @@ log line.
 A connection whose first request's headers are not complete within
 ``flott.rest.header-timeout`` (flott's key; default 10 s) is closed: 400 half-sent requests
 used to be held open for as long as the client liked. Idle keep-alive connections are closed by
-aiohttp's keep-alive timeout as before.
+aiohttp's keep-alive timeout as before. One client address may hold at most
+``flott.rest.max-connections-per-client`` (flott's key; default 512) connections at a time;
+more are closed at once, so one client cannot use up the process's file descriptors.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from flott.rest.messages.common import ErrorResponseBody
 log = logging.getLogger(__name__)
 
 HEADER_TIMEOUT_KEY = "flott.rest.header-timeout"
+MAX_CONNECTIONS_PER_CLIENT_KEY = "flott.rest.max-connections-per-client"
 _JSON = "application/json; charset=UTF-8"
 
 
@@ -44,18 +47,40 @@ class FlinkErrorRequestHandler(RequestHandler):
     deadline for the first request's headers."""
 
     header_timeout: float = 10.0
+    max_per_client: int = 512
+    open_per_client: dict[str, int] = {}
+    """Shared by one server's connections (set per server by :class:`_Server`)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
+        peer = transport.get_extra_info("peername")
+        self._client: str | None = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        client = self._client or "?"
+        count = self.open_per_client.get(client, 0) + 1
+        self.open_per_client[client] = count
+        self._header_deadline: asyncio.TimerHandle | None = None
+        if count > self.max_per_client:
+            log.warning(
+                "closing a connection from %s: it already holds %d (%s)",
+                self._client, self.max_per_client, MAX_CONNECTIONS_PER_CLIENT_KEY,
+            )  # fmt: skip
+            transport.close()
+            return
         loop = asyncio.get_running_loop()
-        self._header_deadline: asyncio.TimerHandle | None = loop.call_later(
-            self.header_timeout, self._headers_overdue
-        )
+        self._header_deadline = loop.call_later(self.header_timeout, self._headers_overdue)
 
     def connection_lost(self, exc: BaseException | None) -> None:
         deadline = getattr(self, "_header_deadline", None)
         if deadline is not None:
             deadline.cancel()
+        client = getattr(self, "_client", None)
+        if client is not None:
+            left = self.open_per_client.get(client, 1) - 1
+            if left > 0:
+                self.open_per_client[client] = left
+            else:
+                self.open_per_client.pop(client, None)
+            self._client = None
         super().connection_lost(exc)
 
     def _headers_overdue(self) -> None:
@@ -93,22 +118,32 @@ class FlinkErrorRequestHandler(RequestHandler):
 
 class _Server(Server):
     header_timeout = 10.0
+    max_per_client = 512
+    open_per_client: dict[str, int]
 
     def __call__(self) -> RequestHandler:
         handler = FlinkErrorRequestHandler(self, loop=self._loop, **self._kwargs)
         handler.header_timeout = self.header_timeout
+        handler.max_per_client = self.max_per_client
+        handler.open_per_client = self.open_per_client
         return handler
 
 
 class RestAppRunner(web.AppRunner):
     """An AppRunner whose connections use :class:`FlinkErrorRequestHandler`."""
 
-    def __init__(self, app: web.Application, header_timeout_s: float, **kwargs: Any) -> None:
+    def __init__(
+        self, app: web.Application, header_timeout_s: float, max_per_client: int, **kwargs: Any
+    ) -> None:
         super().__init__(app, **kwargs)
         self._header_timeout_s = header_timeout_s
+        self._max_per_client = max_per_client
 
     async def _make_server(self) -> Server:
         server = await super()._make_server()
         server.__class__ = _Server  # same object and state; only the protocol factory differs
-        server.header_timeout = self._header_timeout_s  # type: ignore[attr-defined]
+        assert isinstance(server, _Server)
+        server.header_timeout = self._header_timeout_s
+        server.max_per_client = self._max_per_client
+        server.open_per_client = {}
         return server

@@ -43,7 +43,7 @@ from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
 from flott.rest.handler.handler import EndpointContext, GatewayProvider, HandlerRequest, RestRoute
 from flott.rest.handler.routes import all_routes
 from flott.rest.handler.shared_answers import SharedAnswers
-from flott.rest.http_protocol import HEADER_TIMEOUT_KEY, RestAppRunner
+from flott.rest.http_protocol import HEADER_TIMEOUT_KEY, MAX_CONNECTIONS_PER_CLIENT_KEY, RestAppRunner
 from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
@@ -224,6 +224,7 @@ class RestServerEndpoint:
         self._runner = RestAppRunner(
             app,
             self.config.get_seconds(HEADER_TIMEOUT_KEY, "10 s"),
+            self.config.get_int(MAX_CONNECTIONS_PER_CLIENT_KEY, 512),
             access_log=None,
             shutdown_timeout=2.0,
         )

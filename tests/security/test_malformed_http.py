@@ -58,17 +58,33 @@ def test_malformed_requests_get_flinks_error_body(session_cluster: SessionCluste
     assert "Error handling request" not in log
 
 
-def test_half_sent_requests_are_timed_out(tmp_path: Path) -> None:
-    cluster = start_session_cluster(tmp_path, **{"flott.rest.header-timeout": "1 s"})
+def _closed_by_server(s: socket.socket) -> bool:
+    try:
+        return s.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+
+
+def _half_sent(port: int, timeout: float) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.sendall(b"GET /overview HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # never finished
+    return s
+
+
+def test_half_sent_requests_are_timed_out_and_capped_per_client(tmp_path: Path) -> None:
+    cluster = start_session_cluster(
+        tmp_path, **{"flott.rest.header-timeout": "5 s", "flott.rest.max-connections-per-client": "30"}
+    )
     sockets: list[socket.socket] = []
     try:
-        for _ in range(50):
-            s = socket.create_connection(("127.0.0.1", cluster.port), timeout=30)
-            s.sendall(b"GET /overview HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # never finished
-            sockets.append(s)
-        for s in sockets:
-            assert s.recv(1024) == b"", "the server closes a connection whose headers never end"
-        assert cluster.get("/overview")["taskmanagers"] == 2
+        sockets += [_half_sent(cluster.port, 60) for _ in range(30)]
+        for _ in range(5):  # over the cap: closed at once, long before the header timeout
+            extra = _half_sent(cluster.port, 2.5)
+            sockets.append(extra)
+            assert _closed_by_server(extra)
+        for s in sockets[:30]:
+            assert _closed_by_server(s), "the server closes a connection whose headers never end"
+        assert cluster.get("/overview")["taskmanagers"] == 2  # and serves again
     finally:
         for s in sockets:
             s.close()

@@ -66,7 +66,7 @@ entry name needs room below the filesystem's 255 bytes (longer ones failed the j
 ENAMETOOLONG instead of being refused here)."""
 
 
-def check_file_name(name: str, max_bytes: int = MAX_FILE_NAME_BYTES, what: str = "file name") -> str:
+def check_file_name(name: str, max_bytes: int = MAX_FILE_NAME_BYTES, what: str = "") -> str:
     """A client-given file name, accepted only if it cannot name anything outside the upload dir."""
     if (
         not name
@@ -78,7 +78,8 @@ def check_file_name(name: str, max_bytes: int = MAX_FILE_NAME_BYTES, what: str =
     ):
         shown = name if len(name) <= 80 else name[:80] + "..."
         raise RestRequestError(
-            f"Illegal {what} {shown!r} in the job submission: names must be plain names "
+            f"Illegal file name {shown!r}{f' ({what})' if what else ''} in the job submission: names must "
+            "be plain names "
             f"(no path separators, not '.' or '..', no control characters, at most {max_bytes} bytes "
             "in UTF-8)."
         )
@@ -221,7 +222,7 @@ async def submit_job(req: HandlerRequest) -> JobSubmitResponseBody:
         named += [(a.file_name, a.entry_name, "artifact") for a in body.job_artifact_file_names]
         for file_name, entry_name, _ in named:
             check_file_name(file_name)
-            check_file_name(entry_name, MAX_ENTRY_NAME_BYTES, "artifact entry name")
+            check_file_name(entry_name, MAX_ENTRY_NAME_BYTES, "an artifact entry name")
         if len(upload.files) != len({n for n, _, _ in named}):
             raise RestRequestError(
                 f"The number of uploaded files ({len(upload.files)}) does not match the number of files "
