@@ -166,6 +166,45 @@ def masked(values: Mapping[str, str]) -> dict[str, str]:
     return {k: HIDDEN_CONTENT if is_sensitive(k) else v for k, v in values.items()}
 
 
+SECRET_CONFIG_ENV = "FLOTT_SECRET_CONFIG"
+"""Environment variable carrying sensitive configuration entries (a JSON object) to a child process
+flott starts: any user of the machine can read every process's command line (``ps``), while a
+process's environment is readable by its owner only."""
+
+
+def split_secrets(values: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """``values`` as (plain entries, secrets)."""
+    plain = {k: v for k, v in values.items() if not is_sensitive(k)}
+    return plain, {k: v for k, v in values.items() if is_sensitive(k)}
+
+
+def secrets_environment(secrets: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a child process, carrying ``secrets`` in :data:`SECRET_CONFIG_ENV`."""
+    import json
+
+    out = {k: v for k, v in env.items() if k != SECRET_CONFIG_ENV}
+    if secrets:
+        out[SECRET_CONFIG_ENV] = json.dumps(dict(secrets))
+    return out
+
+
+def take_secrets_from_environment() -> dict[str, str]:
+    """The secrets a parent passed in :data:`SECRET_CONFIG_ENV`; the variable is removed, so that
+    processes and job code started from here do not inherit it."""
+    import json
+
+    raw = os.environ.pop(SECRET_CONFIG_ENV, "")
+    if not raw:
+        return {}
+    try:
+        values = json.loads(raw)
+    except ValueError:
+        raise ConfigurationError(f"{SECRET_CONFIG_ENV} is not a JSON object") from None
+    if not isinstance(values, dict):
+        raise ConfigurationError(f"{SECRET_CONFIG_ENV} is not a JSON object")
+    return {str(k): str(v) for k, v in values.items()}
+
+
 def shown_value(key: str, value: str) -> str:
     """``value`` as an error message or log line may show it: hidden when ``key`` is a secret."""
     return HIDDEN_CONTENT if is_sensitive(key) else value

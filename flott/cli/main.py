@@ -8,13 +8,13 @@ import sys
 import click
 
 from flott.cli.application_commands import run_application_command, start_application_command
-from flott.configuration import Configuration
+from flott.configuration import Configuration, is_sensitive, take_secrets_from_environment
 from flott.errors import ConfigurationError
 
 
 def _load_config(config_file: str | None, dynamic: tuple[str, ...], **overrides: str | None) -> Configuration:
     try:
-        values = Configuration.parse_dynamic(dynamic)
+        values = {**Configuration.parse_dynamic(dynamic), **take_secrets_from_environment()}
         for key, value in overrides.items():
             if value is not None:
                 values[key] = value
@@ -376,8 +376,12 @@ def cluster_start(taskmanagers: int, config_file: str | None, dynamic: tuple[str
     """Start a JobManager and TASKMANAGERS TaskManagers; returns once the REST API answers."""
     from flott.cli.cluster_commands import start_cluster
 
-    passthrough = (["-c", config_file] if config_file else []) + [a for d in dynamic for a in ("-D", d)]
-    sys.exit(start_cluster(_load_config(config_file, dynamic), taskmanagers, passthrough))
+    # Secrets go to the background JobManager in its environment, not on its command line (ps).
+    plain = [d for d in dynamic if not is_sensitive(d.partition("=")[0].strip())]
+    passthrough = (["-c", config_file] if config_file else []) + [a for d in plain for a in ("-D", d)]
+    config = _load_config(config_file, dynamic)
+    secrets = {k: v for k, v in Configuration.parse_dynamic(dynamic).items() if is_sensitive(k)}
+    sys.exit(start_cluster(config, taskmanagers, passthrough, secrets))
 
 
 @cluster.command(name="stop")

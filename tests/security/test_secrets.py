@@ -4,16 +4,20 @@ configuration is shown, and no secret on a TaskExecutor's command line."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 
 import msgspec
+import psutil
 import pytest
 
 from flott.configuration import HIDDEN_CONTENT, Configuration, is_sensitive
 from flott.errors import ConfigurationError
 from flott.runtime.resourcemanager.local_process_driver import SECRET_CONFIG_ENV
 from tests.rest.jobs import unbounded_job
-from tests.security.conftest import start_session_cluster, stop_session_cluster, submit
+from tests.security.conftest import free_port, start_session_cluster, stop_session_cluster, submit
 
 CLUSTER_SECRETS = {
     "s3.secret-key": "cluster-s3-secret-1",
@@ -101,3 +105,36 @@ def test_no_secret_in_any_view_log_or_command_line(tmp_path: Path) -> None:
     log = cluster.log()
     for secret in [*CLUSTER_SECRETS.values(), *JOB_SECRETS.values()]:
         assert secret not in log, secret
+
+
+def test_cluster_start_keeps_secrets_off_the_jobmanagers_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``flott cluster start -D secret=...`` runs the JobManager in the background: the secret reaches
+    it (its /jobmanager/config has the key) through its environment, not its command line."""
+    monkeypatch.setenv("FLOTT_RUN_DIR", str(tmp_path / "run"))
+    port = free_port()
+    conf = ["-D", f"rest.port={port}", "-D", "jobmanager.rpc.port=0", "-D", "my.db.passwd=cli-passwd-8"]
+    started = _flott("cluster", "start", "--taskmanagers", "1", *conf)
+    assert started.returncode == 0, started.stderr
+    pid = int((tmp_path / "run" / f"cluster-{port}.pid").read_text())
+    try:
+        family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+        assert len(family) == 2
+        for proc in family:
+            assert "cli-passwd-8" not in " ".join(proc.cmdline()), proc.cmdline()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/jobmanager/config", timeout=10) as r:
+            shown = {e["key"]: e["value"] for e in json.loads(r.read())}
+        assert shown["my.db.passwd"] == HIDDEN_CONTENT
+    finally:
+        stopped = _flott("cluster", "stop", *conf)
+        _, alive = psutil.wait_procs(family, timeout=20)
+        for p in alive:
+            p.kill()
+    assert stopped.returncode == 0 and not alive, stopped.stderr
+
+
+def _flott(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "flott.cli.main", *args], capture_output=True, text=True, timeout=120
+    )

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import json
 import logging
 import os
 import signal
@@ -24,14 +23,13 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 
-from flott.configuration import Configuration, is_sensitive
+from flott.configuration import SECRET_CONFIG_ENV, Configuration, secrets_environment, split_secrets
 
 log = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
 
-SECRET_CONFIG_ENV = "FLOTT_SECRET_CONFIG"
-"""Environment variable carrying the sensitive configuration entries to a TaskExecutor (JSON object)."""
+__all__ = ["SECRET_CONFIG_ENV", "LocalProcessDriver"]
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -67,16 +65,10 @@ class LocalProcessDriver:
             "--resource-id",
             resource_id,
         ]
-        secrets: dict[str, str] = {}
-        for key, value in self._config.to_dict().items():
-            if is_sensitive(key):
-                secrets[key] = value
-            else:
-                args += ["-D", f"{key}={value}"]
-        env = dict(os.environ)
-        env.pop(SECRET_CONFIG_ENV, None)
-        if secrets:
-            env[SECRET_CONFIG_ENV] = json.dumps(secrets)
+        plain, secrets = split_secrets(self._config.to_dict())
+        for key, value in plain.items():
+            args += ["-D", f"{key}={value}"]
+        env = secrets_environment(secrets, os.environ)
         env.setdefault("PYTHONUNBUFFERED", "1")
         proc = subprocess.Popen(args, preexec_fn=_die_with_parent, env=env, stdin=subprocess.DEVNULL)
         self.processes[resource_id] = proc

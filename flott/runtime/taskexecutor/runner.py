@@ -14,11 +14,10 @@ import asyncio
 import contextlib
 import gc
 import logging
-import os
 import signal
 import sys
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, take_secrets_from_environment
 from flott.runtime.entrypoint import event_loop
 from flott.runtime.highavailability import (
     RESOURCE_MANAGER,
@@ -112,27 +111,14 @@ class _ResourceManagerListener:
         logging.getLogger(__name__).error("ResourceManager leader retrieval failed: %r", error)
 
 
-def _secret_config() -> dict[str, str]:
-    """The secrets the local driver passed in the environment (never on the command line); the
-    variable is removed so that the job code this process runs does not inherit it."""
-    import json
-
-    from flott.runtime.resourcemanager.local_process_driver import SECRET_CONFIG_ENV
-
-    raw = os.environ.pop(SECRET_CONFIG_ENV, "")
-    if not raw:
-        return {}
-    values = json.loads(raw)
-    return {str(k): str(v) for k, v in values.items()} if isinstance(values, dict) else {}
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="flott-taskexecutor")
     parser.add_argument("--resource-manager", required=True)
     parser.add_argument("--resource-id", default=None)
     parser.add_argument("-D", dest="dynamic", action="append", default=[])
     args = parser.parse_args(argv)
-    config = Configuration({**Configuration.parse_dynamic(args.dynamic), **_secret_config()})
+    # Secrets come from the environment, never the command line (LocalProcessDriver).
+    config = Configuration({**Configuration.parse_dynamic(args.dynamic), **take_secrets_from_environment()})
     logging.basicConfig(
         level=config.get("taskmanager.log.level", "WARNING").upper(),
         stream=sys.stderr,
