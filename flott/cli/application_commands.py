@@ -33,7 +33,7 @@ from typing import Any
 
 import click
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, take_secrets_from_environment
 from flott.errors import ConfigurationError
 
 _READY_TIMEOUT_S = 60.0
@@ -405,7 +405,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     ns = parser.parse_args(argv)
-    config = Configuration(Configuration.parse_dynamic(ns.dynamic))
+    # Secrets come in the environment from the cluster, never on the command line (ps).
+    config = Configuration({**Configuration.parse_dynamic(ns.dynamic), **take_secrets_from_environment()})
     return run_program(ns.script, list(ns.args), config, ns.rest, ns.detached)
 
 

@@ -138,3 +138,18 @@ def _flott(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "flott.cli.main", *args], capture_output=True, text=True, timeout=120
     )
+
+
+async def test_application_program_gets_secrets_in_its_environment_only() -> None:
+    from flott.runtime.entrypoint.application_cluster import (
+        ApplicationProgram,
+        ExecutionMode,
+        _ApplicationEntrypoint,
+    )
+
+    config = Configuration({"rest.port": "0", **CLUSTER_SECRETS})
+    entry = _ApplicationEntrypoint(config, ApplicationProgram("job.py"), ExecutionMode.DETACHED)
+    cmdline = " ".join(entry.program_command())
+    assert "rest.port=0" in cmdline
+    for secret in CLUSTER_SECRETS.values():
+        assert secret not in cmdline
