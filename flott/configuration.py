@@ -96,6 +96,48 @@ _OPTIONS = [
         integer=True,
     ),
     ConfigOption(
+        "flott.admission.max-subtasks", "10000", "flott: most subtasks of all running jobs together."
+    ),
+    ConfigOption("flott.admission.max-vertices", "1000", "flott: most vertices (tasks) of one job."),
+    ConfigOption("flott.admission.max-edges", "10000", "flott: most edges of one job."),
+    ConfigOption(
+        "flott.admission.refuse-unschedulable",
+        "true",
+        "flott: refuse a job needing more slots than a cluster that cannot start TaskManagers has.",
+    ),
+    ConfigOption(
+        "flott.storage.allowed-schemes",
+        "file",
+        "flott: filesystem schemes clients may name for checkpoints/savepoints (file always; never "
+        "http unless listed); the schemes of the configured snapshot directories are added.",
+    ),
+    ConfigOption(
+        "flott.rest.header-timeout",
+        "10 s",
+        "flott: a connection's first request headers must arrive within this.",
+    ),
+    ConfigOption(
+        "flott.rest.max-connections-per-client",
+        "512",
+        "flott: connections one client address may hold open at a time.",
+    ),
+    ConfigOption(
+        "flott.rest.allowed-hosts",
+        "",
+        "flott: host names browser requests may use besides IPs, localhost, this host and rest.address "
+        "(* = any).",
+    ),
+    ConfigOption(
+        "web.access-control-allow-origin",
+        "",
+        "Origins sent in Access-Control-Allow-Origin and allowed to change state (flott: none by default).",
+    ),
+    ConfigOption(
+        "cluster.services.shutdown-timeout",
+        "30 s",
+        "How long a process may take to stop after SIGTERM before it exits anyway.",
+    ),
+    ConfigOption(
         "application.result-retrieval-timeout",
         "60 s",
         "Application mode, attached: how long the cluster waits after its job ended for a client to "
@@ -105,6 +147,94 @@ _OPTIONS = [
 
 DEFAULTS: dict[str, str] = {o.key: o.default for o in _OPTIONS}
 _INTEGER_KEYS = frozenset(o.key for o in _OPTIONS if o.integer)
+
+# -- secrets ------------------------------------------------------------------------------------
+
+FLINK_SENSITIVE_KEY_PARTS = (
+    "password",
+    "secret",
+    "fs.azure.account.key",
+    "apikey",
+    "api-key",
+    "auth-params",
+    "service-key",
+    "token",
+    "basic-auth",
+    "jaas.config",
+    "http-headers",
+)
+"""Flink 2.3's GlobalConfiguration.SENSITIVE_KEYS: a key containing one of these (ignoring case)
+has its value hidden wherever a configuration is shown."""
+
+FLOTT_SENSITIVE_KEY_PARTS = (
+    "passwd",
+    "passphrase",
+    "credential",
+    "private-key",
+    "private.key",
+    "privatekey",
+    "connection-string",
+    "sas-key",
+)
+"""Obvious names Flink's list misses (``my.db.passwd``, ``fs.s3a.session.credential``, ...)."""
+
+HIDDEN_CONTENT = "******"
+"""What is shown instead of a secret (Flink's GlobalConfiguration.HIDDEN_CONTENT)."""
+
+
+def is_sensitive(key: str) -> bool:
+    """Whether ``key``'s value is a secret: Flink's rule, with flott's extra names."""
+    k = key.lower()
+    return any(p in k for p in FLINK_SENSITIVE_KEY_PARTS) or any(p in k for p in FLOTT_SENSITIVE_KEY_PARTS)
+
+
+def masked(values: Mapping[str, str]) -> dict[str, str]:
+    """``values`` with every secret replaced by :data:`HIDDEN_CONTENT` (for anything shown)."""
+    return {k: HIDDEN_CONTENT if is_sensitive(k) else v for k, v in values.items()}
+
+
+SECRET_CONFIG_ENV = "FLOTT_SECRET_CONFIG"
+"""Environment variable carrying sensitive configuration entries (a JSON object) to a child process
+flott starts: any user of the machine can read every process's command line (``ps``), while a
+process's environment is readable by its owner only."""
+
+
+def split_secrets(values: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """``values`` as (plain entries, secrets)."""
+    plain = {k: v for k, v in values.items() if not is_sensitive(k)}
+    return plain, {k: v for k, v in values.items() if is_sensitive(k)}
+
+
+def secrets_environment(secrets: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` for a child process, carrying ``secrets`` in :data:`SECRET_CONFIG_ENV`."""
+    import json
+
+    out = {k: v for k, v in env.items() if k != SECRET_CONFIG_ENV}
+    if secrets:
+        out[SECRET_CONFIG_ENV] = json.dumps(dict(secrets))
+    return out
+
+
+def take_secrets_from_environment() -> dict[str, str]:
+    """The secrets a parent passed in :data:`SECRET_CONFIG_ENV`; the variable is removed, so that
+    processes and job code started from here do not inherit it."""
+    import json
+
+    raw = os.environ.pop(SECRET_CONFIG_ENV, "")
+    if not raw:
+        return {}
+    try:
+        values = json.loads(raw)
+    except ValueError:
+        raise ConfigurationError(f"{SECRET_CONFIG_ENV} is not a JSON object") from None
+    if not isinstance(values, dict):
+        raise ConfigurationError(f"{SECRET_CONFIG_ENV} is not a JSON object")
+    return {str(k): str(v) for k, v in values.items()}
+
+
+def shown_value(key: str, value: str) -> str:
+    """``value`` as an error message or log line may show it: hidden when ``key`` is a secret."""
+    return HIDDEN_CONTENT if is_sensitive(key) else value
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 _UNITS_S = {
@@ -255,7 +385,7 @@ class Configuration:
         try:
             return int(raw)
         except ValueError:
-            raise ConfigurationError(f"{key}: expected an integer, got {raw!r}") from None
+            raise ConfigurationError(f"{key}: expected an integer, got {shown_value(key, raw)!r}") from None
 
     def get_bool(self, key: str, default: bool | None = None) -> bool:
         raw = self.get(key, None if default is None else str(default)).lower()
@@ -263,12 +393,14 @@ class Configuration:
             return True
         if raw in ("false", "0", "no"):
             return False
-        raise ConfigurationError(f"{key}: expected true or false, got {raw!r}")
+        raise ConfigurationError(f"{key}: expected true or false, got {shown_value(key, raw)!r}")
 
     def get_seconds(self, key: str, default: str | None = None) -> float:
         """A duration in seconds; a bare number means milliseconds (as Flink's ms-typed keys)."""
         raw = self.get(key, default)
         m = _DURATION.match(raw)
         if not m or m.group(2).lower() not in _UNITS_S:
-            raise ConfigurationError(f"{key}: expected a duration like '10 s' or '500 ms', got {raw!r}")
+            raise ConfigurationError(
+                f"{key}: expected a duration like '10 s' or '500 ms', got {shown_value(key, raw)!r}"
+            )
         return float(m.group(1)) * _UNITS_S[m.group(2).lower()]

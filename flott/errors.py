@@ -10,6 +10,8 @@ answers with, so the mapping lives here and nowhere else::
     FlottError                              500
     ├── ConfigurationError                  400  bad config key or value
     ├── InvalidJobGraphError                400  a JobGraph that cannot be run
+    │   └── JobAdmissionError               400  refused at submission: over a cluster limit or
+    │                                            needs slots this cluster can never give it
     ├── InvalidProgramError                 400  the program itself is wrong (plan time; also a ValueError)
     ├── RestRequestError                    400  malformed REST request (the REST layer's own)
     │   └── PayloadTooLargeError            413
@@ -66,6 +68,12 @@ class ConfigurationError(FlottError):
 
 class InvalidJobGraphError(FlottError):
     http_status = 400
+
+
+class JobAdmissionError(InvalidJobGraphError):
+    """A job (or a rescale) the cluster refuses before touching anything: it is above a limit
+    (max parallelism, subtasks, vertices, edges) or needs more slots than a cluster that cannot
+    start TaskExecutors will ever have. The message names the limit and its configuration key."""
 
 
 class InvalidProgramError(FlottError, ValueError):
@@ -229,8 +237,26 @@ class UserCodeError(FlottError):
 
 
 def error_class_by_name(name: str) -> type[FlottError] | None:
-    """Find an error class of this tree by its class name (for errors crossing the wire)."""
-    return _REGISTRY.get(name)
+    """Find an error class of this tree by its class name (for errors crossing the wire).
+
+    Subclasses defined in other modules (``runtime/checkpoint/errors.py``, ``rest/errors.py``)
+    exist only once those modules are imported, which may be after this one: a name not known
+    yet walks the tree again instead of falling back to a generic class (a forwarded 409 must
+    stay a 409).
+    """
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        import importlib
+
+        for module in _SUBCLASS_MODULES:
+            importlib.import_module(module)
+        _REGISTRY.update(_collect(FlottError))
+        cls = _REGISTRY.get(name)
+    return cls
+
+
+_SUBCLASS_MODULES = ("flott.runtime.checkpoint.errors", "flott.rest.errors", "flott.client.cluster_client")
+"""Modules that extend the tree; imported on a lookup miss so that every name is known."""
 
 
 def _collect(cls: type[FlottError]) -> dict[str, type[FlottError]]:

@@ -33,7 +33,7 @@ from typing import Any
 
 import click
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, take_secrets_from_environment
 
 _READY_TIMEOUT_S = 60.0
 """How long the client waits for the JobManager's REST endpoint, and (detached) for the job."""
@@ -401,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     ns = parser.parse_args(argv)
-    config = Configuration(Configuration.parse_dynamic(ns.dynamic))
+    # Secrets come in the environment from the cluster, never on the command line (ps).
+    config = Configuration({**Configuration.parse_dynamic(ns.dynamic), **take_secrets_from_environment()})
     from flott.runtime.entrypoint.runtime_logging import configure_logging
 
     configure_logging(config, "client", own_process=False)

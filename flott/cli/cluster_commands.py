@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 import click
 import psutil
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, secrets_environment
 from flott.runtime.entrypoint import event_loop, runtime_logging
 
 
@@ -91,7 +92,9 @@ async def _wait_ready(
     return False
 
 
-def start_cluster(config: Configuration, task_managers: int, config_args: list[str]) -> int:
+def start_cluster(
+    config: Configuration, task_managers: int, config_args: list[str], secrets: dict[str, str] | None = None
+) -> int:
     port = config.get_int("rest.port")
     pf = pid_file(port)
     if pf.exists():
@@ -119,6 +122,7 @@ def start_cluster(config: Configuration, task_managers: int, config_args: list[s
             stdout=log,
             stderr=log,
             start_new_session=True,
+            env=secrets_environment(secrets or {}, os.environ),
         )
     pf.write_text(str(proc.pid))
     address = _rest_address(config)

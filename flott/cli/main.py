@@ -9,6 +9,7 @@ import click
 from flott.cli.application_commands import run_application_command, start_application_command
 from flott.cli.options import config_option, dynamic_option, jm_option, load_config
 from flott.cli.run_options import run_command
+from flott.configuration import Configuration, is_sensitive
 
 
 def _version() -> str:
@@ -285,8 +286,12 @@ def cluster_start(taskmanagers: int, conf_dir: str | None, dynamic: tuple[str, .
     """Start a JobManager and TASKMANAGERS TaskManagers; returns once the REST API answers."""
     from flott.cli.cluster_commands import start_cluster
 
-    passthrough = (["--configDir", conf_dir] if conf_dir else []) + [a for d in dynamic for a in ("-D", d)]
-    sys.exit(start_cluster(load_config(conf_dir, dynamic), taskmanagers, passthrough))
+    # Secrets go to the background JobManager in its environment, not on its command line (ps).
+    plain = [d for d in dynamic if not is_sensitive(d.partition("=")[0].strip())]
+    passthrough = (["--configDir", conf_dir] if conf_dir else []) + [a for d in plain for a in ("-D", d)]
+    config = load_config(conf_dir, dynamic)
+    secrets = {k: v for k, v in Configuration.parse_dynamic(dynamic).items() if is_sensitive(k)}
+    sys.exit(start_cluster(config, taskmanagers, passthrough, secrets))
 
 
 @cluster.command(name="stop")

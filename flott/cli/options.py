@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, take_secrets_from_environment
 from flott.errors import ConfigurationError
 
 
@@ -43,7 +43,9 @@ def load_config(
     """The command's configuration (config file < ``-D`` < the command's own flags), and the
     process's logging set up from it (``process`` names the log file, as Flink's do)."""
     try:
-        values = Configuration.parse_dynamic(dynamic)
+        # Secrets handed over by a parent flott process come in the environment, never on the
+        # command line (ps).
+        values = {**Configuration.parse_dynamic(dynamic), **take_secrets_from_environment()}
         for key, value in (overrides or {}).items():
             if value is not None:
                 values[key] = value

@@ -6,7 +6,9 @@ only through the Dispatcher's gateway, obtained per request from the
 provider, so an endpoint on a standby JobManager can serve by calling the
 leader, and answers 503 (clients retry) while no leader is known.
 
-Every answer is JSON with Flink's content type. Errors, including the
+Every answer is JSON with Flink's content type. Browser requests are checked
+(:mod:`flott.rest.browser_guard`: no CORS unless configured, foreign origins may
+not change anything, DNS rebinding refused). Errors, including the
 router's own 404/405 and aiohttp's 413, become ``{"errors": [...]}`` through
 :mod:`flott.rest.errors`; no traceback ever reaches the wire. Bodies on GET
 requests (Flink's CLI sends ``{}``) are ignored.
@@ -35,11 +37,13 @@ from multidict import CIMultiDict
 
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError, FlottError, PayloadTooLargeError, RestRequestError
+from flott.rest.browser_guard import BrowserGuard
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError, error_body
 from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
 from flott.rest.handler.handler import EndpointContext, GatewayProvider, HandlerRequest, RestRoute
 from flott.rest.handler.routes import all_routes
 from flott.rest.handler.shared_answers import SharedAnswers
+from flott.rest.http_protocol import HEADER_TIMEOUT_KEY, MAX_CONNECTIONS_PER_CLIENT_KEY, RestAppRunner
 from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
@@ -49,8 +53,7 @@ log = logging.getLogger(__name__)
 
 JSON_CONTENT_TYPE = "application/json; charset=UTF-8"
 DEFAULT_MAX_CONTENT_LENGTH = 104857600
-# Copied by aiohttp into each response's own headers (a C-level copy of a CIMultiDict).
-_JSON_HEADERS = CIMultiDict({"Content-Type": JSON_CONTENT_TYPE, "Access-Control-Allow-Origin": "*"})
+_JSON_HEADERS = CIMultiDict({"Content-Type": JSON_CONTENT_TYPE})
 _encode = msgspec.json.encode
 
 
@@ -58,17 +61,19 @@ def _render(body: Any) -> bytes:
     return b"{}" if body is None else _encode(body)
 
 
-def _json_bytes_response(status: int, payload: bytes) -> web.Response:
-    return web.Response(body=payload, status=status, headers=_JSON_HEADERS)
+def _json_bytes_response(
+    status: int, payload: bytes, headers: CIMultiDict[str] = _JSON_HEADERS
+) -> web.Response:
+    return web.Response(body=payload, status=status, headers=headers)
 
 
-def json_response(status: int, body: Any) -> web.Response:
-    return _json_bytes_response(status, _render(body))
+def json_response(status: int, body: Any, headers: CIMultiDict[str] = _JSON_HEADERS) -> web.Response:
+    return _json_bytes_response(status, _render(body), headers)
 
 
-def _error_response(err: BaseException) -> web.Response:
+def _error_response(err: BaseException, headers: CIMultiDict[str] = _JSON_HEADERS) -> web.Response:
     status, payload = error_body(err)
-    resp = _json_bytes_response(status, payload)
+    resp = _json_bytes_response(status, payload, headers)
     if isinstance(err, PayloadTooLargeError):
         resp.force_close()  # do not read the rest of an oversized upload on this connection
     return resp
@@ -178,6 +183,11 @@ class RestServerEndpoint:
         self.shared_answers = SharedAnswers()
         self.host = ""
         self.port = 0
+        self._guard = BrowserGuard(config)
+        self._headers: CIMultiDict[str] = CIMultiDict(_JSON_HEADERS)
+        """Copied by aiohttp into each response's own headers (a C-level copy of a CIMultiDict)."""
+        if self._guard.cors_origin is not None:
+            self._headers["Access-Control-Allow-Origin"] = self._guard.cors_origin
 
     @property
     def rest_base_url(self) -> str:
@@ -211,7 +221,13 @@ class RestServerEndpoint:
         # Last, so that it only gets what no route above matches.
         self._no_route_resource = _Unmatched(self._guarded(self._no_route, max_len))
         app.router.register_resource(self._no_route_resource)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
+        self._runner = RestAppRunner(
+            app,
+            self.config.get_seconds(HEADER_TIMEOUT_KEY, "10 s"),
+            self.config.get_int(MAX_CONNECTIONS_PER_CLIENT_KEY, 512),
+            access_log=None,
+            shutdown_timeout=2.0,
+        )
         await self._runner.setup()
         host = self.config.get("rest.bind-address")
         last_error: OSError | None = None
@@ -253,27 +269,32 @@ class RestServerEndpoint:
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    @staticmethod
     def _wrap(
-        route: RestRoute, ctx: EndpointContext, shared: SharedAnswers, max_len: int
+        self, route: RestRoute, ctx: EndpointContext, shared: SharedAnswers, max_len: int
     ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         handler, status = route.handler, route.status
+        headers, check = self._headers, self._guard.check
 
         async def handle(request: web.Request) -> web.StreamResponse:
             try:
+                check(request.method, request.headers)
                 req = HandlerRequest(request, ctx, route)
                 req.check_path_params()
-                return _json_bytes_response(status, _render(await handler(req)))
+                return _json_bytes_response(status, _render(await handler(req)), headers)
             except web.HTTPException as e:
-                return _error_response(_from_http_exception(request, e, max_len))
+                return _error_response(_from_http_exception(request, e, max_len), headers)
             except Exception as e:
-                return _error_response(e)
+                return _error_response(e, headers)
 
         async def handle_shared(request: web.Request) -> web.StreamResponse:
+            try:
+                check(request.method, request.headers)
+            except Exception as e:
+                return _error_response(e, headers)
             key = request.raw_path
             payload = shared.get(key)
             if payload is not None:
-                return _json_bytes_response(status, payload)
+                return _json_bytes_response(status, payload, headers)
 
             async def render() -> bytes:
                 req = HandlerRequest(request, ctx, route)
@@ -281,29 +302,30 @@ class RestServerEndpoint:
                 return _render(await handler(req))
 
             try:
-                return _json_bytes_response(status, await shared.render(key, render))
+                return _json_bytes_response(status, await shared.render(key, render), headers)
             except web.HTTPException as e:
-                return _error_response(_from_http_exception(request, e, max_len))
+                return _error_response(_from_http_exception(request, e, max_len), headers)
             except Exception as e:
-                return _error_response(e)
+                return _error_response(e, headers)
 
         chosen = handle_shared if route.shared else handle
         chosen.__name__ = route.operation_id or route.handler.__name__
         return chosen
 
-    @staticmethod
     def _guarded(
-        fn: Callable[[web.Request], Awaitable[web.StreamResponse]], max_len: int
+        self, fn: Callable[[web.Request], Awaitable[web.StreamResponse]], max_len: int
     ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         """``fn`` with errors answered as Flink's error body."""
+        headers, check = self._headers, self._guard.check
 
         async def guarded(request: web.Request) -> web.StreamResponse:
             try:
+                check(request.method, request.headers)
                 return await fn(request)
             except web.HTTPException as e:
-                return _error_response(_from_http_exception(request, e, max_len))
+                return _error_response(_from_http_exception(request, e, max_len), headers)
             except Exception as e:
-                return _error_response(e)
+                return _error_response(e, headers)
 
         return guarded
 
@@ -320,4 +342,4 @@ class RestServerEndpoint:
         raise web.HTTPNotFound()
 
     async def _openapi(self, request: web.Request) -> web.StreamResponse:
-        return json_response(200, openapi_document(self.routes, f"http://{request.host}"))
+        return json_response(200, openapi_document(self.routes, f"http://{request.host}"), self._headers)

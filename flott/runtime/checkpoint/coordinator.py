@@ -560,6 +560,7 @@ class CheckpointCoordinator:
                 is_savepoint=pending.is_savepoint,
                 checkpoint_type=pending.checkpoint_type,
                 operators=merge_operator_states(states),
+                savepoint_token=self._random_hex(16) if pending.is_savepoint else "",
             )
             write_metadata(self.storage, pending.location, metadata)
         except (SnapshotFormatError, OSError) as e:

@@ -36,3 +36,12 @@ class RestoreError(CheckpointError):
     """A snapshot cannot be restored the way asked (parallelism above max parallelism, ...)."""
 
     http_status = 400
+
+
+class IllegalStoragePathError(CheckpointError):
+    """A checkpoint/savepoint path from a client that flott will not touch: a filesystem scheme
+    outside ``flott.storage.allowed-schemes`` (``http://``: the JobManager or a TaskExecutor would
+    send requests wherever a client points it), a relative path (it would resolve against some
+    process's working directory), or a disposal outside the savepoint locations."""
+
+    http_status = 400

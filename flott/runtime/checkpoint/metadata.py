@@ -15,6 +15,9 @@ refuses versions it does not know.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 import msgspec
 
 from flott.runtime.checkpoint.errors import SnapshotFormatError
@@ -24,6 +27,7 @@ FORMAT_NAME = "flott-snapshot"
 FORMAT_VERSION = 1
 SUPPORTED_FORMAT_VERSIONS = frozenset({1})
 METADATA_FILE = "_metadata"
+SAVEPOINT_MARKER_FILE = "_savepoint-marker"
 
 # Operator list-state redistribution modes (Flink's OperatorStateHandle.Mode).
 SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"
@@ -137,6 +141,14 @@ class CheckpointMetadata(msgspec.Struct, frozen=True):
     format: str = FORMAT_NAME
     format_version: int = FORMAT_VERSION
     savepoint_format: str = "CANONICAL"
+    savepoint_token: str = ""
+    """Savepoints: a random token; the :data:`SAVEPOINT_MARKER_FILE` next to ``_metadata`` holds
+    an HMAC of the savepoint's location under it (see :func:`savepoint_marker`)."""
+
+    def state_files(self) -> list[str]:
+        """Every state file the snapshot names, relative to its directory."""
+        files = [h.path for op in self.operators for h in op.key_groups]
+        return files + [h.path for op in self.operators for h in op.operator_states]
 
     @property
     def state_size(self) -> int:
@@ -228,10 +240,56 @@ def snapshot_dir_of(path: str) -> str:
 
 
 def write_metadata(storage: CheckpointStorage, snapshot_dir: str, metadata: CheckpointMetadata) -> str:
-    """Write ``_metadata`` atomically (temporary file, then rename); returns its path."""
+    """Write ``_metadata`` atomically (temporary file, then rename); returns its path.
+
+    A savepoint with a ``savepoint_token`` gets its disposal marker first, so a ``_metadata``
+    that exists always has its marker."""
+    if metadata.savepoint_token:
+        marker = savepoint_marker(snapshot_dir, metadata.savepoint_token)
+        storage.write_atomic(join(snapshot_dir, SAVEPOINT_MARKER_FILE), marker)
     path = join(snapshot_dir, METADATA_FILE)
     storage.write_atomic(path, encode_metadata(metadata))
     return path
+
+
+def savepoint_marker(snapshot_dir: str, token: str) -> bytes:
+    """What the marker file of a savepoint flott wrote at ``snapshot_dir`` holds.
+
+    Disposal deletes only a directory whose marker matches its ``_metadata``'s token *and* its own
+    location: a ``_metadata`` copied elsewhere (with or without the marker) is not disposable there,
+    so a disposal request can never delete a directory flott did not write as a savepoint.
+    """
+    from flott.runtime.checkpoint.storage import canonical_location
+
+    digest = hmac.new(token.encode(), canonical_location(snapshot_dir).encode(), hashlib.sha256)
+    return f"flott-savepoint {digest.hexdigest()}\n".encode()
+
+
+def check_savepoint_marker(
+    storage: CheckpointStorage, snapshot_dir: str, metadata: CheckpointMetadata
+) -> None:
+    """Raise :class:`SnapshotFormatError` unless ``snapshot_dir`` holds a savepoint flott wrote there."""
+    marker_path = join(snapshot_dir, SAVEPOINT_MARKER_FILE)
+    found = storage.read(marker_path) if metadata.savepoint_token and storage.exists(marker_path) else b""
+    expected = savepoint_marker(snapshot_dir, metadata.savepoint_token) if metadata.savepoint_token else b"-"
+    if not hmac.compare_digest(found, expected):
+        raise SnapshotFormatError(
+            f"{snapshot_dir} is not a savepoint flott wrote at this location (its "
+            f"{SAVEPOINT_MARKER_FILE} is missing or does not match): it is not disposed; a moved or "
+            "copied savepoint is deleted by hand"
+        )
+
+
+def checked_state_files(metadata: CheckpointMetadata, where: str) -> list[str]:
+    """The snapshot's state files, refusing any path that could leave its directory."""
+    files = metadata.state_files()
+    for rel in files:
+        parts = rel.split("/")
+        if not rel or rel.startswith("/") or "://" in rel or "\\" in rel or ".." in parts or "" in parts:
+            raise SnapshotFormatError(
+                f"{where}: state file path {rel!r} is not inside the snapshot directory"
+            )
+    return files
 
 
 def load_metadata(storage: CheckpointStorage, path: str) -> CheckpointMetadata:

@@ -14,11 +14,29 @@ import contextlib
 import os
 import posixpath
 import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import fsspec
 
-from flott.runtime.checkpoint.errors import SnapshotFormatError
+from flott.runtime.checkpoint.errors import IllegalStoragePathError, SnapshotFormatError
+
+ALLOWED_SCHEMES_KEY = "flott.storage.allowed-schemes"
+"""flott's key: filesystem schemes clients may name for checkpoints and savepoints (``file`` always;
+e.g. ``s3,gs``). Never ``http``/``https`` unless listed here."""
+
+CONFIGURED_DIR_KEYS = (
+    "execution.checkpointing.savepoint-dir",
+    "state.savepoints.dir",
+    "execution.checkpointing.dir",
+    "state.checkpoints.dir",
+)
+"""Flink's keys naming where snapshots go; in the cluster's configuration they are the operator's
+choice, so their schemes are allowed and they are savepoint locations disposal may delete under."""
+
+STORAGE_PATH_JOB_KEYS = (*CONFIGURED_DIR_KEYS, "execution.savepoint.path")
+"""Keys of a submitted job's configuration that name storage the cluster would read or write."""
 
 
 def join(base: str, *parts: str) -> str:
@@ -27,6 +45,67 @@ def join(base: str, *parts: str) -> str:
     for part in parts:
         out = out + "/" + part.strip("/")
     return out
+
+
+def scheme_of(path: str) -> str:
+    """The filesystem scheme of a snapshot path (``file`` for a plain local path)."""
+    head, sep, _ = path.partition("://")
+    return head.lower() if sep else "file"
+
+
+def canonical_location(path: str) -> str:
+    """One spelling per location (``file:///a/b/``, ``/a//b`` and ``/a/b`` are the same directory),
+    so that checks and disposal markers compare locations, not strings."""
+    p = path.strip()
+    if p.lower().startswith("file://"):
+        p = p[len("file://") :]
+    if "://" not in p:
+        return posixpath.normpath(p) if p else p
+    return p.rstrip("/")
+
+
+@dataclass(frozen=True)
+class StoragePathPolicy:
+    """Which snapshot paths a client may name (see :data:`ALLOWED_SCHEMES_KEY`)."""
+
+    schemes: frozenset[str]
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, str]) -> StoragePathPolicy:
+        schemes = {"file"}
+        schemes |= {s.strip().lower() for s in config.get(ALLOWED_SCHEMES_KEY, "").split(",") if s.strip()}
+        schemes |= {scheme_of(config[k]) for k in CONFIGURED_DIR_KEYS if config.get(k, "").strip()}
+        return cls(frozenset(schemes))
+
+    def check(self, path: str, what: str) -> str:
+        """``path`` if flott may use it for ``what``; else :class:`IllegalStoragePathError`."""
+        p = path.strip()
+        if "::" in p or any(ord(c) < 32 for c in p):
+            raise IllegalStoragePathError(
+                f"{what} {path!r}: chained or malformed filesystem URLs are refused"
+            )
+        scheme = scheme_of(p)
+        if scheme not in self.schemes:
+            raise IllegalStoragePathError(
+                f"{what} {path!r}: filesystem scheme {scheme!r} is not allowed (allowed: "
+                f"{', '.join(sorted(self.schemes))}; add schemes to {ALLOWED_SCHEMES_KEY})"
+            )
+        if scheme == "file" and not canonical_location(p).startswith("/"):
+            raise IllegalStoragePathError(
+                f"{what} {path!r}: must be an absolute path or URL (a relative path would be resolved "
+                "against whichever process's working directory)"
+            )
+        return p
+
+
+def is_under(location: str, roots: Iterable[str]) -> bool:
+    """Whether ``location`` is strictly inside one of ``roots`` (canonical comparison)."""
+    loc = canonical_location(location)
+    for root in roots:
+        r = canonical_location(root).rstrip("/")
+        if r and loc.startswith(r + "/") and ".." not in loc[len(r) :].split("/"):
+            return True
+    return False
 
 
 class CheckpointStorage(Protocol):
@@ -39,6 +118,10 @@ class CheckpointStorage(Protocol):
     def mkdirs(self, path: str) -> None: ...
 
     def delete_dir(self, path: str) -> None: ...
+
+    def delete_files(self, directory: str, relative_paths: Iterable[str]) -> None:
+        """Delete these files of ``directory``, then the directories they leave empty (and
+        ``directory`` itself if it is empty then); nothing else in it."""
 
 
 class FsspecCheckpointStorage:
@@ -124,6 +207,27 @@ class FsspecCheckpointStorage:
             fs.rm(p, recursive=True)
 
 
+    def delete_files(self, directory: str, relative_paths: Iterable[str]) -> None:
+        fs, root = self._fs(directory)
+        parents: set[str] = set()
+        for rel in relative_paths:
+            p = posixpath.join(root, rel)
+            with contextlib.suppress(FileNotFoundError):
+                fs.rm_file(p)
+            parent = posixpath.dirname(p)
+            while parent.startswith(root.rstrip("/") + "/"):
+                parents.add(parent)
+                parent = posixpath.dirname(parent)
+        for d in [*sorted(parents, key=len, reverse=True), root]:
+            with contextlib.suppress(OSError, NotImplementedError):
+                if fs.isdir(d) and not fs.ls(d, detail=False):
+                    fs.rmdir(d)
+        local = self._local_path(directory)
+        if local is not None:
+            prefix = local.rstrip("/") + "/"
+            self._made_dirs = {d for d in self._made_dirs if not (d + "/").startswith(prefix)}
+
+
 class MemoryCheckpointStorage:
     """In-process storage for tests of the coordinator: a dict of path -> bytes."""
 
@@ -153,3 +257,11 @@ class MemoryCheckpointStorage:
             del self.files[p]
         self.dirs.discard(path.rstrip("/"))
         self.deleted_dirs.append(path)
+
+    def delete_files(self, directory: str, relative_paths: Iterable[str]) -> None:
+        for rel in relative_paths:
+            self.files.pop(join(directory, rel), None)
+        prefix = directory.rstrip("/") + "/"
+        if not any(p.startswith(prefix) for p in self.files):
+            self.dirs.discard(directory.rstrip("/"))
+            self.deleted_dirs.append(directory)

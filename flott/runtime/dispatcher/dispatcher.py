@@ -36,8 +36,13 @@ from flott.errors import (
 )
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.blob.python_artifacts import artifact_kind
-from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
-from flott.runtime.dispatcher import savepoints
+from flott.runtime.checkpoint.storage import (
+    CONFIGURED_DIR_KEYS,
+    STORAGE_PATH_JOB_KEYS,
+    FsspecCheckpointStorage,
+    StoragePathPolicy,
+)
+from flott.runtime.dispatcher import admission, savepoints
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
 from flott.runtime.jobgraph import JobGraph
@@ -186,6 +191,15 @@ class Dispatcher(RpcEndpoint):
         )
         self._rescaling: set[str] = set()
         """Jobs being stopped to be restarted at a new parallelism: their files must stay."""
+        self._limits = admission.AdmissionLimits.from_config(config)
+        self._storage_policy = StoragePathPolicy.from_config(config.to_dict())
+        self._savepoint_locations: set[str] = {
+            config.get(k) for k in CONFIGURED_DIR_KEYS if config.get(k, "").strip()
+        }
+        """Where disposal may delete savepoints: configured directories, and every directory a
+        savepoint of this Dispatcher was written to."""
+        self._admitted_subtasks: dict[str, int] = {}
+        """Subtasks of jobs admitted but not yet running (their submission is still storing files)."""
         self._max_archived = config.get_int("jobstore.max-capacity")
         self._archive_ttl = float(config.get_int("jobstore.expiration-time"))
 
@@ -250,9 +264,37 @@ class Dispatcher(RpcEndpoint):
     # -- RPC -----------------------------------------------------------------------------------
 
     async def submit_job(self, job_graph: JobGraph) -> None:
-        job_graph.validate()
+        await self._admit(job_graph)
+        try:
+            await self._start_job(job_graph, [])
+        finally:
+            self._admitted_subtasks.pop(job_graph.job_id, None)
+
+    async def _admit(self, job_graph: JobGraph) -> None:
+        """Admission control (:mod:`~flott.runtime.dispatcher.admission`): the graph's own bounds
+        and validation off the event loop (their cost grows with the graph), then the cluster's
+        limits; a refused job touches nothing. On success the job's subtasks count as running."""
+        def check() -> None:
+            admission.check_graph_size(job_graph, self._limits)
+            job_graph.validate()
+            for key in STORAGE_PATH_JOB_KEYS:
+                if job_graph.config.get(key, "").strip():
+                    self._storage_policy.check(job_graph.config[key], key)
+            if job_graph.savepoint_path:
+                self._storage_policy.check(job_graph.savepoint_path, "savepoint path")
+
+        await asyncio.to_thread(check)
         self._check_not_submitted(job_graph.job_id)
-        await self._start_job(job_graph, [])
+        capacity = await self._rm.request_slot_capacity()
+        admission.check_cluster_limits(job_graph, self._limits, self._running_subtasks(), capacity)
+        self._check_not_submitted(job_graph.job_id)
+        self._admitted_subtasks[job_graph.job_id] = admission.subtasks_of(job_graph)
+
+    def _running_subtasks(self, without: str | None = None) -> int:
+        running = sum(
+            admission.subtasks_of(r.job_graph) for job_id, r in self.runners.items() if job_id != without
+        )
+        return running + sum(n for job_id, n in self._admitted_subtasks.items() if job_id not in self.runners)
 
     def _check_not_submitted(self, job_id: str, replacing_archived: bool = False) -> None:
         archived = job_id in self.archive and not replacing_archived
@@ -302,13 +344,17 @@ class Dispatcher(RpcEndpoint):
                 await self._ha.persist_job(job_graph, python_artifacts, self.job_artifacts.get(job_id, []))
                 self._check_not_submitted(job_id, replacing_archived)
             ha_options = self._ha.job_master_options(job_graph)
-        jm = JobMaster(
+        # The ExecutionGraph (one object per subtask) is built off the event loop that serves REST
+        # and heartbeats; admission control bounds its size.
+        jm = await asyncio.to_thread(
+            JobMaster,
             job_graph, self._rpc, self._rm, self._config, on_terminal,
             python_artifacts=python_artifacts,
             blob_server_address=self._blob_server.address if self._blob_server is not None else "",
             initial_snapshot=initial,
             **ha_options,
         )
+        self._check_not_submitted(job_id, replacing_archived)
         if replacing_archived:
             self.archive.pop(job_id, None)
         self.runners[job_id] = JobManagerRunner(job_graph, jm, result)
@@ -381,7 +427,7 @@ class Dispatcher(RpcEndpoint):
         # The duplicate check and the claim on the job id (``_submitting``) happen with no
         # await in between, so a duplicate never touches the running job's artifact
         # records or blobs (Flink A6), however long storing this job's files takes.
-        job_graph.validate()
+        await self._admit(job_graph)
         job_id = job_graph.job_id
         self._check_not_submitted(job_id)
         self._submitting.add(job_id)
@@ -392,8 +438,10 @@ class Dispatcher(RpcEndpoint):
             stored = bool(python_artifacts)
             self._submitting.discard(job_id)
             await self._start_job(job_graph, python_artifacts)
+            self._admitted_subtasks.pop(job_id, None)
         except BaseException:
             self._submitting.discard(job_id)
+            self._admitted_subtasks.pop(job_id, None)
             if job_id not in self.runners and job_id not in self.archive:
                 self.job_artifacts.pop(job_id, None)
                 if stored and self._blob_server is not None:
@@ -440,13 +488,24 @@ class Dispatcher(RpcEndpoint):
             raise JobAlreadyTerminalError(f"job {job_id} already reached {archived.result.status}")
         return runner.job_master
 
+    def _check_target(self, target_directory: str | None) -> None:
+        if target_directory is not None:
+            self._storage_policy.check(target_directory, "target-directory")
+
+    def _savepoint_written(self, path: str) -> str:
+        """Record the directory a savepoint went to (disposal may delete savepoints there)."""
+        if path:
+            self._savepoint_locations.add(path.rstrip("/").rsplit("/", 1)[0])
+        return path
+
     async def trigger_savepoint(
         self, job_id: str, target_directory: str | None, cancel_job: bool, trigger_id: str | None = None
     ) -> str:
         jm = self._job_master(job_id)
+        self._check_target(target_directory)
 
         async def run() -> tuple[int | None, str]:
-            return None, await jm.trigger_savepoint(target_directory, cancel_job)
+            return None, self._savepoint_written(await jm.trigger_savepoint(target_directory, cancel_job))
 
         return self._operations.trigger(job_id, trigger_id, run)
 
@@ -454,9 +513,10 @@ class Dispatcher(RpcEndpoint):
         self, job_id: str, target_directory: str | None, drain: bool, trigger_id: str | None = None
     ) -> str:
         jm = self._job_master(job_id)
+        self._check_target(target_directory)
 
         async def run() -> tuple[int | None, str]:
-            return None, await jm.stop_with_savepoint(target_directory, drain)
+            return None, self._savepoint_written(await jm.stop_with_savepoint(target_directory, drain))
 
         return self._operations.trigger(job_id, trigger_id, run)
 
@@ -469,18 +529,24 @@ class Dispatcher(RpcEndpoint):
         return self._operations.trigger(job_id, trigger_id, run)
 
     async def rescale_job(self, job_id: str, parallelism: int, trigger_id: str | None = None) -> str:
-        if parallelism < 1:
-            from flott.errors import ConfigurationError
-
-            raise ConfigurationError(f"parallelism must be >= 1, got {parallelism}")
-        runner = self.runners.get(job_id)
+        """Checked before the job is touched: the parallelism against the job's max parallelism,
+        the rescaled job against the cluster's limits and (a cluster that cannot grow) against the
+        slots it could get: the free ones plus those the job gives back."""
         jm = self._job_master(job_id)
+        runner = self.runners.get(job_id)
         assert runner is not None
+        admission.check_rescale(runner.job_graph, parallelism)
+        rescaled = savepoints.rescaled_job_graph(runner.job_graph, parallelism, "")
+        capacity = await self._rm.request_slot_capacity()
+        admission.check_cluster_limits(
+            rescaled, self._limits, self._running_subtasks(without=job_id), capacity,
+            slots_released=len(jm.graph.slots),
+        )
 
         async def run() -> tuple[int | None, str]:
             self._rescaling.add(job_id)
             try:
-                path = await jm.stop_with_savepoint(None, drain=False)
+                path = self._savepoint_written(await jm.stop_with_savepoint(None, drain=False))
                 result = await runner.result
                 if result.status != "FINISHED":
                     raise JobAlreadyTerminalError(f"job {job_id} ended {result.status} while rescaling")
@@ -508,8 +574,13 @@ class Dispatcher(RpcEndpoint):
         return OperationStatus("COMPLETED", location=location or None, checkpoint_id=checkpoint_id)
 
     async def dispose_savepoint(self, savepoint_path: str, trigger_id: str | None = None) -> str:
+        self._storage_policy.check(savepoint_path, "savepoint-path")  # refused before any I/O: 400
+
         async def run() -> tuple[int | None, str]:
-            await asyncio.to_thread(savepoints.dispose_savepoint, self._storage, savepoint_path)
+            await asyncio.to_thread(
+                savepoints.dispose_savepoint, self._storage, savepoint_path, self._storage_policy,
+                list(self._savepoint_locations),
+            )
             return None, ""
 
         return self._operations.trigger("", trigger_id, run)

@@ -6,12 +6,27 @@ All of it reads only ``_metadata`` (plain JSON): the JobManager never unpickles 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import msgspec
 
-from flott.runtime.checkpoint.errors import SnapshotFormatError
-from flott.runtime.checkpoint.metadata import CheckpointMetadata, load_metadata, snapshot_dir_of
+from flott.runtime.checkpoint.errors import IllegalStoragePathError, SnapshotFormatError
+from flott.runtime.checkpoint.metadata import (
+    METADATA_FILE,
+    SAVEPOINT_MARKER_FILE,
+    CheckpointMetadata,
+    check_savepoint_marker,
+    checked_state_files,
+    load_metadata,
+    snapshot_dir_of,
+)
 from flott.runtime.checkpoint.restore import restore_assignment
-from flott.runtime.checkpoint.storage import CheckpointStorage
+from flott.runtime.checkpoint.storage import (
+    CheckpointStorage,
+    StoragePathPolicy,
+    canonical_location,
+    is_under,
+)
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.checkpointing import (
     ALLOW_NON_RESTORED_STATE_KEY,
@@ -44,14 +59,33 @@ def savepoint_to_restore(storage: CheckpointStorage, job_graph: JobGraph) -> Sna
     return SnapshotToRestore(metadata, directory, allow_non_restored=allow)
 
 
-def dispose_savepoint(storage: CheckpointStorage, path: str) -> CheckpointMetadata:
-    """Delete a savepoint directory after checking it is one (a typo must not delete a random tree)."""
+def dispose_savepoint(
+    storage: CheckpointStorage, path: str, policy: StoragePathPolicy, locations: Iterable[str]
+) -> CheckpointMetadata:
+    """Delete a savepoint flott wrote, and nothing else (a typo or a hostile request must not delete
+    a random tree, nor make the JobManager fetch URLs).
+
+    The path must pass ``policy`` (scheme, absolute); the savepoint must lie under one of
+    ``locations`` (the configured savepoint/checkpoint directories and those savepoints were
+    written to); its marker must match (:func:`check_savepoint_marker`). Then exactly the files
+    its ``_metadata`` names are deleted, and the directories that leaves empty.
+    """
+    policy.check(path, "savepoint-path")
+    directory = snapshot_dir_of(path)
+    roots = sorted({canonical_location(r) for r in locations if r})
+    if not is_under(directory, roots):
+        raise IllegalStoragePathError(
+            f"savepoint-path {path!r} is not under a savepoint location of this cluster "
+            f"({', '.join(roots) or 'none configured'}; set state.savepoints.dir)"
+        )
     metadata = load_metadata(storage, path)
     if not metadata.is_savepoint:
         raise SnapshotFormatError(
             f"{path} is a checkpoint, not a savepoint; checkpoints are removed by the job that owns them"
         )
-    storage.delete_dir(snapshot_dir_of(path))
+    check_savepoint_marker(storage, directory, metadata)
+    files = checked_state_files(metadata, directory)
+    storage.delete_files(directory, [*files, METADATA_FILE, SAVEPOINT_MARKER_FILE])
     return metadata
 
 

@@ -45,7 +45,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, secrets_environment, split_secrets
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.dispatcher.mini_dispatcher import ApplicationStatus, ExecutionMode, MiniDispatcher
@@ -150,12 +150,13 @@ class _ApplicationEntrypoint:
         cmd = [sys.executable, "-m", PROGRAM_MODULE, "--rest", self.rest_address]
         if self.mode is ExecutionMode.DETACHED:
             cmd.append("--detached")
-        for key, value in self.config.to_dict().items():
+        plain, _ = split_secrets(self.config.to_dict())  # secrets: see _start_program
+        for key, value in plain.items():
             cmd += ["-D", f"{key}={value}"]
         return [*cmd, "--", self.program.script, *self.program.args]
 
     async def _start_program(self) -> asyncio.subprocess.Process:
-        env = dict(os.environ)
+        env = secrets_environment(split_secrets(self.config.to_dict())[1], os.environ)
         env.setdefault("PYTHONUNBUFFERED", "1")
         proc = await asyncio.create_subprocess_exec(
             *self.program_command(),
@@ -216,7 +217,7 @@ class _ApplicationEntrypoint:
     async def run(self) -> ApplicationStatus:
         """Run the program and wait until the application ends; returns its status."""
         loop = asyncio.get_running_loop()
-        set_on_termination_signals(self._signalled)
+        set_on_termination_signals(self._signalled, self.config)
         proc = await self._start_program()
         ended = self.ended
         program_done: asyncio.Future[int] = loop.create_task(proc.wait())

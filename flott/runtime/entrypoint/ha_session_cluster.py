@@ -297,7 +297,7 @@ class HaSessionClusterEntrypoint:
         self._shutdown.set()
 
     async def run_until_shutdown(self) -> None:
-        set_on_termination_signals(self._shutdown)
+        set_on_termination_signals(self._shutdown, self.config)
         await self._shutdown.wait()
 
     async def stop(self) -> None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 from typing import Any
 
 from flott.configuration import Configuration
+from flott.runtime.entrypoint.termination import SHUTDOWN_TIMEOUT_KEY, install_termination_handlers
 from flott.runtime.rpc.service import RpcService
 
 
@@ -26,12 +26,11 @@ def jobmanager_rpc_service(config: Configuration) -> RpcService:
     )
 
 
-def set_on_termination_signals(event: asyncio.Event) -> None:
-    """SIGTERM and SIGINT set ``event`` (the process then shuts down in order)."""
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, event.set)
+def set_on_termination_signals(event: asyncio.Event, config: Configuration | None = None) -> None:
+    """SIGTERM and SIGINT set ``event`` (the process then shuts down in order); the process exits
+    anyway once ``cluster.services.shutdown-timeout`` has passed (:mod:`.termination`)."""
+    timeout = (config or Configuration()).get_seconds(SHUTDOWN_TIMEOUT_KEY)
+    install_termination_handlers(event, timeout)
 
 
 async def stop_components(

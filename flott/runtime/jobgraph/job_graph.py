@@ -9,6 +9,7 @@ submission file) or JSON (``flott info`` prints the plan).
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import uuid
 from typing import Any, Literal
@@ -122,21 +123,25 @@ class JobGraph(msgspec.Struct, frozen=True):
         return [e for e in self.edges if e.source == vertex_id]
 
     def topological_order(self) -> list[JobVertex]:
-        indeg = {v.id: 0 for v in self.vertices}
+        """Kahn's algorithm over adjacency lists: linear in vertices + edges (graphs come from clients)."""
+        by_id = {v.id: v for v in self.vertices}
+        indeg = dict.fromkeys(by_id, 0)
+        outputs: dict[str, list[str]] = {vid: [] for vid in by_id}
         for e in self.edges:
             indeg[e.target] += 1
-        ready = [v.id for v in self.vertices if indeg[v.id] == 0]
-        order: list[str] = []
+            outputs[e.source].append(e.target)
+        ready = collections.deque(v.id for v in self.vertices if indeg[v.id] == 0)
+        order: list[JobVertex] = []
         while ready:
-            vid = ready.pop(0)
-            order.append(vid)
-            for e in self.outputs_of(vid):
-                indeg[e.target] -= 1
-                if indeg[e.target] == 0:
-                    ready.append(e.target)
+            vid = ready.popleft()
+            order.append(by_id[vid])
+            for target in outputs[vid]:
+                indeg[target] -= 1
+                if indeg[target] == 0:
+                    ready.append(target)
         if len(order) != len(self.vertices):
             raise InvalidJobGraphError("JobGraph has a cycle")
-        return [self.vertex(v) for v in order]
+        return order
 
     def slot_sharing_groups(self) -> dict[str, int]:
         """Each slot-sharing group (in first-seen order) with the slots it needs: its largest parallelism."""
@@ -181,21 +186,21 @@ class JobGraph(msgspec.Struct, frozen=True):
                         raise InvalidJobGraphError(
                             f"operator '{op.name}' references missing artifact {ref[:12]}"
                         )
+        by_id = {v.id: v for v in self.vertices}
         for e in self.edges:
             if e.source not in known or e.target not in known:
                 raise InvalidJobGraphError(f"edge {e.id} connects unknown vertices")
-            if e.partitioner.kind == "forward" and (
-                self.vertex(e.source).parallelism != self.vertex(e.target).parallelism
-            ):
+            source, target = by_id[e.source], by_id[e.target]
+            if e.partitioner.kind == "forward" and source.parallelism != target.parallelism:
                 raise InvalidJobGraphError(
-                    f"forward edge from '{self.vertex(e.source).name}' to '{self.vertex(e.target).name}' "
-                    "needs equal parallelism"
+                    f"forward edge from '{source.name}' to '{target.name}' needs equal parallelism"
                 )
             keyed_kind = e.partitioner.kind in ("hash", "custom")
             if keyed_kind and e.partitioner.key_selector not in self.user_artifacts:
                 raise InvalidJobGraphError(f"{e.partitioner.kind} edge {e.id} has no key selector artifact")
+        targets = {e.target for e in self.edges}
         for v in self.vertices:
-            if not v.is_source and not self.inputs_of(v.id):
+            if not v.is_source and v.id not in targets:
                 raise InvalidJobGraphError(f"vertex '{v.name}' is not a source and has no input")
         self.topological_order()
 

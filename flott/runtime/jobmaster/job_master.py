@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from flott.common.job_status import JobStatus
 from flott.configuration import Configuration
-from flott.errors import FlottError, JobNotFoundError, NoResourceAvailableError, RpcError
+from flott.errors import (
+    FlottError,
+    JobNotFoundError,
+    NoResourceAvailableError,
+    RpcError,
+    TaskExecutorLostError,
+)
 from flott.runtime.checkpoint.coordinator import CheckpointConfig
 from flott.runtime.checkpoint.errors import CheckpointTriggerError
 from flott.runtime.checkpoint.metadata import TaskStateSnapshot
@@ -427,9 +433,16 @@ class JobMaster(RpcEndpoint):
         return True
 
     async def heartbeat_from_task_executor(self, heartbeat: TaskExecutorToJobManagerHeartbeat) -> None:
+        """A TaskExecutor this JobMaster has written off (heartbeat timeout, lost by the
+        ResourceManager) is told so: it cancels what it still runs of this job and frees the slots,
+        instead of running tasks nobody supervises next to their replacements."""
         tm = self._task_managers.get(heartbeat.resource_id)
-        if tm is not None:
-            tm.last_heartbeat = self._clock()
+        if tm is None:
+            raise TaskExecutorLostError(
+                f"TaskExecutor {heartbeat.resource_id} is no longer connected to the JobMaster of job "
+                f"{self.job_graph.job_id}"
+            )
+        tm.last_heartbeat = self._clock()
         for m in heartbeat.tasks:
             self.metrics[m.execution_id] = m
 

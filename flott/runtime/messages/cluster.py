@@ -16,6 +16,9 @@ class TaskExecutorRegistration(msgspec.Struct, frozen=True):
     hostname: str
     memory_bytes: int = 0
     cpu_cores: int = 1
+    slot_report: SlotReport | None = None
+    """The slots still allocated when a TaskExecutor registers again (Flink sends its SlotReport
+    with the registration), so the ResourceManager does not hand them out twice."""
 
 
 class RegistrationResponse(msgspec.Struct, frozen=True):

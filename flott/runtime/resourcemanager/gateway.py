@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import msgspec
+
 from flott.runtime.messages.cluster import (
     RegistrationResponse,
     SlotReport,
@@ -12,6 +14,17 @@ from flott.runtime.messages.cluster import (
 )
 
 RESOURCE_MANAGER_ENDPOINT = "resourcemanager"
+
+
+class SlotCapacity(msgspec.Struct, frozen=True):
+    """What the cluster has to run jobs on (admission control asks before accepting a job)."""
+
+    total_slots: int
+    """Slots of the registered TaskExecutors plus those of TaskExecutors being started."""
+    free_slots: int
+    task_executors: int
+    can_grow: bool
+    """The ResourceManager starts TaskExecutors on demand (more slots appear when jobs ask)."""
 
 
 class ResourceManagerGateway(Protocol):
@@ -38,3 +51,5 @@ class ResourceManagerGateway(Protocol):
     async def notify_slot_available(self, resource_id: str, slot_index: int, allocation_id: str) -> None: ...
 
     async def request_task_executor_infos(self) -> list[TaskExecutorInfo]: ...
+
+    async def request_slot_capacity(self) -> SlotCapacity: ...

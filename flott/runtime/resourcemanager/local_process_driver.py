@@ -1,7 +1,11 @@
 """Starts TaskExecutors as local processes (the ResourceManager's active driver for one machine).
 
 Each TaskExecutor is ``python -m flott.runtime.taskexecutor`` with the cluster's
-configuration. The child asks the kernel for SIGKILL when its parent dies
+configuration: plain entries as ``-D key=value`` arguments, secrets (keys
+:func:`~flott.configuration.is_sensitive` names) in the environment variable
+:data:`SECRET_CONFIG_ENV` as JSON, because any user of the machine can read
+every process's command line (``ps``) while a process's environment is readable
+only by its owner. The child asks the kernel for SIGKILL when its parent dies
 (``PR_SET_PDEATHSIG``), so no worker outlives an interrupted ``flott run``;
 the driver also reports a child's exit at once, which is faster than waiting
 for a heartbeat to time out.
@@ -19,11 +23,13 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 
-from flott.configuration import Configuration
+from flott.configuration import SECRET_CONFIG_ENV, Configuration, secrets_environment, split_secrets
 
 log = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
+
+__all__ = ["SECRET_CONFIG_ENV", "LocalProcessDriver"]
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -59,9 +65,10 @@ class LocalProcessDriver:
             "--resource-id",
             resource_id,
         ]
-        for key, value in self._config.to_dict().items():
+        plain, secrets = split_secrets(self._config.to_dict())
+        for key, value in plain.items():
             args += ["-D", f"{key}={value}"]
-        env = dict(os.environ)
+        env = secrets_environment(secrets, os.environ)
         env.setdefault("PYTHONUNBUFFERED", "1")
         proc = subprocess.Popen(args, preexec_fn=_die_with_parent, env=env, stdin=subprocess.DEVNULL)
         self.processes[resource_id] = proc

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from flott.configuration import Configuration
-from flott.errors import FlottError
+from flott.errors import FlottError, TaskExecutorLostError
 from flott.runtime.jobgraph import new_id
 from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
@@ -25,7 +25,7 @@ from flott.runtime.messages.cluster import (
     TaskExecutorInfo,
     TaskExecutorRegistration,
 )
-from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT
+from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
 from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
 from flott.runtime.resourcemanager.slot_manager import Allocation, PendingRequest, SlotManager
 from flott.runtime.rpc.service import RpcEndpoint, RpcService
@@ -104,6 +104,8 @@ class ResourceManager(RpcEndpoint):
         gw = self._rpc.connect(registration.rpc_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway)
         self.task_executors[rid] = _Registered(registration, gw, self._clock(), int(time.time() * 1000))
         self.slots.register(rid, registration.num_slots)
+        if registration.slot_report is not None:
+            self._sync_slots(rid, registration.slot_report)
         log.info(
             "TaskExecutor %s registered from %s with %d slots",
             rid,
@@ -120,10 +122,19 @@ class ResourceManager(RpcEndpoint):
         )
 
     async def heartbeat_from_task_executor(self, resource_id: str, slot_report: SlotReport) -> None:
+        """A heartbeat of a TaskExecutor this ResourceManager does not know (its heartbeat timed out
+        while it was paused or cut off) is refused with TaskExecutorLostError: the TaskExecutor
+        then registers again, as Flink's does when its ResourceManager connection is lost."""
         reg = self.task_executors.get(resource_id)
         if reg is None:
-            return
+            raise TaskExecutorLostError(
+                f"TaskExecutor {resource_id} is not registered with this ResourceManager (its heartbeat "
+                "timed out, or it was never registered): register again"
+            )
         reg.last_heartbeat = self._clock()
+        self._sync_slots(resource_id, slot_report)
+
+    def _sync_slots(self, resource_id: str, slot_report: SlotReport) -> None:
         self.slots.sync_report(
             resource_id,
             {s.slot_index: (s.allocation_id, s.job_id or "") for s in slot_report.slots if s.allocation_id},
@@ -174,6 +185,19 @@ class ResourceManager(RpcEndpoint):
                 )
             )
         return out
+
+    async def request_slot_capacity(self) -> SlotCapacity:
+        per_worker = max(1, self._config.get_int("taskmanager.numberOfTaskSlots"))
+        starting = 0
+        if self.driver is not None:
+            starting = sum(1 for rid in self.driver.processes if rid not in self.task_executors)
+        registered = sum(r.registration.num_slots for r in self.task_executors.values())
+        return SlotCapacity(
+            total_slots=registered + starting * per_worker,
+            free_slots=self.slots.free_slots(),
+            task_executors=len(self.task_executors),
+            can_grow=self._workers_on_demand,
+        )
 
     # -- active mode: TaskExecutor processes started on demand (application clusters) ----------
 

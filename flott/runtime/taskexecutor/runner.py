@@ -17,7 +17,7 @@ import logging
 import signal
 import sys
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, take_secrets_from_environment
 from flott.runtime.entrypoint import event_loop
 from flott.runtime.entrypoint.runtime_logging import configure_logging
 from flott.runtime.highavailability import (
@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resource-id", default=None)
     parser.add_argument("-D", dest="dynamic", action="append", default=[])
     args = parser.parse_args(argv)
-    config = Configuration(Configuration.parse_dynamic(args.dynamic))
+    # Secrets come from the environment, never the command line (LocalProcessDriver).
+    config = Configuration({**Configuration.parse_dynamic(args.dynamic), **take_secrets_from_environment()})
     configure_logging(config, "taskexecutor", own_process=True)
     tune_garbage_collector()
     try:

@@ -25,10 +25,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import psutil
 
 from flott.configuration import Configuration
-from flott.errors import FencingTokenError, FlottError, JobNotFoundError, RpcConnectionError, RpcError
+from flott.errors import (
+    FencingTokenError,
+    FlottError,
+    JobNotFoundError,
+    RpcConnectionError,
+    RpcError,
+    TaskExecutorLostError,
+)
 from flott.runtime.blob.library_cache import LibraryCacheManager
 from flott.runtime.checkpoint.metadata import TaskStateSnapshot
 from flott.runtime.execution.environment import (
@@ -71,6 +79,9 @@ class _JobManagerConnection:
     gateway: JobMasterGateway
     heartbeat: asyncio.Task[None] | None = None
     tasks: set[str] = field(default_factory=set)
+    accepted: bool = False
+    """The JobMaster accepted a slot of ours: from then on, a heartbeat it refuses means it has
+    written this TaskExecutor off (before, it may simply not have seen our offer yet)."""
 
 
 def _default_invokable(env: TaskEnvironment) -> Any:
@@ -126,7 +137,7 @@ class TaskExecutor(RpcEndpoint):
 
     async def start(self, data_address: str) -> None:
         self._rpc.register(self)
-        registration = self._registration = TaskExecutorRegistration(
+        self._registration = TaskExecutorRegistration(
             resource_id=self.resource_id,
             rpc_address=self._rpc.address,
             data_address=data_address,
@@ -139,17 +150,29 @@ class TaskExecutor(RpcEndpoint):
         if self._ha:
             self._spawn(self._heartbeat_resource_manager())
             return  # registration follows the leader retrieval's notification
-        # Like Flink: a TaskManager may start before its JobManager; it retries for
-        # taskmanager.registration.timeout. While nothing listens at the address (the JobManager
-        # is still starting: the usual case when both start together) it retries every
-        # cluster.registration.initial-timeout, since a refused connection costs nothing and the
-        # first TaskManager should register as soon as the JobManager is up; a ResourceManager
-        # that answers but fails the registration is retried with a doubling delay up to
-        # cluster.registration.max-timeout.
+        await self._register()
+        self._spawn(self._heartbeat_resource_manager())
+
+    def _slot_report(self) -> SlotReport:
+        return SlotReport([SlotStatus(i, s.allocation_id, s.job_id) for i, s in enumerate(self.slots)])
+
+    async def _register(self) -> None:
+        """Register with the ResourceManager, retrying as Flink's TaskExecutor does.
+
+        A TaskManager may start before its JobManager; it retries for
+        taskmanager.registration.timeout. While nothing listens at the address (the JobManager
+        is still starting: the usual case when both start together) it retries every
+        cluster.registration.initial-timeout, since a refused connection costs nothing and the
+        first TaskManager should register as soon as the JobManager is up; a ResourceManager
+        that answers but fails the registration is retried with a doubling delay up to
+        cluster.registration.max-timeout. The registration carries the current slot report.
+        """
+        assert self._registration is not None
         initial_delay, max_delay = self._registration_delays
         deadline = time.monotonic() + self._registration_timeout
         delay = initial_delay
         while True:
+            registration = msgspec.structs.replace(self._registration, slot_report=self._slot_report())
             try:
                 await self._rm.register_task_executor(registration)
                 break
@@ -163,7 +186,38 @@ class TaskExecutor(RpcEndpoint):
                     delay = min(2 * delay, max_delay)
         log.info("TaskExecutor %s registered at the ResourceManager %s", self.resource_id, self._rm_address)
         self._last_rm_contact = time.monotonic()
-        self._spawn(self._heartbeat_resource_manager())
+
+    async def _reconnect_resource_manager(self, cause: str) -> bool:
+        """The ResourceManager wrote this TaskExecutor off (e.g. it was paused longer than the
+        heartbeat timeout): drop the jobs whose JobMasters did the same, then register again.
+        False if registering failed for good (the process then ends, and its driver or operator
+        replaces it)."""
+        log.warning("the ResourceManager at %s lost this TaskExecutor (%s): registering again",
+                    self._rm_address, cause)
+        await self._release_jobs_written_off()
+        try:
+            await self._register()
+        except RpcError as e:
+            if self._ha:
+                return True  # the leader retrieval names the next ResourceManager
+            log.error("registering again at %s failed: %s; shutting down", self._rm_address, e)
+            return False
+        log.info("registered again with the ResourceManager at %s", self._rm_address)
+        return True
+
+    async def _release_jobs_written_off(self) -> None:
+        """Ask each JobMaster whether it still counts on this TaskExecutor; release the jobs that
+        do not (their tasks were replaced elsewhere or wait for new slots)."""
+        for job_id, conn in list(self.job_managers.items()):
+            try:
+                await conn.gateway.heartbeat_from_task_executor(
+                    TaskExecutorToJobManagerHeartbeat(self.resource_id, []), timeout=self._heartbeat_timeout
+                )
+            except FlottError as e:
+                self._release_job(job_id, f"its JobMaster no longer counts on this TaskExecutor: {e}")
+        for i, slot in enumerate(self.slots):
+            if slot.job_id is not None and slot.job_id not in self.job_managers:
+                self.slots[i] = _Slot()
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coro)
@@ -176,12 +230,15 @@ class TaskExecutor(RpcEndpoint):
             if self._ha and (self._rm_session is None or self._rm_connect is not None):
                 await asyncio.sleep(self._heartbeat_interval)  # no leader known / registering
                 continue
-            report = SlotReport([SlotStatus(i, s.allocation_id, s.job_id) for i, s in enumerate(self.slots)])
             try:
                 await self._rm.heartbeat_from_task_executor(
-                    self.resource_id, report, timeout=self._heartbeat_timeout
+                    self.resource_id, self._slot_report(), timeout=self._heartbeat_timeout
                 )
                 self._last_rm_contact = time.monotonic()
+            except TaskExecutorLostError as e:
+                if not await self._reconnect_resource_manager(str(e)):
+                    self.terminated.set()
+                    return
             except RpcError as e:
                 if self._ha:
                     pass  # a leader change: the retrieval names the next ResourceManager
@@ -206,6 +263,10 @@ class TaskExecutor(RpcEndpoint):
                     timeout=self._heartbeat_timeout,
                 )
                 last_contact = time.monotonic()
+            except TaskExecutorLostError as e:
+                if conn.accepted:  # the JobMaster wrote us off: its tasks here run unsupervised
+                    self._release_job(conn.job_id, str(e))
+                    return
             except FlottError as e:
                 if self._ha and time.monotonic() - last_contact > self._heartbeat_timeout:
                     # HA: the JobMaster died or lost leadership; its tasks must not run on unsupervised
@@ -242,7 +303,9 @@ class TaskExecutor(RpcEndpoint):
         try:
             while True:
                 try:
-                    await self._rm.register_task_executor(self._registration)
+                    await self._rm.register_task_executor(
+                        msgspec.structs.replace(self._registration, slot_report=self._slot_report())
+                    )
                     break
                 except RpcError as e:
                     log.info("registration at %s failed (%s); retrying", address, e)
@@ -309,6 +372,8 @@ class TaskExecutor(RpcEndpoint):
             accepted = []
         if offer not in accepted:
             await self.free_slot(offer.allocation_id, "offer rejected")
+        else:
+            conn.accepted = True
 
     async def submit_task(self, tdd: TaskDeploymentDescriptor, job_master_token: str) -> None:
         conn = self.job_managers.get(tdd.job_id)

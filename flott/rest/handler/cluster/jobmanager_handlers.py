@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psutil
 
-from flott.configuration import DEFAULTS
+from flott.configuration import DEFAULTS, masked
 from flott.rest.handler.handler import HandlerRequest, RestRoute
 from flott.rest.handler.metrics import GET_PARAM, metric_collection
 from flott.rest.messages.cluster import (
@@ -31,36 +31,12 @@ from flott.rest.messages.cluster import (
 )
 from flott.rest.messages.common import Metric
 
-_SENSITIVE = (
-    "password",
-    "secret",
-    "token",
-    "apikey",
-    "api-key",
-    "auth-params",
-    "service-key",
-    "basic-auth",
-    "jaas.config",
-    "http-headers",
-    "fs.azure.account.key",
-    "credentials",
-)
-HIDDEN = "******"
-
-
-def is_sensitive(key: str) -> bool:
-    k = key.lower()
-    return any(s in k for s in _SENSITIVE)
-
 
 def configuration_entries(req: HandlerRequest) -> list[ConfigurationInfoEntry]:
     """The effective configuration (defaults overlaid with what was set), secrets masked."""
     values = dict(DEFAULTS)
     values.update(req.config.to_dict())
-    return [
-        ConfigurationInfoEntry(key=k, value=HIDDEN if is_sensitive(k) else v)
-        for k, v in sorted(values.items())
-    ]
+    return [ConfigurationInfoEntry(key=k, value=v) for k, v in sorted(masked(values).items())]
 
 
 def process_metrics(pid: int | None = None) -> dict[str, float]:

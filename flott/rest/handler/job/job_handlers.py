@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from flott.configuration import masked
 from flott.errors import FlottError, NotYetSupportedError, RestRequestError
 from flott.rest.errors import TerminationModeRemovedError
 from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
@@ -196,7 +197,7 @@ async def job_config(req: HandlerRequest) -> JobConfigInfo:
             restart_strategy="Restart deactivated.",  # flott does not restart jobs yet
             job_parallelism=parallelism,
             object_reuse_mode=cfg.get("pipeline.object-reuse", "false").lower() == "true",
-            user_config=dict(cfg),
+            user_config=masked(cfg),
         ),
     )
 

@@ -10,14 +10,15 @@ total is checked against ``rest.server.max-content-length`` (413 past it).
 Files are stored under generated names (``file_0``, ``file_1`` ...), never
 under the client's name, and client names with path separators or ``..`` are
 rejected with 400, so no upload can escape its directory. The JobGraph file
-is decoded as data (never unpickled) and deleted; artifacts stay on the
-JobManager's disk, recorded with the Dispatcher for the piece that ships them
-to TaskExecutors. Whatever fails, the request's directory is removed.
+is decoded as data (never unpickled) and deleted; artifacts are handed to the
+Dispatcher, which puts the Python files into the BlobServer before it accepts
+the job. Whatever the outcome, the request's directory is removed when the
+request ends, so finished (or refused) jobs leave nothing in the upload dir.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import hashlib
 import shutil
 import tempfile
@@ -57,7 +58,15 @@ def too_large(limit: int) -> PayloadTooLargeError:
     )
 
 
-def check_file_name(name: str) -> str:
+MAX_FILE_NAME_BYTES = 255
+"""Longest file name (UTF-8 bytes) most filesystems store."""
+MAX_ENTRY_NAME_BYTES = 200
+"""Longest artifact entry name: TaskExecutors lay an archive out as ``archive_<n>_<stem>``, so an
+entry name needs room below the filesystem's 255 bytes (longer ones failed the job later with
+ENAMETOOLONG instead of being refused here)."""
+
+
+def check_file_name(name: str, max_bytes: int = MAX_FILE_NAME_BYTES, what: str = "") -> str:
     """A client-given file name, accepted only if it cannot name anything outside the upload dir."""
     if (
         not name
@@ -65,11 +74,14 @@ def check_file_name(name: str) -> str:
         or "/" in name
         or "\\" in name
         or any(ord(c) < 32 for c in name)
-        or len(name) > 255
+        or len(name.encode("utf-8", "surrogatepass")) > max_bytes
     ):
+        shown = name if len(name) <= 80 else name[:80] + "..."
         raise RestRequestError(
-            f"Illegal file name {name!r} in the job submission: file names must be plain names "
-            "(no path separators, not '.' or '..', no control characters, at most 255 characters)."
+            f"Illegal file name {shown!r}{f' ({what})' if what else ''} in the job submission: names must "
+            "be plain names "
+            f"(no path separators, not '.' or '..', no control characters, at most {max_bytes} bytes "
+            "in UTF-8)."
         )
     return name
 
@@ -210,7 +222,7 @@ async def submit_job(req: HandlerRequest) -> JobSubmitResponseBody:
         named += [(a.file_name, a.entry_name, "artifact") for a in body.job_artifact_file_names]
         for file_name, entry_name, _ in named:
             check_file_name(file_name)
-            check_file_name(entry_name)
+            check_file_name(entry_name, MAX_ENTRY_NAME_BYTES, "an artifact entry name")
         if len(upload.files) != len({n for n, _, _ in named}):
             raise RestRequestError(
                 f"The number of uploaded files ({len(upload.files)}) does not match the number of files "
@@ -219,15 +231,16 @@ async def submit_job(req: HandlerRequest) -> JobSubmitResponseBody:
         for file_name, _, _ in named:
             if file_name not in upload.files:
                 raise RestRequestError(f"The file {file_name!r} named in the request was not uploaded.")
-        job_graph, request_dir, artifacts = _keep_files(upload, graph_name, named, request_dir)
+        # Reading and validating a graph costs time growing with its size: off the event loop.
+        job_graph, request_dir, artifacts = await asyncio.to_thread(
+            _keep_files, upload, graph_name, named, request_dir
+        )
         gateway = await req.gateway()
         await gateway.submit_job_with_artifacts(job_graph, artifacts)
-    except BaseException:
-        shutil.rmtree(request_dir, ignore_errors=True)
-        raise
-    if not artifacts:
-        with contextlib.suppress(OSError):
-            request_dir.rmdir()
+    finally:
+        # Accepted or not, the uploads are not needed any more: an accepted job's Python files are
+        # in the BlobServer now (and in HA storage), its jars are only recorded.
+        await asyncio.to_thread(shutil.rmtree, request_dir, True)
     return JobSubmitResponseBody(job_url=f"/jobs/{job_graph.job_id}")
 
 

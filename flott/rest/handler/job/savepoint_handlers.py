@@ -67,6 +67,7 @@ from flott.runtime.messages.job import OperationStatus
 
 SAVEPOINT_DIR_KEYS = ("execution.checkpointing.savepoint-dir", "state.savepoints.dir")
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
+_INT32_MAX = 2**31 - 1
 _IN_PROGRESS = QueueStatus(id="IN_PROGRESS")
 _COMPLETED = QueueStatus(id="COMPLETED")
 
@@ -263,10 +264,12 @@ async def rescale(req: HandlerRequest) -> TriggerResponse:
         raise RestRequestError(
             "Bad request, could not parse parameters: query parameter parallelism is required."
         )
-    if parallelism < 1:
+    if not 1 <= parallelism <= _INT32_MAX:
+        # Flink's parameter is a Java int: anything else could not be parsed. The Dispatcher then
+        # checks it against the job's max parallelism and the slots, before it touches the job.
         raise RestRequestError(
             "Bad request, could not parse parameters: query parameter parallelism must be a positive "
-            f"integer, got {parallelism}."
+            f"integer of at most {_INT32_MAX}, got {parallelism}."
         )
     request_id = await (await req.gateway()).rescale_job(job_id, parallelism, None)
     return TriggerResponse(request_id=request_id)

@@ -1,0 +1,60 @@
+"""The pure checks behind admission control and storage confinement, without a cluster."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from flott.configuration import Configuration
+from flott.errors import JobAdmissionError
+from flott.runtime.checkpoint.errors import IllegalStoragePathError
+from flott.runtime.checkpoint.storage import StoragePathPolicy, canonical_location, is_under
+from flott.runtime.dispatcher.admission import AdmissionLimits, check_cluster_limits, check_graph_size
+from flott.runtime.resourcemanager.gateway import SlotCapacity
+from tests.rest.jobs import bounded_job
+
+LIMITS = AdmissionLimits.from_config(Configuration())
+
+
+def test_storage_path_policy() -> None:
+    policy = StoragePathPolicy.from_config({"state.savepoints.dir": "s3://bucket/sp"})
+    assert policy.schemes == {"file", "s3"}  # the configured directory's scheme is the operator's
+    for ok in ("/abs/dir", "file:///abs/dir", "s3://bucket/other"):
+        assert policy.check(ok, "x") == ok
+    for bad in ("http://h/x", "HTTPS://h/x", "gs://b/x", "relative", "file://relative", "./x",
+                "memory::s3://b/x", "/a\x00b", "data:text/plain,hi"):  # fmt: skip
+        with pytest.raises(IllegalStoragePathError):
+            policy.check(bad, "x")
+    opened = StoragePathPolicy.from_config({"flott.storage.allowed-schemes": "gs, http"})
+    assert opened.schemes == {"file", "gs", "http"}
+
+
+def test_confinement_compares_locations_not_strings() -> None:
+    roots = ["/data/savepoints", "s3://b/sp"]
+    assert is_under("/data/savepoints/savepoint-1", roots)
+    assert is_under("file:///data/savepoints/x/", roots)
+    assert is_under("s3://b/sp/savepoint-2", roots)
+    assert not is_under("/data/savepoints", roots)  # the location itself is not a savepoint
+    assert not is_under("/data/savepoints/../etc", roots)
+    assert not is_under("/data/savepoints-evil/x", roots)
+    assert not is_under("s3://b/sp/../../x", roots)
+    assert canonical_location("file:///a//b/") == "/a/b"
+
+
+def test_graph_limits_and_slots() -> None:
+    graph = bounded_job("p")
+    wide = msgspec.structs.replace(
+        graph, vertices=[msgspec.structs.replace(v, parallelism=4) for v in graph.vertices]
+    )
+    fixed = SlotCapacity(total_slots=2, free_slots=2, task_executors=2, can_grow=False)
+    growing = SlotCapacity(total_slots=2, free_slots=2, task_executors=2, can_grow=True)
+    check_graph_size(wide, LIMITS)
+    with pytest.raises(JobAdmissionError, match="needs 4 task slots"):
+        check_cluster_limits(wide, LIMITS, 0, fixed)
+    check_cluster_limits(wide, LIMITS, 0, growing)  # application mode starts TaskManagers
+    with pytest.raises(JobAdmissionError, match="only 3 are available"):
+        check_cluster_limits(wide, LIMITS, 0, msgspec.structs.replace(fixed, free_slots=1), slots_released=2)
+    with pytest.raises(JobAdmissionError, match=r"flott\.admission\.max-subtasks"):
+        check_cluster_limits(wide, LIMITS, LIMITS.max_subtasks - 3, growing)
+    lax = AdmissionLimits.from_config(Configuration({"flott.admission.refuse-unschedulable": "false"}))
+    check_cluster_limits(wide, lax, 0, fixed)  # waits for slots, as Flink does
