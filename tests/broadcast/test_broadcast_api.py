@@ -87,8 +87,8 @@ def test_keyed_broadcast_job_graph_has_a_hash_input_and_a_broadcast_input() -> N
     assert op.name == "Keyed-Co-Process-Broadcast" and op.config[BROADCAST_STATE_NAMES] == ["rules", "more"]
     target = "Keyed-Co-Process-Broadcast -> Sink: Print to Std. Out"
     assert edges(graph) == [
-        ("Source: Custom Source", target, "broadcast", 1),
-        ("Source: Custom Source", target, "hash", 0),
+        ("Source: Collection Source", target, "broadcast", 1),
+        ("Source: Collection Source", target, "hash", 0),
     ]
 
 
@@ -98,8 +98,8 @@ def test_non_keyed_broadcast_keeps_the_main_inputs_partitioning() -> None:
     graph = env.get_job_graph()
     target = "Co-Process-Broadcast -> Sink: Print to Std. Out"
     assert edges(graph) == [
-        ("Source: Custom Source", target, "broadcast", 1),
-        ("Source: Custom Source", target, "rebalance", 0),
+        ("Source: Collection Source", target, "broadcast", 1),
+        ("Source: Collection Source", target, "rebalance", 0),
     ]
 
 

@@ -74,6 +74,7 @@ def flott_session(tmp_path: Path, extra_path: tuple[str, ...] = ()) -> Iterator[
     proc = subprocess.Popen(
         [*JOBMANAGER, "-D", f"rest.port={port}", "-D", "jobmanager.rpc.port=0", "-D", "blob.server.port=0"],
         env=_env(tmp_path, extra_path),
+        cwd=tmp_path,  # not the checkout: `python -m` puts the cwd first, and its flott.egg-info with it
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,

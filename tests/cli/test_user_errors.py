@@ -20,7 +20,7 @@ NOT_SUPPORTED = """
 from flott.datastream import StreamExecutionEnvironment
 
 env = StreamExecutionEnvironment.get_execution_environment()
-env.from_collection([1, 2]).partition_custom(lambda key, n: 0, lambda x: x).print()
+env.from_collection([1, 2]).iterate()
 env.execute("refused")
 """
 
@@ -100,13 +100,13 @@ def test_not_yet_supported_under_flott_run_and_python(tmp_path: Path) -> None:
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert "partition_custom" in lines[0] and "not yet supported by flott" in lines[0]
+    assert "iterate" in lines[0] and "not yet supported by flott" in lines[0]
     assert "job.py, line 5" in lines[0]
 
     plain = _run([sys.executable, job], tmp_path)
     assert plain.returncode == 1
     assert f'File "{job}", line 5, in <module>' in plain.stderr
-    assert "flott.errors.NotYetSupportedError: DataStream.partition_custom" in plain.stderr
+    assert "flott.errors.NotYetSupportedError: DataStream.iterate" in plain.stderr
     assert "/flott/" not in plain.stderr, "no frame inside flott"
 
 

@@ -140,7 +140,9 @@ def check_cluster_limits(
                 "TaskManagers on demand)"
             )
         return
-    if needed > capacity.total_slots:
+    # A standalone cluster whose TaskManagers have not registered yet is still starting (its
+    # operator starts them in any order, as with Flink): the job waits for slots, as in Flink.
+    if capacity.task_executors > 0 and needed > capacity.total_slots:
         raise JobAdmissionError(
             f"job {graph.job_id} needs {needed} task slots but this cluster has {capacity.total_slots} "
             f"({capacity.task_executors} TaskManager(s)) and does not start TaskManagers on demand, so "
