@@ -201,6 +201,19 @@ def test_job_graph_nested_too_deeply_is_refused(graph_bytes: bytes) -> None:
         decode_job_graph(deep)
 
 
+@pytest.mark.parametrize(
+    "header",
+    [b"\xdd\xff\xff\xff\xff", b"\xdf\xff\xff\xff\xff", b"\xc6\xff\xff\xff\xff", b"\xdb\xff\xff\xff\xff"],
+    ids=["array32", "map32", "bin32", "str32"],
+)
+def test_claimed_lengths_are_checked_against_the_input(header: bytes) -> None:
+    """A 4-billion-element header on a few bytes of input is refused, not allocated."""
+    base = msgspec.msgpack.encode({"job_id": "a" * 32, "job_name": "x", "vertices": [], "edges": []})
+    at = base.index(b"\xa8vertices") + len(b"\xa8vertices")
+    with pytest.raises(InvalidJobGraphError):
+        decode_job_graph(base[:at] + header + base[at + 1 :])
+
+
 class _Trap:
     """Unpickling this creates ``path``: a stand-in for code an attacker would run."""
 

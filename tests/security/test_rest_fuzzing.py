@@ -154,6 +154,7 @@ class _Trap:
         return (exec, (f"import os; open({str(self.path)!r}, 'w').write(str(os.getpid()))",))
 
 
+@pytest.mark.timeout(900)  # ~50 s of CPU; at a load average of 20 on two cores, 5 minutes of wall time
 def test_every_operation_against_its_spec(tmp_path: Path) -> None:
     cluster = start_session_cluster(tmp_path, task_managers=1)  # one slot: the job's
     try:
