@@ -109,7 +109,7 @@ checks.allow_header_conformance.enabled = false
     return path
 
 
-def _schemathesis(cluster: SessionCluster, *runs: tuple[Path, tuple[str, ...]], timeout: float = 300) -> None:
+def _schemathesis(cluster: SessionCluster, *runs: tuple[Path, tuple[str, ...]], timeout: float = 600) -> None:
     """Run schemathesis once per (config, arguments), at once (one after the other was faster on a
     loaded machine, so the test passes one at a time); each must find nothing."""
     env = {**os.environ, "SCHEMATHESIS_HOOKS": "tests.security.schemathesis_hooks", "NO_COLOR": "1"}
