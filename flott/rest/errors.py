@@ -33,7 +33,14 @@ class RestNotFoundError(RestRequestError):
 
 
 class RestMethodNotAllowedError(RestRequestError):
+    """The path exists, not with this method: the answer's ``Allow`` header lists the methods it has
+    (RFC 9110 requires the header on every 405)."""
+
     http_status = 405
+
+    def __init__(self, message: str = "", allowed: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.allowed = allowed
 
 
 class TerminationModeRemovedError(RestRequestError):

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from flott.rest.handler.handler import RestRoute
+from flott.rest.handler.handler import INT32_MAX, INT_PARAMS, RestRoute
 from flott.rest.messages.common import ErrorResponseBody
 from flott.rest.messages.job import JobSubmitRequestBody
 from flott.rest.version import FLOTT_VERSION, REST_API_VERSION
@@ -29,14 +29,49 @@ _PATH_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "taskmanagerid": ("32-character hexadecimal string that identifies a TaskManager.", _HEX_ID),
     "datasetid": ("32-character hexadecimal string value that identifies a cluster data set.", _HEX_ID),
-    "subtaskindex": ("Positive integer value that identifies a subtask.", {"type": "integer", "minimum": 0}),
-    "attempt": (
-        "Positive integer value that identifies an execution attempt.",
-        {"type": "integer", "minimum": 0},
-    ),
-    "checkpointid": ("Long value that identifies a checkpoint.", {"type": "integer"}),
+    "subtaskindex": ("Positive integer value that identifies a subtask.", {}),
+    "attempt": ("Positive integer value that identifies an execution attempt.", {}),
+    "checkpointid": ("Long value that identifies a checkpoint.", {}),
 }
+for _name, _hi in INT_PARAMS.items():  # the range the handlers accept (handler.int_param)
+    _PATH_PARAMS[_name] = (
+        _PATH_PARAMS[_name][0],
+        {"type": "integer", "format": "int32" if _hi == INT32_MAX else "int64", "minimum": 0, "maximum": _hi},
+    )
 _REF = "#/components/schemas/{name}"
+BASE64 = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+"""Padded standard base64, the only form msgspec decodes ``bytes`` fields from (JSON Schema's
+``contentEncoding`` alone is an annotation: validators and generators ignore it)."""
+
+
+def _with_base64_patterns(schema: Any) -> Any:
+    """``schema`` with a :data:`BASE64` pattern on every base64-encoded string."""
+    if isinstance(schema, list):
+        return [_with_base64_patterns(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _with_base64_patterns(v) for k, v in schema.items()}
+    if out.get("contentEncoding") == "base64" and "pattern" not in out:
+        out["pattern"] = BASE64
+    return out
+
+
+def _refine(components: dict[str, Any], types: list[Any]) -> dict[str, Any]:
+    """Apply each request type's ``openapi_schema`` (what its handler requires beyond what the
+    decoder checks, e.g. a field Flink's message names when it is missing) to its component."""
+    for tp in types:
+        extra: dict[str, Any] = getattr(tp, "openapi_schema", {})
+        component = components.get(getattr(tp, "__name__", ""))
+        if not extra or component is None:
+            continue
+        for key, value in extra.items():
+            if key == "properties":
+                component["properties"] = {**component.get("properties", {}), **value}
+            elif key == "required":
+                component["required"] = sorted({*component.get("required", []), *value})
+            else:
+                component[key] = value
+    return _with_base64_patterns(components)  # type: ignore[no-any-return]
 
 
 def openapi_document(routes: list[RestRoute], server_url: str | None = None) -> dict[str, Any]:
@@ -45,6 +80,7 @@ def openapi_document(routes: list[RestRoute], server_url: str | None = None) -> 
     for r in routes:
         types += [t for t in (r.response_type, r.request_type) if t is not None]
     schemas, components = msgspec.json.schema_components(types, ref_template=_REF)
+    components = _refine(components, types)
     schema_of = dict(zip((id(t) for t in types), schemas, strict=True))
     error = {
         "description": "Flink's error body.",
@@ -95,15 +131,26 @@ def openapi_document(routes: list[RestRoute], server_url: str | None = None) -> 
                 },
             }
         elif r.request_type is not None:
-            op["requestBody"] = {"content": {"application/json": {"schema": schema_of[id(r.request_type)]}}}
+            body_schema = schema_of[id(r.request_type)]
+            name = body_schema.get("$ref", "").rsplit("/", 1)[-1]
+            op["requestBody"] = {
+                # A body with required fields must be sent (an absent body counts as {}).
+                "required": bool(components.get(name, {}).get("required")),
+                "content": {"application/json": {"schema": body_schema}},
+            }
         if r.supported:
             ok: dict[str, Any] = {"description": "The request was successful."}
             if r.response_type is not None:
                 ok["content"] = {"application/json": {"schema": schema_of[id(r.response_type)]}}
-            op["responses"] = {str(r.status): ok, "default": error}
+            op["responses"] = {
+                str(r.status): ok,
+                **{str(s): {**error, "description": "See the message."} for s in r.extra_statuses},
+                "default": error,
+            }
         else:
             op["responses"] = {
-                "501": {**error, "description": "Not served by flott yet (the message says why)."}
+                "501": {**error, "description": "Not served by flott yet (the message says why)."},
+                "default": error,  # a malformed id is still a 400
             }
         paths.setdefault(r.path, {})[r.method.lower()] = op
     paths["/openapi.json"] = {

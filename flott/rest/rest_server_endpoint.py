@@ -74,6 +74,8 @@ def json_response(status: int, body: Any, headers: CIMultiDict[str] = _JSON_HEAD
 def _error_response(err: BaseException, headers: CIMultiDict[str] = _JSON_HEADERS) -> web.Response:
     status, payload = error_body(err)
     resp = _json_bytes_response(status, payload, headers)
+    if isinstance(err, RestMethodNotAllowedError):
+        resp.headers["Allow"] = ", ".join(err.allowed)
     if isinstance(err, PayloadTooLargeError):
         resp.force_close()  # do not read the rest of an oversized upload on this connection
     return resp
@@ -86,7 +88,8 @@ def _from_http_exception(request: web.Request, exc: web.HTTPException, max_conte
         allowed = sorted(getattr(exc, "allowed_methods", set()) - {"HEAD"})
         return RestMethodNotAllowedError(
             f"Method {request.method} is not allowed for {request.path}"
-            + (f"; allowed: {', '.join(allowed)}" if allowed else "")
+            + (f"; allowed: {', '.join(allowed)}" if allowed else ""),
+            tuple(allowed),
         )
     if exc.status == 413:
         return PayloadTooLargeError(

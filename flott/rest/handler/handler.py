@@ -30,8 +30,15 @@ GatewayProvider = Callable[[], "DispatcherGateway | Awaitable[DispatcherGateway 
 """Returns the leading Dispatcher's gateway, or None while no leader is known (→ 503)."""
 
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
+_INTEGER = re.compile(r"^-?[0-9]+$")
+_NON_NEGATIVE = re.compile(r"^[0-9]+$")
+"""ASCII digits only: ``str.isdigit`` also admits '²' (which ``int`` refuses) and '١' (read as 1)."""
 HEX_ID_PARAMS = frozenset({"jobid", "vertexid", "triggerid", "taskmanagerid", "datasetid"})
-INT_PARAMS = frozenset({"subtaskindex", "attempt", "checkpointid"})
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+INT_PARAMS: dict[str, int] = {"subtaskindex": INT32_MAX, "attempt": INT32_MAX, "checkpointid": INT64_MAX}
+"""Integer path parameters (non-negative) and their largest value: a Java int, a Java long for
+checkpoint ids, as Flink parses them (a bigger one could not be parsed there either)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,9 @@ class RestRoute:
     operation_id: str = ""
     file_upload: bool = False
     shared: bool = False
+    extra_statuses: tuple[int, ...] = ()
+    """Error statuses the OpenAPI document declares besides the default error (e.g. the 501 of a
+    route that finds the job, then says what flott does not serve yet)."""
 
 
 @dataclass
@@ -137,10 +147,11 @@ class HandlerRequest:
 
     def int_param(self, name: str) -> int:
         value = self.path_param(name)
-        if not value.isdigit():
+        hi = INT_PARAMS.get(name, INT32_MAX)
+        if not _NON_NEGATIVE.match(value) or int(value) > hi:
             raise RestRequestError(
-                f"Bad request, could not parse parameters: {name} must be a non-negative integer, "
-                f"got {value!r}."
+                f"Bad request, could not parse parameters: {name} must be a non-negative integer of at "
+                f"most {hi}, got {value!r}."
             )
         return int(value)
 
@@ -157,17 +168,31 @@ class HandlerRequest:
             out.extend(v.strip() for v in value.split(",") if v.strip())
         return out
 
-    def query_int(self, name: str) -> int | None:
+    def query_bool(self, name: str) -> bool | None:
+        """A boolean query parameter: ``true`` or ``false`` (any case); anything else is a 400."""
         value = self.query(name)
         if value is None:
             return None
-        try:
-            return int(value)
-        except ValueError:
+        if value.lower() not in ("true", "false"):
             raise RestRequestError(
-                f"Bad request, could not parse parameters: query parameter {name} must be an integer, "
-                f"got {value!r}."
-            ) from None
+                f"Bad request, could not parse parameters: query parameter {name} must be true or "
+                f"false, got {value!r}."
+            )
+        return value.lower() == "true"
+
+    def query_int(self, name: str, lo: int | None = None, hi: int | None = None) -> int | None:
+        """An integer query parameter; outside ``[lo, hi]`` (a Java int's range, say) it is a 400."""
+        value = self.query(name)
+        if value is None:
+            return None
+        number = int(value) if _INTEGER.match(value.strip()) else None
+        if number is None or (lo is not None and number < lo) or (hi is not None and number > hi):
+            bounds = f" between {lo} and {hi}" if lo is not None and hi is not None else ""
+            raise RestRequestError(
+                f"Bad request, could not parse parameters: query parameter {name} must be an "
+                f"integer{bounds}, got {value!r}."
+            )
+        return number
 
     # -- body ----------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ its generated schema is wrong for these).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from flott.errors import RestRequestError
@@ -22,8 +23,13 @@ from flott.rest.messages.common import AggregatedMetric, Metric
 AGGREGATIONS = ("min", "max", "avg", "sum", "skew")
 
 GET_PARAM = QueryParam("get", "Comma-separated list of metric ids to return.")
+_ONE_AGG = "(" + "|".join("".join(f"[{c}{c.upper()}]" for c in a) for a in AGGREGATIONS) + ")"
 AGG_PARAM = QueryParam(
-    "agg", "Comma-separated aggregations: min, max, sum, avg, skew (default: all).", {"type": "string"}
+    "agg",
+    "Comma-separated aggregations: min, max, sum, avg, skew (default: all).",
+    # What requested_aggregations accepts: comma-separated, any case, blanks around items and
+    # empty items ignored (written out for ECMA-262 regexes, which have no inline flags).
+    {"type": "string", "pattern": rf"^\s*{_ONE_AGG}?\s*(,\s*{_ONE_AGG}?\s*)*$"},
 )
 
 
@@ -79,19 +85,26 @@ def aggregated_metrics(
     return out
 
 
+_RANGE = r"[0-9]+(-[0-9]+)?"
+_RANGE_ITEM = re.compile(rf"^{_RANGE}$")
+SUBTASKS_PARAM = QueryParam(
+    "subtasks",
+    "Subtask indices, e.g. '1,3,5-9'.",
+    # What parse_ranges accepts: ASCII digits (int() would also take '+1', '1_0' and other scripts).
+    {"type": "string", "pattern": rf"^\s*({_RANGE})?\s*(,\s*({_RANGE})?\s*)*$"},
+)
+
+
 def parse_ranges(spec: str | None, upper: int) -> set[int] | None:
     """``"1,3,5-9"`` → {1, 3, 5, 6, 7, 8, 9} (bounded by ``upper``); None means all."""
     if not spec:
         return None
     out: set[int] = set()
     for item in (s.strip() for s in spec.split(",") if s.strip()):
-        lo, sep, hi = item.partition("-")
-        try:
-            a = int(lo)
-            b = int(hi) if sep else a
-        except ValueError:
+        if not _RANGE_ITEM.match(item):
             raise RestRequestError(
                 f"Bad request, could not parse parameters: subtasks must look like '1,3,5-9', got {spec!r}."
-            ) from None
-        out.update(range(max(0, a), min(b, upper - 1) + 1))
+            )
+        lo, _, hi = item.partition("-")
+        out.update(range(int(lo), min(int(hi or lo), upper - 1) + 1))
     return out

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+
+TriggerId = Annotated[
+    str,
+    msgspec.Meta(extra_json_schema={"pattern": "^[0-9a-f]{32}$", "description": "32 hexadecimal digits."}),
+]
+"""A client-chosen trigger id (handlers refuse any other shape with Flink's message, so the decoder
+does not check it; the schema says it)."""
 
 
 class ResponseBody(msgspec.Struct, frozen=True, kw_only=True):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
-from flott.rest.messages.base import RequestBody, ResponseBody
+from flott.rest.messages.base import RequestBody, ResponseBody, TriggerId
 from flott.rest.messages.common import QueueStatus, SerializedThrowable
 
 JobType = Literal["BATCH", "STREAMING"]
@@ -262,8 +262,15 @@ class JobSubmitRequestBody(RequestBody, frozen=True, kw_only=True):
     """The ``request`` part of ``POST /jobs``.
 
     Flink 1.x clients name the graph file ``jobGraphFileName``, Flink 2.x
-    clients ``executionPlanFileName``; either is accepted.
+    clients ``executionPlanFileName``; either is accepted, one is required.
     """
+
+    openapi_schema: ClassVar[dict[str, Any]] = {
+        "anyOf": [
+            {"required": [name], "properties": {name: {"type": "string"}}}
+            for name in ("jobGraphFileName", "executionPlanFileName")
+        ]
+    }
 
     job_graph_file_name: str | None = msgspec.field(default=None, name="jobGraphFileName")
     execution_plan_file_name: str | None = msgspec.field(default=None, name="executionPlanFileName")
@@ -291,7 +298,7 @@ class SavepointTriggerRequestBody(RequestBody, frozen=True, kw_only=True):
     target_directory: str | None = msgspec.field(default=None, name="target-directory")
     cancel_job: bool = msgspec.field(default=False, name="cancel-job")
     format_type: SavepointFormatType = msgspec.field(default="CANONICAL", name="formatType")
-    trigger_id: str | None = msgspec.field(default=None, name="triggerId")
+    trigger_id: TriggerId | None = msgspec.field(default=None, name="triggerId")
 
 
 class StopWithSavepointRequestBody(RequestBody, frozen=True, kw_only=True):
@@ -300,17 +307,37 @@ class StopWithSavepointRequestBody(RequestBody, frozen=True, kw_only=True):
     target_directory: str | None = msgspec.field(default=None, name="targetDirectory")
     drain: bool = False
     format_type: SavepointFormatType = msgspec.field(default="CANONICAL", name="formatType")
-    trigger_id: str | None = msgspec.field(default=None, name="triggerId")
+    trigger_id: TriggerId | None = msgspec.field(default=None, name="triggerId")
 
 
 class CheckpointTriggerRequestBody(RequestBody, frozen=True, kw_only=True):
-    """``POST /jobs/:jobid/checkpoints``."""
+    """``POST /jobs/:jobid/checkpoints``.
+
+    ``INCREMENTAL`` is decoded only to be refused with Flink's reason (FLINK-33723)."""
+
+    openapi_schema: ClassVar[dict[str, Any]] = {
+        "properties": {"checkpointType": {"enum": ["CONFIGURED", "FULL"], "default": "CONFIGURED"}}
+    }
 
     checkpoint_type: CheckpointType = msgspec.field(default="CONFIGURED", name="checkpointType")
-    trigger_id: str | None = msgspec.field(default=None, name="triggerId")
+    trigger_id: TriggerId | None = msgspec.field(default=None, name="triggerId")
 
 
 class SavepointDisposalRequest(RequestBody, frozen=True, kw_only=True):
-    """``POST /savepoint-disposal``."""
+    """``POST /savepoint-disposal``.
+
+    The path is optional to the decoder only so that its absence gets Flink's message."""
+
+    openapi_schema: ClassVar[dict[str, Any]] = {
+        "required": ["savepoint-path"],
+        "properties": {
+            "savepoint-path": {
+                "type": "string",
+                # What StoragePathPolicy admits with the default flott.storage.allowed-schemes (file):
+                # an absolute path or file:/// URL, no control characters, no chained URL.
+                "pattern": "^(?!.*::)\\s*(/|file:///)[^\\u0000-\\u001f]*$",
+            }
+        },
+    }
 
     savepoint_path: str | None = msgspec.field(default=None, name="savepoint-path")

@@ -213,14 +213,18 @@ def encode_metadata(metadata: CheckpointMetadata) -> bytes:
 
 
 def decode_metadata(data: bytes, where: str = "<bytes>") -> CheckpointMetadata:
+    """The metadata in ``data``, or :class:`SnapshotFormatError` for anything else (a savepoint path
+    comes from a client: its ``_metadata`` may hold any bytes)."""
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as e:
         raise SnapshotFormatError(f"corrupt snapshot metadata {where}: not valid JSON ({e})") from e
+    except RecursionError:  # msgspec's nesting limit; no metadata file nests this deep
+        raise SnapshotFormatError(f"corrupt snapshot metadata {where}: nested too deeply") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
         raise SnapshotFormatError(f"{where} is not a flott snapshot metadata file")
     version = raw.get("format_version")
-    if version not in SUPPORTED_FORMAT_VERSIONS:
+    if type(version) is not int or version not in SUPPORTED_FORMAT_VERSIONS:  # a list is unhashable
         raise SnapshotFormatError(
             f"snapshot metadata {where} has format version {version!r}; this flott reads "
             f"{sorted(SUPPORTED_FORMAT_VERSIONS)}"
@@ -229,6 +233,8 @@ def decode_metadata(data: bytes, where: str = "<bytes>") -> CheckpointMetadata:
         return _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as e:
         raise SnapshotFormatError(f"corrupt snapshot metadata {where}: {e}") from e
+    except RecursionError:
+        raise SnapshotFormatError(f"corrupt snapshot metadata {where}: nested too deeply") from None
 
 
 def snapshot_dir_of(path: str) -> str:

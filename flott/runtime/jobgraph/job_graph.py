@@ -219,5 +219,7 @@ def decode_job_graph(data: bytes) -> JobGraph:
         graph = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as e:
         raise InvalidJobGraphError(f"not a flott JobGraph (msgpack): {e}") from None
+    except RecursionError:  # msgspec's nesting limit, reachable through an operator's config
+        raise InvalidJobGraphError("not a flott JobGraph (msgpack): nested too deeply") from None
     graph.validate()
     return graph

@@ -9,7 +9,7 @@ from typing import Any
 from flott.configuration import masked
 from flott.errors import FlottError, NotYetSupportedError, RestRequestError
 from flott.rest.errors import TerminationModeRemovedError
-from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
+from flott.rest.handler.handler import INT32_MAX, HandlerRequest, QueryParam, RestRoute
 from flott.rest.handler.job import views
 from flott.rest.messages.base import EmptyResponseBody
 from flott.rest.messages.common import QueueStatus
@@ -141,7 +141,7 @@ def _stacktrace(w: WireError) -> str:
 
 async def job_exceptions(req: HandlerRequest) -> JobExceptionsInfoWithHistory:
     """The failure history: flott has no restarts yet, so at most one root failure (the job's)."""
-    max_exceptions = req.query_int("maxExceptions")
+    max_exceptions = req.query_int("maxExceptions", -INT32_MAX - 1, INT32_MAX)
     graph = await (await req.gateway()).request_execution_graph(req.job_id())
     entries: list[RootExceptionInfo] = []
     if graph.failure is not None:
@@ -208,6 +208,7 @@ async def job_plan(req: HandlerRequest) -> JobPlanInfo:
 
 
 async def job_accumulators(req: HandlerRequest) -> JobAccumulatorsInfo:
+    req.query_bool("includeSerializedValue")  # validated; there is nothing to serialise
     await (await req.gateway()).request_job_status(req.job_id())  # 404 for an unknown job
     return JobAccumulatorsInfo()
 

@@ -22,6 +22,7 @@ from flott.rest.handler.job import views
 from flott.rest.handler.metrics import (
     AGG_PARAM,
     GET_PARAM,
+    SUBTASKS_PARAM,
     aggregated_metrics,
     metric_collection,
     parse_ranges,
@@ -194,7 +195,7 @@ ROUTES = [
         summary="Task metrics aggregated over a vertex's subtasks.",
         response_type=list[AggregatedMetric],
         operation_id="getAggregatedSubtaskMetrics",
-        query=(GET_PARAM, AGG_PARAM, QueryParam("subtasks", "Subtask indices, e.g. '1,3,5-9'.")),
+        query=(GET_PARAM, AGG_PARAM, SUBTASKS_PARAM),
     ),
     RestRoute(
         "GET",

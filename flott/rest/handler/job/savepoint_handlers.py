@@ -362,6 +362,7 @@ ROUTES = [
         summary="Per-subtask checkpoint statistics (flott: 501, not collected; the details route has "
         "per-task totals).",
         operation_id="getTaskCheckpointStatistics",
+        extra_statuses=(501,),
     ),
     RestRoute(
         "POST",
