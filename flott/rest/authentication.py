@@ -57,7 +57,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flott.configuration import SERVER_CREDENTIAL_ENV, SERVER_CREDENTIAL_PREFIX, Configuration
+from flott.configuration import (
+    CLIENT_CREDENTIAL_ENV,
+    SERVER_CREDENTIAL_ENV,
+    SERVER_CREDENTIAL_PREFIX,
+    Configuration,
+)
 from flott.errors import AuthenticationError, AuthorizationError, ConfigurationError
 
 if TYPE_CHECKING:
@@ -69,7 +74,7 @@ TOKENS_FILE_KEY = "flott.rest.auth.tokens-file"
 TOKENS_KEY = "flott.rest.auth.tokens"
 TOKENS_ENV = SERVER_CREDENTIAL_ENV
 CLIENT_TOKEN_KEY = "flott.rest.client.token"
-CLIENT_TOKEN_ENV = "FLOTT_REST_TOKEN"
+CLIENT_TOKEN_ENV = CLIENT_CREDENTIAL_ENV
 REALM = "flott"
 
 _TOKEN = re.compile(r"^[A-Za-z0-9\-._~+/]+=*$")

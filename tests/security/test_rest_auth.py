@@ -473,3 +473,23 @@ def _flott(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
         timeout=120,
         env={**base, **(env or {})},
     )
+
+
+def test_application_mode_with_auth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``flott run-application`` with REST authentication: the client waits with a read-only token
+    of its own, the program child submits with the cluster's own operator token; neither is on a
+    command line."""
+    from tests.e2e.test_application_mode import JOB
+
+    monkeypatch.setenv("FLOTT_RUN_DIR", str(tmp_path / "run"))
+    script = tmp_path / "job.py"
+    script.write_text(JOB)
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"{READER} read-only\n")
+    tokens.chmod(0o600)
+    done = _flott(
+        "run-application", "-D", f"flott.rest.auth.tokens-file={tokens}",
+        str(script), str(tmp_path / "out"), "300",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"Job [0-9a-f]{32} FINISHED", done.stderr), done.stderr
