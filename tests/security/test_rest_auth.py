@@ -197,6 +197,7 @@ async def test_every_route_in_the_router_is_behind_its_role() -> None:
                 url = _concrete(template)
                 async with http.request(method, url) as resp:
                     assert resp.status == 401, (method, template)
+                    assert "Access-Control-Allow-Origin" not in resp.headers  # CORS off by default
                     assert resp.headers["WWW-Authenticate"] == 'Bearer realm="flott"'
                     assert (await resp.json())["errors"][0].startswith("Unauthorized")
                 async with http.request(method, url, headers=bearer(READER)) as resp:
@@ -246,9 +247,8 @@ def auth_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SessionCl
     tokens.chmod(0o600)
     os.environ["FLOTT_REST_AUTH_TOKENS"] = f"{ENV_OPERATOR} operator"  # the JobManager inherits it
     try:
-        cluster = start_session_cluster(
-            tmp, headers=bearer(READER), **{"flott.rest.auth.tokens-file": str(tokens)}
-        )
+        overrides = {"flott.rest.auth.tokens-file": str(tokens)}
+        cluster = start_session_cluster(tmp, 2, bearer(READER), **overrides)
     finally:
         del os.environ["FLOTT_REST_AUTH_TOKENS"]
     try:
@@ -359,6 +359,8 @@ def test_no_token_in_any_view_or_process(auth_cluster: SessionCluster) -> None:
         "-d",
         "-D",
         f"flott.rest.client.token={OPERATOR}",
+        "-D",
+        "x.plain=shown",
         str(REPO / "examples" / "streaming_counts.py"),
     )
     assert run.returncode == 0, run.stderr
@@ -375,7 +377,8 @@ def test_no_token_in_any_view_or_process(auth_cluster: SessionCluster) -> None:
     ]
     text = json.dumps(views)
     user_config = c.get(f"/jobs/{job_id}/config")["execution-config"]["user-config"]
-    assert "flott.rest.client.token" not in user_config  # taken out before the upload
+    assert user_config.get("x.plain") == "shown"  # -D keys travel with the job ...
+    assert "flott.rest.client.token" not in user_config  # ... the token is taken out before the upload
     workers = c.task_executor_processes()
     assert len(workers) == 2
     jobmanager = psutil.Process(c.jobmanager.pid)
@@ -435,7 +438,7 @@ def test_cluster_start_and_stop_with_auth(tmp_path: Path, monkeypatch: pytest.Mo
     over in the environment; the tokens configured still are the only ones a user knows."""
     monkeypatch.setenv("FLOTT_RUN_DIR", str(tmp_path / "run"))
     tokens = tmp_path / "tokens"
-    tokens.write_text(f"{READER} read-only\n")
+    tokens.write_text(f"{READER} read-only\n{OPERATOR} operator\n")
     tokens.chmod(0o600)
     port = free_port()
     conf = ["-D", f"rest.port={port}", "-D", "jobmanager.rpc.port=0"]
@@ -455,6 +458,17 @@ def test_cluster_start_and_stop_with_auth(tmp_path: Path, monkeypatch: pytest.Mo
         address = f"127.0.0.1:{port}"
         assert _flott("list", "-m", address).returncode == 1
         assert _flott("list", "-m", address, env={"FLOTT_REST_TOKEN": READER}).returncode == 0
+
+        async def shut_down(token: str) -> None:
+            async with RestClusterClient(Configuration(), address, token=token) as client:
+                await client.shutdown_cluster()
+
+        with pytest.raises(AuthorizationError):
+            asyncio.run(shut_down(READER))
+        assert all(p.is_running() for p in family)
+        asyncio.run(shut_down(OPERATOR))  # DELETE /cluster with the operator role
+        _, alive = psutil.wait_procs(family, timeout=30)
+        assert not alive, "the cluster did not shut down"
     finally:
         stopped = _flott("cluster", "stop", *conf)
         _, alive = psutil.wait_procs(family, timeout=20)
