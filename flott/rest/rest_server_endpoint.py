@@ -10,8 +10,7 @@ Every answer is JSON with Flink's content type. Browser requests are checked
 (:mod:`flott.rest.browser_guard`: no CORS unless configured, foreign origins may
 not change anything, DNS rebinding refused), then, when REST authentication is configured,
 the bearer token against the role the route needs (:mod:`flott.rest.authentication`). Errors,
-including the
-router's own 404/405 and aiohttp's 413, become ``{"errors": [...]}`` through
+including the router's own 404/405 and aiohttp's 413, become ``{"errors": [...]}`` through
 :mod:`flott.rest.errors`; no traceback ever reaches the wire. Bodies on GET
 requests (Flink's CLI sends ``{}``) are ignored.
 

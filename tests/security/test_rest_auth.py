@@ -94,7 +94,7 @@ def test_authenticator_roles_and_refusals() -> None:
     assert f.value.http_status == 403 and READER not in str(f.value)
 
 
-def test_auth_is_off_unless_tokens_are_configured(tmp_path: Path) -> None:
+def test_auth_is_off_unless_tokens_are_configured(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     assert RestAuthenticator.from_config(Configuration(), environ={}) is None
     empty = tmp_path / "empty"
     empty.write_text("# nobody yet\n")
@@ -106,6 +106,12 @@ def test_auth_is_off_unless_tokens_are_configured(tmp_path: Path) -> None:
         Configuration(), environ={"FLOTT_REST_AUTH_TOKENS": f"{READER} read-only"}
     )
     assert from_env is not None and from_env.role_of(bearer(READER)) is Role.READ_ONLY
+    shared = tmp_path / "shared"
+    shared.write_text(f"{READER} read-only\n")
+    shared.chmod(0o644)
+    with caplog.at_level(logging.WARNING, logger="flott.rest.authentication"):
+        RestAuthenticator.from_config(Configuration({"flott.rest.auth.tokens-file": str(shared)}), environ={})
+    assert "can be read by other users (mode 644)" in caplog.text and READER not in caplog.text
     with pytest.raises(ConfigurationError, match="cannot read"):
         RestAuthenticator.from_config(
             Configuration({"flott.rest.auth.tokens-file": str(tmp_path / "missing")}), environ={}
