@@ -221,7 +221,10 @@ SERVER_CREDENTIAL_PREFIX = "flott.rest.auth."
 """The REST endpoint's own credentials (:mod:`flott.rest.authentication`): the JobManager's alone."""
 SERVER_CREDENTIAL_ENV = "FLOTT_REST_AUTH_TOKENS"
 CLIENT_CREDENTIAL_ENV = "FLOTT_REST_TOKEN"
-_NOT_INHERITED = frozenset({SECRET_CONFIG_ENV, SERVER_CREDENTIAL_ENV, CLIENT_CREDENTIAL_ENV})
+FLINK_CLIENT_HEADERS_ENV = "FLINK_REST_CLIENT_HEADERS"
+_NOT_INHERITED = frozenset(
+    {SECRET_CONFIG_ENV, SERVER_CREDENTIAL_ENV, CLIENT_CREDENTIAL_ENV, FLINK_CLIENT_HEADERS_ENV}
+)
 
 
 def split_secrets(values: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
@@ -234,10 +237,10 @@ def split_secrets(values: Mapping[str, str]) -> tuple[dict[str, str], dict[str, 
 
 
 def secrets_environment(secrets: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` for a child process, carrying ``secrets`` in :data:`SECRET_CONFIG_ENV`; REST tokens in
-    the environment (the endpoint's :data:`SERVER_CREDENTIAL_ENV`, a client's
-    :data:`CLIENT_CREDENTIAL_ENV`) are not inherited (a parent that means to hand one over says so:
-    ``secrets``, or the variable set on the result)."""
+    """``env`` for a child process, carrying ``secrets`` in :data:`SECRET_CONFIG_ENV`. REST tokens
+    in the environment (the endpoint's :data:`SERVER_CREDENTIAL_ENV`, a client's
+    :data:`CLIENT_CREDENTIAL_ENV`, Flink's :data:`FLINK_CLIENT_HEADERS_ENV`) are not inherited: a
+    parent that means to hand one over says so (``secrets``, or the variable set on the result)."""
     import json
 
     out = {k: v for k, v in env.items() if k not in _NOT_INHERITED}

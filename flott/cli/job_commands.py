@@ -35,7 +35,7 @@ import click
 
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError, FlottError, UserCodeError, error_class_by_name
-from flott.rest.authentication import authorization_header, client_auth_message, client_token
+from flott.rest.authentication import client_auth_message, client_headers
 
 _RUNNING = {"RUNNING", "RESTARTING", "FAILING", "CANCELLING"}
 _SCHEDULED = {"CREATED", "INITIALIZING", "RECONCILING"}
@@ -47,7 +47,7 @@ class _Endpoint:
 
     def __init__(self, config: Configuration, address: str | None, token: str | None = None) -> None:
         try:
-            self.auth_headers = authorization_header(client_token(config, token))
+            self.auth_headers = client_headers(config, token)
         except ConfigurationError as e:
             raise click.ClickException(str(e)) from None
         if address is None:

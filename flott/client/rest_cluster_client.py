@@ -35,7 +35,8 @@ What it does the way Flink's RestClusterClient does, and why:
 
 **Authentication** (REST auth on, :mod:`flott.rest.authentication`): every request carries
 ``Authorization: Bearer <token>``, the token given to the constructor, else ``$FLOTT_REST_TOKEN``,
-else ``flott.rest.client.token``; it follows the leader when the client does. A 401 or 403 is an
+else ``flott.rest.client.token`` (and the headers of Flink's ``$FLINK_REST_CLIENT_HEADERS``); it
+follows the leader when the client does. A 401 or 403 is an
 :class:`~flott.errors.AuthenticationError` / :class:`~flott.errors.AuthorizationError` whose one
 line says what to do. Client and server token keys are taken out of a job's configuration before
 it is uploaded, so no token travels to the TaskExecutors with a job.
@@ -92,12 +93,7 @@ from flott.errors import (
     UserCodeError,
     error_class_by_name,
 )
-from flott.rest.authentication import (
-    authorization_header,
-    client_auth_message,
-    client_token,
-    without_credentials,
-)
+from flott.rest.authentication import client_auth_message, client_headers, without_credentials
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError
 from flott.rest.messages.cluster import ClusterOverviewWithVersion, DashboardConfiguration
 from flott.rest.messages.common import (
@@ -194,7 +190,7 @@ class RestClusterClient:
         self, config: Configuration | None = None, address: str | None = None, *, token: str | None = None
     ) -> None:
         self.config = config or Configuration()
-        self._auth_headers = authorization_header(client_token(self.config, token))
+        self._auth_headers = client_headers(self.config, token)
         self._follow_leader = ha_enabled(self.config)
         """With ZooKeeper HA the client asks ZooKeeper where the REST leader is, at start (when no
         address is given) and whenever the JobManager it talks to stops answering."""

@@ -39,7 +39,9 @@ route: 403.
 
 **Clients** (the CLI, :class:`~flott.client.rest_cluster_client.RestClusterClient`) send the
 token given by ``--token`` (CLI) or the constructor, else ``$FLOTT_REST_TOKEN``, else the
-configuration key ``flott.rest.client.token`` (:func:`client_token`).
+configuration key ``flott.rest.client.token`` (:func:`client_token`). Flink's own CLI has no
+token option but sends the headers of ``$FLINK_REST_CLIENT_HEADERS``; set it to
+``Authorization:Bearer <token>`` (flott's clients honour it too, :func:`client_headers`).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from typing import TYPE_CHECKING
 
 from flott.configuration import (
     CLIENT_CREDENTIAL_ENV,
+    FLINK_CLIENT_HEADERS_ENV,
     SERVER_CREDENTIAL_ENV,
     SERVER_CREDENTIAL_PREFIX,
     Configuration,
@@ -427,6 +430,32 @@ def without_credentials(job_graph: JobGraph) -> JobGraph:
 
 def authorization_header(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+FLINK_HEADERS_ENV = FLINK_CLIENT_HEADERS_ENV
+"""Flink's client reads extra HTTP headers from this variable (ConfigConstants.FLINK_REST_CLIENT_HEADERS),
+newline-separated ``name:value``; so ``FLINK_REST_CLIENT_HEADERS='Authorization:Bearer <token>'`` lets
+Flink's own CLI talk to a flott cluster with authentication, and flott's clients read it too."""
+
+
+def client_headers(config: Configuration, explicit_token: str | None = None) -> dict[str, str]:
+    """The headers every request of a client carries: those of ``$FLINK_REST_CLIENT_HEADERS`` (as
+    Flink's RestClusterClient; a line without ``:`` is skipped with a log line, as there), then
+    ``Authorization: Bearer`` of :func:`client_token` when there is one."""
+    headers: dict[str, str] = {}
+    for line in os.environ.get(FLINK_HEADERS_ENV, "").splitlines():
+        if not line.strip():
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip():
+            log.info("skipped a malformed header in $%s (expected name:value lines)", FLINK_HEADERS_ENV)
+            continue
+        headers[name.strip()] = value.strip()
+    token = client_token(config, explicit_token)
+    if token is not None:
+        headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+        headers.update(authorization_header(token))
+    return headers
 
 
 CLIENT_HINT_401 = (

@@ -28,6 +28,7 @@ from flott.rest.authentication import (
     ROUTE_ROLES,
     RestAuthenticator,
     Role,
+    client_headers,
     client_token,
     parse_tokens,
     required_role,
@@ -128,6 +129,19 @@ def test_client_token_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
     assert client_token(config, OPERATOR) == OPERATOR
     with pytest.raises(ConfigurationError, match="--token"):
         client_token(config, "has space in it, too short?")
+
+
+def test_flinks_client_headers_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Flink's CLI sends the headers of $FLINK_REST_CLIENT_HEADERS (newline-separated name:value):
+    the way to give it a token; flott's clients read it the same way."""
+    monkeypatch.delenv("FLOTT_REST_TOKEN", raising=False)
+    monkeypatch.setenv("FLINK_REST_CLIENT_HEADERS", f"Authorization:Bearer {READER}\nbroken\nX-A: 1:2")
+    assert client_headers(Configuration()) == {"Authorization": f"Bearer {READER}", "X-A": "1:2"}
+    assert client_headers(Configuration(), OPERATOR)["Authorization"] == f"Bearer {OPERATOR}"
+    env = secrets_environment(
+        {}, {"FLINK_REST_CLIENT_HEADERS": "Authorization:Bearer x", "FLOTT_REST_TOKEN": "y"}
+    )
+    assert env == {}  # neither is inherited by a child process
 
 
 def test_server_credentials_never_go_to_a_child_process() -> None:
@@ -409,6 +423,8 @@ def test_cli_roles(auth_cluster: SessionCluster, tmp_path: Path) -> None:
     wrong = _flott("list", "-m", c.base_url, "--token", WRONG)
     assert wrong.returncode == 1 and "not valid" in wrong.stderr
     assert _flott("list", "-m", c.base_url, env={"FLOTT_REST_TOKEN": READER}).returncode == 0
+    flinks_way = {"FLINK_REST_CLIENT_HEADERS": f"Authorization:Bearer {READER}"}
+    assert _flott("list", "-m", c.base_url, env=flinks_way).returncode == 0
 
     no_run = _flott("run", "-m", c.base_url, "-d", "--token", READER, example)
     assert no_run.returncode == 1 and "operator role" in no_run.stderr, no_run.stderr
@@ -484,7 +500,7 @@ def test_cluster_start_and_stop_with_auth(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def _flott(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k != "FLOTT_REST_TOKEN"}
+    base = {k: v for k, v in os.environ.items() if k not in ("FLOTT_REST_TOKEN", "FLINK_REST_CLIENT_HEADERS")}
     base["PYTHONPATH"] = str(REPO) + (os.pathsep + base["PYTHONPATH"] if base.get("PYTHONPATH") else "")
     return subprocess.run(
         [sys.executable, "-m", "flott.cli.main", *args],
