@@ -128,6 +128,24 @@ _OPTIONS = [
         "(* = any).",
     ),
     ConfigOption(
+        "flott.rest.auth.tokens-file",
+        "",
+        "flott: REST authentication: a file of '<token> <role>' lines (roles read-only, operator); "
+        "set, every REST request needs a bearer token (see flott.rest.authentication).",
+    ),
+    ConfigOption(
+        "flott.rest.auth.tokens",
+        "",
+        "flott: REST authentication: '<token> <role>' entries inline, separated by , ; or newlines "
+        "(also read from $FLOTT_REST_AUTH_TOKENS).",
+    ),
+    ConfigOption(
+        "flott.rest.client.token",
+        "",
+        "flott: the bearer token clients (CLI, RestClusterClient) send, unless --token or "
+        "$FLOTT_REST_TOKEN gives one.",
+    ),
+    ConfigOption(
         "web.access-control-allow-origin",
         "",
         "Origins sent in Access-Control-Allow-Origin and allowed to change state (flott: none by default).",
@@ -199,17 +217,33 @@ flott starts: any user of the machine can read every process's command line (``p
 process's environment is readable by its owner only."""
 
 
+SERVER_CREDENTIAL_PREFIX = "flott.rest.auth."
+"""The REST endpoint's own credentials (:mod:`flott.rest.authentication`): the JobManager's alone."""
+SERVER_CREDENTIAL_ENV = "FLOTT_REST_AUTH_TOKENS"
+CLIENT_CREDENTIAL_ENV = "FLOTT_REST_TOKEN"
+FLINK_CLIENT_HEADERS_ENV = "FLINK_REST_CLIENT_HEADERS"
+_NOT_INHERITED = frozenset(
+    {SECRET_CONFIG_ENV, SERVER_CREDENTIAL_ENV, CLIENT_CREDENTIAL_ENV, FLINK_CLIENT_HEADERS_ENV}
+)
+
+
 def split_secrets(values: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """``values`` as (plain entries, secrets)."""
+    """``values`` as (plain entries, secrets), for a child process (a TaskExecutor, an application's
+    program): the REST endpoint's credentials (``flott.rest.auth.*``) are in neither, since no child
+    serves REST and user code runs in them."""
+    values = {k: v for k, v in values.items() if not k.startswith(SERVER_CREDENTIAL_PREFIX)}
     plain = {k: v for k, v in values.items() if not is_sensitive(k)}
     return plain, {k: v for k, v in values.items() if is_sensitive(k)}
 
 
 def secrets_environment(secrets: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` for a child process, carrying ``secrets`` in :data:`SECRET_CONFIG_ENV`."""
+    """``env`` for a child process, carrying ``secrets`` in :data:`SECRET_CONFIG_ENV`. REST tokens
+    in the environment (the endpoint's :data:`SERVER_CREDENTIAL_ENV`, a client's
+    :data:`CLIENT_CREDENTIAL_ENV`, Flink's :data:`FLINK_CLIENT_HEADERS_ENV`) are not inherited: a
+    parent that means to hand one over says so (``secrets``, or the variable set on the result)."""
     import json
 
-    out = {k: v for k, v in env.items() if k != SECRET_CONFIG_ENV}
+    out = {k: v for k, v in env.items() if k not in _NOT_INHERITED}
     if secrets:
         out[SECRET_CONFIG_ENV] = json.dumps(dict(secrets))
     return out

@@ -14,7 +14,9 @@ answers with, so the mapping lives here and nowhere else::
     │                                            needs slots this cluster can never give it
     ├── InvalidProgramError                 400  the program itself is wrong (plan time; also a ValueError)
     ├── RestRequestError                    400  malformed REST request (the REST layer's own)
-    │   └── PayloadTooLargeError            413
+    │   ├── PayloadTooLargeError            413
+    │   ├── AuthenticationError             401  REST auth is on and no valid bearer token was sent
+    │   └── AuthorizationError              403  the token's role may not use this route
     ├── ClusterError                        500  the cluster itself is in trouble
     │   ├── RpcError                        500  a remote call failed
     │   │   ├── RpcConnectionError          503  the peer cannot be reached
@@ -88,6 +90,18 @@ class RestRequestError(FlottError):
 
 class PayloadTooLargeError(RestRequestError):
     http_status = 413
+
+
+class AuthenticationError(RestRequestError):
+    """No bearer token, or one the endpoint does not know (:mod:`flott.rest.authentication`)."""
+
+    http_status = 401
+
+
+class AuthorizationError(RestRequestError):
+    """A valid token whose role does not cover the route (a read-only token on a mutating route)."""
+
+    http_status = 403
 
 
 class ClusterError(FlottError):

@@ -33,7 +33,12 @@ from typing import Any
 
 import click
 
-from flott.configuration import Configuration, take_secrets_from_environment
+from flott.configuration import (
+    Configuration,
+    is_sensitive,
+    secrets_environment,
+    take_secrets_from_environment,
+)
 
 _READY_TIMEOUT_S = 60.0
 """How long the client waits for the JobManager's REST endpoint, and (detached) for the job."""
@@ -160,11 +165,12 @@ def _free_port(host: str) -> int:
         return int(s.getsockname()[1])
 
 
-def _get_json(url: str) -> Any:
+def _get_json(url: str, token: str | None = None) -> Any:
     import json
     import urllib.request
 
-    with urllib.request.urlopen(url, timeout=5) as r:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as r:
         return json.loads(r.read())
 
 
@@ -208,13 +214,24 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
     values.setdefault("blob.server.port", "0")
     port = int(values["rest.port"])
     base_url = f"http://{config.get('rest.address')}:{port}"
+    from flott.rest import authentication
+
+    # Secrets, and the REST tokens, go to the JobManager in its environment, never on its command
+    # line (ps). With REST authentication this command waits with a read-only token of its own.
+    secret = {k: v for k, v in values.items() if is_sensitive(k)}
+    token: str | None = None
+    if authentication.auth_configured(config):
+        token = authentication.new_internal_token()
+        handed = authentication.handed_over_tokens(config, token, authentication.Role.READ_ONLY)
+        secret[authentication.TOKENS_KEY] = handed
     cmd = [sys.executable, "-m", "flott.cli.main", "jobmanager", "start-application"]
     for key, value in values.items():
-        cmd += ["-D", f"{key}={value}"]
+        if key not in secret:
+            cmd += ["-D", f"{key}={value}"]
     if detached:
         cmd.append("--detached")
     cmd += [str(path.resolve()), *args]
-    env = dict(os.environ)
+    env = secrets_environment(secret, os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
     if detached:
         from flott.cli.cluster_commands import run_dir
@@ -224,10 +241,10 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
             proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True
             )
-        return _detached(proc, base_url, log_path)
+        return _detached(proc, base_url, log_path, token)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
     try:
-        if _wait(proc, lambda: _get_json(f"{base_url}/v1/config"), _READY_TIMEOUT_S) is None:
+        if _wait(proc, lambda: _get_json(f"{base_url}/v1/config", token), _READY_TIMEOUT_S) is None:
             if proc.poll() is None:
                 click.echo(f"The application cluster's REST endpoint ({base_url}) did not answer.", err=True)
                 _terminate(proc)
@@ -240,9 +257,9 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
         return 130
 
 
-def _detached(proc: subprocess.Popen[bytes], base_url: str, log_path: Path) -> int:
+def _detached(proc: subprocess.Popen[bytes], base_url: str, log_path: Path, token: str | None) -> int:
     def job_id() -> str | None:
-        jobs = _get_json(f"{base_url}/v1/jobs/overview").get("jobs", [])
+        jobs = _get_json(f"{base_url}/v1/jobs/overview", token).get("jobs", [])
         return str(jobs[0]["jid"]) if jobs else None
 
     found = _wait(proc, job_id, 2 * _READY_TIMEOUT_S)

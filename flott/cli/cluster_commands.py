@@ -4,7 +4,9 @@
 process supervisor or a container entrypoint owns them). ``cluster start``
 starts a JobManager in the background with local TaskExecutors, waits until
 its REST endpoint answers with every TaskExecutor registered, and records the
-process id so ``cluster stop`` can end it and everything it started.
+process id so ``cluster stop`` can end it and everything it started. With REST
+authentication configured, ``cluster start`` asks with a read-only token of its
+own, handed to the JobManager in its environment and forgotten once it answered.
 """
 
 from __future__ import annotations
@@ -75,12 +77,16 @@ def _rest_address(config: Configuration) -> str:
 
 
 async def _wait_ready(
-    address: str, task_managers: int, deadline: float, proc: subprocess.Popen[bytes]
+    address: str,
+    task_managers: int,
+    deadline: float,
+    proc: subprocess.Popen[bytes],
+    token: str | None = None,
 ) -> bool:
     from flott.client.rest_cluster_client import RestClusterClient
 
     cfg = Configuration({"rest.retry.max-attempts": "0"})
-    async with RestClusterClient(cfg, address) as client:
+    async with RestClusterClient(cfg, address, token=token) as client:
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 return False
@@ -105,6 +111,13 @@ def start_cluster(
                 return 1
         except ValueError:
             pass
+    from flott.rest import authentication
+
+    internal: str | None = None
+    if authentication.auth_configured(config):
+        internal = authentication.new_internal_token()
+        handed = authentication.handed_over_tokens(config, internal, authentication.Role.READ_ONLY)
+        secrets = {**(secrets or {}), authentication.TOKENS_KEY: handed}
     log_path = run_dir() / f"jobmanager-{port}.log"
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
@@ -126,7 +139,7 @@ def start_cluster(
         )
     pf.write_text(str(proc.pid))
     address = _rest_address(config)
-    ok = asyncio.run(_wait_ready(address, task_managers, time.monotonic() + 60, proc))
+    ok = asyncio.run(_wait_ready(address, task_managers, time.monotonic() + 60, proc, internal))
     if not ok:
         runtime_log = runtime_logging.log_file(config, "standalonesession")
         click.echo(f"The cluster did not come up; see {log_path} and {runtime_log}", err=True)

@@ -14,6 +14,10 @@ id, the status URL is polled until COMPLETED, at most ``client.timeout``
 (Flink's key, default 60 s). The commands print what Flink's CLI prints
 (``Savepoint completed. Path: <path>``). Triggers carry a trigger id chosen
 here, so a retried trigger never starts a second savepoint.
+
+Against a cluster with REST authentication every request carries the bearer token of
+``--token``, ``$FLOTT_REST_TOKEN`` or ``flott.rest.client.token``
+(:func:`flott.rest.authentication.client_token`); a 401 or 403 is one line saying what to do.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from urllib.parse import urlparse
 import click
 
 from flott.configuration import Configuration
-from flott.errors import FlottError, UserCodeError, error_class_by_name
+from flott.errors import ConfigurationError, FlottError, UserCodeError, error_class_by_name
+from flott.rest.authentication import client_auth_message, client_headers
 
 _RUNNING = {"RUNNING", "RESTARTING", "FAILING", "CANCELLING"}
 _SCHEDULED = {"CREATED", "INITIALIZING", "RECONCILING"}
@@ -40,7 +45,11 @@ _REST_API_VERSION = "v1"  # flott.rest.version.REST_API_VERSION, not imported to
 class _Endpoint:
     """Where the cluster's REST API is, and how patiently to ask it (RestClusterClient's policy)."""
 
-    def __init__(self, config: Configuration, address: str | None) -> None:
+    def __init__(self, config: Configuration, address: str | None, token: str | None = None) -> None:
+        try:
+            self.auth_headers = client_headers(config, token)
+        except ConfigurationError as e:
+            raise click.ClickException(str(e)) from None
         if address is None:
             address = f"{config.get('rest.address')}:{config.get('rest.port')}"
         address = address.strip().rstrip("/")
@@ -62,7 +71,7 @@ class _Endpoint:
     def request(self, method: str, path: str, body: Any = None) -> Any:
         """One REST call: the decoded 2xx body; a ClickException with the server's error otherwise."""
         target = f"{self.prefix}/{_REST_API_VERSION}{path}"
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "application/json", **self.auth_headers}
         payload_out: bytes | None = None
         if body is not None:
             payload_out = json.dumps(body).encode()
@@ -126,6 +135,8 @@ def _error_message(status: int, errors: list[str]) -> str:
         except TypeError:
             pass
     text = "; ".join(errors) or f"HTTP {status}"
+    if status in (401, 403):
+        return client_auth_message(status, text)
     return f"{text} (HTTP {status})"
 
 
@@ -150,10 +161,15 @@ def _table(header: list[str], rows: list[list[str]], right: set[int]) -> str:
 
 
 def list_jobs(
-    config: Configuration, address: str | None, running: bool, scheduled: bool, show_all: bool
+    config: Configuration,
+    address: str | None,
+    running: bool,
+    scheduled: bool,
+    show_all: bool,
+    token: str | None = None,
 ) -> int:
     try:
-        body = _Endpoint(config, address).request("GET", "/jobs/overview")
+        body = _Endpoint(config, address, token).request("GET", "/jobs/overview")
     except FlottError as e:
         raise click.ClickException(str(e)) from None
     jobs = body.get("jobs", []) if isinstance(body, dict) else []
@@ -183,9 +199,9 @@ def list_jobs(
     return 0
 
 
-def cancel_job(config: Configuration, address: str | None, job_id: str) -> int:
+def cancel_job(config: Configuration, address: str | None, job_id: str, token: str | None = None) -> int:
     try:
-        _Endpoint(config, address).request("PATCH", f"/jobs/{job_id}?mode=cancel")
+        _Endpoint(config, address, token).request("PATCH", f"/jobs/{job_id}?mode=cancel")
     except FlottError as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"Cancelled job {job_id}.")
@@ -218,8 +234,8 @@ def describe_failure_cause(cause: Any) -> str:
 class _Operation:
     """One asynchronous operation on the cluster: trigger, then poll its status URL."""
 
-    def __init__(self, config: Configuration, address: str | None) -> None:
-        self.endpoint = _Endpoint(config, address)
+    def __init__(self, config: Configuration, address: str | None, token: str | None) -> None:
+        self.endpoint = _Endpoint(config, address, token)
         self.timeout_s = config.get_seconds("client.timeout", "60 s")
 
     def trigger(self, method: str, path: str, body: Any = None) -> str:
@@ -288,10 +304,11 @@ def trigger_savepoint(
     target_directory: str | None,
     format_type: str,
     detached: bool,
+    token: str | None = None,
 ) -> int:
     """``flott savepoint JOBID [DIR]`` (Flink: CliFrontend.savepoint)."""
     _check_job_id(job_id)
-    op = _Operation(config, address)
+    op = _Operation(config, address, token)
     body = {
         "target-directory": target_directory,
         "cancel-job": False,
@@ -314,9 +331,11 @@ def trigger_savepoint(
     return 0
 
 
-def dispose_savepoint(config: Configuration, address: str | None, savepoint_path: str) -> int:
+def dispose_savepoint(
+    config: Configuration, address: str | None, savepoint_path: str, token: str | None = None
+) -> int:
     """``flott savepoint --dispose PATH``: the cluster deletes the savepoint's files."""
-    op = _Operation(config, address)
+    op = _Operation(config, address, token)
     click.echo(f"Disposing savepoint '{savepoint_path}'.")
     trigger_id = op.trigger("POST", "/savepoint-disposal", {"savepoint-path": savepoint_path})
     click.echo("Waiting for response...")
@@ -335,10 +354,11 @@ def stop_with_savepoint(
     drain: bool,
     format_type: str,
     detached: bool,
+    token: str | None = None,
 ) -> int:
     """``flott stop [-p DIR] [-d] JOBID``: savepoint, then the job ends FINISHED (Flink: CliFrontend.stop)."""
     _check_job_id(job_id)
-    op = _Operation(config, address)
+    op = _Operation(config, address, token)
     body = {
         "targetDirectory": target_directory,
         "drain": drain,
@@ -362,11 +382,16 @@ def stop_with_savepoint(
 
 
 def cancel_with_savepoint(
-    config: Configuration, address: str | None, job_id: str, target_directory: str | None, format_type: str
+    config: Configuration,
+    address: str | None,
+    job_id: str,
+    target_directory: str | None,
+    format_type: str,
+    token: str | None = None,
 ) -> int:
     """``flott cancel -s DIR JOBID``: savepoint, then cancel; the job ends CANCELED (deprecated in Flink)."""
     _check_job_id(job_id)
-    op = _Operation(config, address)
+    op = _Operation(config, address, token)
     click.echo('DEPRECATION WARNING: Cancelling a job with savepoint is deprecated. Use "stop" instead.')
     where = f"to {target_directory}" if target_directory else "to default savepoint directory"
     click.echo(f"Cancelling job {job_id} with {format_type} savepoint {where}.")
@@ -382,10 +407,12 @@ def cancel_with_savepoint(
     return 0
 
 
-def trigger_checkpoint(config: Configuration, address: str | None, job_id: str, full: bool) -> int:
+def trigger_checkpoint(
+    config: Configuration, address: str | None, job_id: str, full: bool, token: str | None = None
+) -> int:
     """``flott checkpoint [--full] JOBID`` (Flink 1.19+: CliFrontend.checkpoint)."""
     _check_job_id(job_id)
-    op = _Operation(config, address)
+    op = _Operation(config, address, token)
     checkpoint_type = "FULL" if full else "CONFIGURED"
     click.echo(f"Triggering checkpoint for job {job_id}.")
     body = {"checkpointType": checkpoint_type, "triggerId": secrets.token_hex(16)}

@@ -7,7 +7,7 @@ import sys
 import click
 
 from flott.cli.application_commands import run_application_command, start_application_command
-from flott.cli.options import config_option, dynamic_option, jm_option, load_config
+from flott.cli.options import config_option, dynamic_option, jm_option, load_config, token_option
 from flott.cli.run_options import run_command
 from flott.configuration import Configuration, is_sensitive
 
@@ -57,6 +57,7 @@ def info(
 
 @cli.command(name="list")
 @jm_option
+@token_option
 @config_option
 @dynamic_option
 @click.option("-r", "--running", is_flag=True, help="Running jobs.")
@@ -64,6 +65,7 @@ def info(
 @click.option("-a", "--all", "show_all", is_flag=True, help="All jobs, finished ones included.")
 def list_cmd(
     jobmanager: str | None,
+    token: str | None,
     conf_dir: str | None,
     dynamic: tuple[str, ...],
     running: bool,
@@ -73,7 +75,7 @@ def list_cmd(
     """List the cluster's jobs as a table."""
     from flott.cli.job_commands import list_jobs
 
-    sys.exit(list_jobs(load_config(conf_dir, dynamic), jobmanager, running, scheduled, show_all))
+    sys.exit(list_jobs(load_config(conf_dir, dynamic), jobmanager, running, scheduled, show_all, token))
 
 
 _format_option = click.option(
@@ -95,6 +97,7 @@ _detached_option = click.option(
 
 @cli.command()
 @jm_option
+@token_option
 @config_option
 @dynamic_option
 @click.option(
@@ -112,6 +115,7 @@ _detached_option = click.option(
 @click.argument("job_id")
 def cancel(
     jobmanager: str | None,
+    token: str | None,
     conf_dir: str | None,
     dynamic: tuple[str, ...],
     savepoint_dir: str | None,
@@ -124,13 +128,16 @@ def cancel(
     config = load_config(conf_dir, dynamic)
     if savepoint_dir is not None:
         sys.exit(
-            cancel_with_savepoint(config, jobmanager, job_id, savepoint_dir or None, format_type.upper())
+            cancel_with_savepoint(
+                config, jobmanager, job_id, savepoint_dir or None, format_type.upper(), token
+            )
         )
-    sys.exit(cancel_job(config, jobmanager, job_id))
+    sys.exit(cancel_job(config, jobmanager, job_id, token))
 
 
 @cli.command()
 @jm_option
+@token_option
 @config_option
 @dynamic_option
 @click.option(
@@ -156,6 +163,7 @@ def cancel(
 @click.argument("job_id")
 def stop(
     jobmanager: str | None,
+    token: str | None,
     conf_dir: str | None,
     dynamic: tuple[str, ...],
     savepoint_path: str | None,
@@ -170,13 +178,14 @@ def stop(
     config = load_config(conf_dir, dynamic)
     sys.exit(
         stop_with_savepoint(
-            config, jobmanager, job_id, savepoint_path or None, drain, format_type.upper(), detached
+            config, jobmanager, job_id, savepoint_path or None, drain, format_type.upper(), detached, token
         )
     )
 
 
 @cli.command(no_args_is_help=True)
 @jm_option
+@token_option
 @config_option
 @dynamic_option
 @click.option(
@@ -191,6 +200,7 @@ def stop(
 @click.argument("args", nargs=-1, metavar="JOBID [DIR] | inspect PATH")
 def savepoint(
     jobmanager: str | None,
+    token: str | None,
     conf_dir: str | None,
     dynamic: tuple[str, ...],
     dispose: str | None,
@@ -212,26 +222,32 @@ def savepoint(
     if dispose is not None:
         if args:
             raise click.UsageError("--dispose PATH takes no JOBID")
-        sys.exit(dispose_savepoint(config, jobmanager, dispose))
+        sys.exit(dispose_savepoint(config, jobmanager, dispose, token))
     if not args or len(args) > 2:
         raise click.UsageError("expected JOBID [DIR], --dispose PATH or inspect PATH")
     target = args[1] if len(args) == 2 else None
-    sys.exit(trigger_savepoint(config, jobmanager, args[0], target, format_type.upper(), detached))
+    sys.exit(trigger_savepoint(config, jobmanager, args[0], target, format_type.upper(), detached, token))
 
 
 @cli.command()
 @jm_option
+@token_option
 @config_option
 @dynamic_option
 @click.option("-full", "--full", is_flag=True, help="A full checkpoint (flott's checkpoints always are).")
 @click.argument("job_id")
 def checkpoint(
-    jobmanager: str | None, conf_dir: str | None, dynamic: tuple[str, ...], full: bool, job_id: str
+    jobmanager: str | None,
+    token: str | None,
+    conf_dir: str | None,
+    dynamic: tuple[str, ...],
+    full: bool,
+    job_id: str,
 ) -> None:
     """Take a checkpoint of JOB_ID now and print its id."""
     from flott.cli.job_commands import trigger_checkpoint
 
-    sys.exit(trigger_checkpoint(load_config(conf_dir, dynamic), jobmanager, job_id, full))
+    sys.exit(trigger_checkpoint(load_config(conf_dir, dynamic), jobmanager, job_id, full, token))
 
 
 @cli.group()

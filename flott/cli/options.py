@@ -78,3 +78,10 @@ jm_option = click.option(
     metavar="HOST:PORT",
     help="REST address of the cluster (default: rest.address:rest.port).",
 )
+token_option = click.option(
+    "--token",
+    default=None,
+    metavar="TOKEN",
+    help="Bearer token for a cluster with REST authentication (default: $FLOTT_REST_TOKEN, else "
+    "flott.rest.client.token). Prefer the variable: a command line is visible to every user (ps).",
+)

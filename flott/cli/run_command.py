@@ -168,14 +168,18 @@ NO_JOB_MESSAGE = (
 
 
 def run_entry(
-    entry: ProgramEntry, config: Configuration, detached: bool, jobmanager: str | None = None
+    entry: ProgramEntry,
+    config: Configuration,
+    detached: bool,
+    jobmanager: str | None = None,
+    token: str | None = None,
 ) -> int:
     """``flott run``: the program in plan mode, its jobs on an embedded cluster or at ``jobmanager``."""
     executor: Any
     if jobmanager is not None:
         from flott.client.rest_cluster_client import RestExecutor
 
-        remote = RestExecutor(config, jobmanager)
+        remote = RestExecutor(config, jobmanager, token=token)
         executor = DetachedExecutor(remote) if detached else _AttachedRemoteExecutor(remote)
     else:
         executor = ProgressExecutor(EmbeddedExecutor(config))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import click
 
-from flott.cli.options import config_option, dynamic_option, jm_option, load_config
+from flott.cli.options import config_option, dynamic_option, jm_option, load_config, token_option
 
 ARCHIVE_SUFFIXES = (".zip", ".whl", ".egg", ".pyz")
 
@@ -133,6 +133,7 @@ def resolve_target(target: str | None, jobmanager: str | None, configured: str) 
 @click.option("-p", "--parallelism", type=int, default=None, help="Default parallelism of the job.")
 @click.option("-d", "--detached", is_flag=True, help="Submit and return without waiting for the job.")
 @jm_option
+@token_option
 @click.option(
     "-t",
     "--target",
@@ -232,6 +233,7 @@ def run_command(
     parallelism: int | None,
     detached: bool,
     jobmanager: str | None,
+    token: str | None,
     target: str | None,
     executor: str | None,
     savepoint: str | None,
@@ -320,4 +322,4 @@ def run_command(
         )
     if chosen == "remote" and jobmanager is None:
         jobmanager = f"{config.get('rest.address')}:{config.get('rest.port')}"
-    sys.exit(run_entry(entry, config, detached, jobmanager if chosen == "remote" else None))
+    sys.exit(run_entry(entry, config, detached, jobmanager if chosen == "remote" else None, token))

@@ -33,6 +33,14 @@ What it does the way Flink's RestClusterClient does, and why:
   :class:`~flott.client.cluster_client.OperationFailedError` with the
   cluster's error as ``cause``; ``*_detached_*`` variants return the trigger id.
 
+**Authentication** (REST auth on, :mod:`flott.rest.authentication`): every request carries
+``Authorization: Bearer <token>``, the token given to the constructor, else ``$FLOTT_REST_TOKEN``,
+else ``flott.rest.client.token`` (and the headers of Flink's ``$FLINK_REST_CLIENT_HEADERS``); it
+follows the leader when the client does. A 401 or 403 is an
+:class:`~flott.errors.AuthenticationError` / :class:`~flott.errors.AuthorizationError` whose one
+line says what to do. Client and server token keys are taken out of a job's configuration before
+it is uploaded, so no token travels to the TaskExecutors with a job.
+
 Errors come back as flott's error classes: the server writes
 ``"<ClassName>: <message>"``, which is mapped back through the error tree; a
 job failure's cause is rebuilt exactly from ``failure-cause``.
@@ -70,6 +78,8 @@ from flott.client.loop_thread import LoopThread, shared_loop_thread
 from flott.common.job_client import JobClient
 from flott.configuration import Configuration
 from flott.errors import (
+    AuthenticationError,
+    AuthorizationError,
     ClusterError,
     FlottError,
     JobError,
@@ -83,6 +93,7 @@ from flott.errors import (
     UserCodeError,
     error_class_by_name,
 )
+from flott.rest.authentication import client_auth_message, client_headers, without_credentials
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError
 from flott.rest.messages.cluster import ClusterOverviewWithVersion, DashboardConfiguration
 from flott.rest.messages.common import (
@@ -112,6 +123,8 @@ T = TypeVar("T")
 
 _STATUS_ERRORS: dict[int, type[FlottError]] = {
     400: RestRequestError,
+    401: AuthenticationError,
+    403: AuthorizationError,
     404: RestNotFoundError,
     405: RestMethodNotAllowedError,
     409: JobError,
@@ -141,6 +154,8 @@ class _HttpError(Exception):
                 return cls(message)
         text = "; ".join(self.errors) or f"HTTP {self.status}"
         fallback = _STATUS_ERRORS.get(self.status, ClusterError)
+        if self.status in (401, 403):
+            return fallback(client_auth_message(self.status, text))
         return fallback(f"{text} (HTTP {self.status})")
 
 
@@ -167,11 +182,15 @@ class RestClusterClient:
     """A ClusterClient for a cluster reached over REST (Flink: RestClusterClient).
 
     ``address`` is ``host:port`` or ``http://host:port[/prefix]``; without it,
-    ``rest.address`` and ``rest.port`` of ``config`` are used.
+    ``rest.address`` and ``rest.port`` of ``config`` are used. ``token`` is the bearer token for
+    a cluster with REST authentication (default: ``$FLOTT_REST_TOKEN``, ``flott.rest.client.token``).
     """
 
-    def __init__(self, config: Configuration | None = None, address: str | None = None) -> None:
+    def __init__(
+        self, config: Configuration | None = None, address: str | None = None, *, token: str | None = None
+    ) -> None:
         self.config = config or Configuration()
+        self._auth_headers = client_headers(self.config, token)
         self._follow_leader = ha_enabled(self.config)
         """With ZooKeeper HA the client asks ZooKeeper where the REST leader is, at start (when no
         address is given) and whenever the JobManager it talks to stops answering."""
@@ -221,7 +240,7 @@ class RestClusterClient:
             opened: list[io.BufferedReader] = []
             try:
                 data: Any = None
-                headers: dict[str, str] = {}
+                headers: dict[str, str] = dict(self._auth_headers)
                 if form is not None:
                     data = form(opened)
                 elif json_body is not None:
@@ -286,7 +305,7 @@ class RestClusterClient:
                 await self.check_rest_api_version()
                 self._version_checked = True
             with os.fdopen(fd, "wb") as f:
-                f.write(encode_job_graph(job_graph))
+                f.write(encode_job_graph(without_credentials(job_graph)))
             uploads = self._collect_uploads(job_graph, [os.fspath(a) for a in artifacts], scratch)
             request = {
                 "jobGraphFileName": graph_path.name,
@@ -714,16 +733,19 @@ class RestExecutor:
         configuration: Configuration | None = None,
         address: str | None = None,
         loop: LoopThread | None = None,
+        *,
+        token: str | None = None,
     ) -> None:
         self.config = configuration or Configuration()
         self.address = address
         self.loop = loop or shared_loop_thread()
+        self.token = token
 
     def execute(self, job_graph: JobGraph) -> JobClient:
         from flott.client.pipeline_executor import refuse_unshippable_python_options
 
         refuse_unshippable_python_options(job_graph.config, embedded=False)
-        client = RestClusterClient(self.config, self.address)
+        client = RestClusterClient(self.config, self.address, token=self.token)
         try:
             self.loop.run(client.submit_job(job_graph))
         except BaseException:
@@ -744,9 +766,14 @@ class SyncRestClusterClient:
     """
 
     def __init__(
-        self, config: Configuration | None = None, address: str | None = None, loop: LoopThread | None = None
+        self,
+        config: Configuration | None = None,
+        address: str | None = None,
+        loop: LoopThread | None = None,
+        *,
+        token: str | None = None,
     ) -> None:
-        self.client = RestClusterClient(config, address)
+        self.client = RestClusterClient(config, address, token=token)
         self._loop = loop or shared_loop_thread()
 
     def __getattr__(self, name: str) -> Any:

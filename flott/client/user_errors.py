@@ -6,7 +6,8 @@ TaskExecutor (as Flink shows the Python exception of a UDF). Python's default ho
 print that wrapped in flott's frames (``completable_future.py``, ``job_client.py``) and the
 cause chain; this hook prints the program's frames and the message only. It acts on
 flott's user-facing errors alone (a failed or refused job, a feature flott lacks, a bad
-configuration value); every other exception goes to the hook that was installed before.
+configuration value, a REST token missing or without the role a call needs); every other
+exception goes to the hook that was installed before.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 from types import TracebackType
 
 from flott.errors import (
+    AuthenticationError,
+    AuthorizationError,
     ConfigurationError,
     FlottError,
     JobExecutionError,
@@ -29,6 +32,8 @@ USER_FACING: tuple[type[FlottError], ...] = (
     JobSubmissionError,
     NotYetSupportedError,
     ConfigurationError,
+    AuthenticationError,
+    AuthorizationError,
 )
 
 _FLOTT_DIR = Path(__file__).resolve().parent.parent

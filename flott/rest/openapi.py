@@ -74,8 +74,13 @@ def _refine(components: dict[str, Any], types: list[Any]) -> dict[str, Any]:
     return _with_base64_patterns(components)  # type: ignore[no-any-return]
 
 
-def openapi_document(routes: list[RestRoute], server_url: str | None = None) -> dict[str, Any]:
-    """The OpenAPI 3.1 document describing ``routes``."""
+def openapi_document(
+    routes: list[RestRoute], server_url: str | None = None, bearer_auth: bool = False
+) -> dict[str, Any]:
+    """The OpenAPI 3.1 document describing ``routes``; with ``bearer_auth`` (REST authentication
+    on) every operation requires the bearer security scheme, and names the role it needs in
+    ``x-flott-role`` (:mod:`flott.rest.authentication`)."""
+    from flott.rest.authentication import required_role
     types: list[Any] = [ErrorResponseBody, JobSubmitRequestBody]
     for r in routes:
         types += [t for t in (r.response_type, r.request_type) if t is not None]
@@ -152,6 +157,10 @@ def openapi_document(routes: list[RestRoute], server_url: str | None = None) -> 
                 "501": {**error, "description": "Not served by flott yet (the message says why)."},
                 "default": error,  # a malformed id is still a 400
             }
+        if bearer_auth:
+            op["x-flott-role"] = required_role(r.method, r.path).label
+            op["responses"]["401"] = {**error, "description": "No valid bearer token."}
+            op["responses"]["403"] = {**error, "description": "The token's role does not cover this."}
         paths.setdefault(r.path, {})[r.method.lower()] = op
     paths["/openapi.json"] = {
         "get": {
@@ -172,6 +181,9 @@ def openapi_document(routes: list[RestRoute], server_url: str | None = None) -> 
         "paths": dict(sorted(paths.items())),
         "components": {"schemas": components},
     }
+    if bearer_auth:
+        doc["components"]["securitySchemes"] = {"bearerAuth": {"type": "http", "scheme": "bearer"}}
+        doc["security"] = [{"bearerAuth": []}]
     if server_url:
         doc["servers"] = [{"url": server_url}, {"url": f"{server_url}/{REST_API_VERSION}"}]
     return doc

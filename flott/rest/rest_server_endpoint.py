@@ -8,8 +8,9 @@ leader, and answers 503 (clients retry) while no leader is known.
 
 Every answer is JSON with Flink's content type. Browser requests are checked
 (:mod:`flott.rest.browser_guard`: no CORS unless configured, foreign origins may
-not change anything, DNS rebinding refused). Errors, including the
-router's own 404/405 and aiohttp's 413, become ``{"errors": [...]}`` through
+not change anything, DNS rebinding refused), then, when REST authentication is configured,
+the bearer token against the role the route needs (:mod:`flott.rest.authentication`). Errors,
+including the router's own 404/405 and aiohttp's 413, become ``{"errors": [...]}`` through
 :mod:`flott.rest.errors`; no traceback ever reaches the wire. Bodies on GET
 requests (Flink's CLI sends ``{}``) are ignored.
 
@@ -33,10 +34,17 @@ from typing import Any
 
 import msgspec
 from aiohttp import web
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
 from flott.configuration import Configuration
-from flott.errors import ConfigurationError, FlottError, PayloadTooLargeError, RestRequestError
+from flott.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    FlottError,
+    PayloadTooLargeError,
+    RestRequestError,
+)
+from flott.rest import authentication
 from flott.rest.browser_guard import BrowserGuard
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError, error_body
 from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
@@ -78,6 +86,8 @@ def _error_response(err: BaseException, headers: CIMultiDict[str] = _JSON_HEADER
         resp.headers["Allow"] = ", ".join(err.allowed)
     if isinstance(err, PayloadTooLargeError):
         resp.force_close()  # do not read the rest of an oversized upload on this connection
+    elif isinstance(err, AuthenticationError):
+        resp.headers["WWW-Authenticate"] = authentication.www_authenticate(err)
     return resp
 
 
@@ -187,6 +197,8 @@ class RestServerEndpoint:
         self.host = ""
         self.port = 0
         self._guard = BrowserGuard(config)
+        self.authenticator = authentication.RestAuthenticator.from_config(config)
+        """The tokens this endpoint accepts, or None: authentication off."""
         self._headers: CIMultiDict[str] = CIMultiDict(_JSON_HEADERS)
         """Copied by aiohttp into each response's own headers (a C-level copy of a CIMultiDict)."""
         if self._guard.cors_origin is not None:
@@ -218,11 +230,13 @@ class RestServerEndpoint:
             handler = self._wrap(route, ctx, shared, max_len)
             for prefix in (f"/{REST_API_VERSION}", ""):
                 app.router.add_route(route.method, prefix + route.path, handler)
-        openapi = self._guarded(self._openapi, max_len)
+        openapi = self._guarded(self._openapi, max_len, authentication.OPENAPI_ROLE)
         for prefix in (f"/{REST_API_VERSION}", ""):
             app.router.add_route("GET", f"{prefix}/openapi.json", openapi)
         # Last, so that it only gets what no route above matches.
-        self._no_route_resource = _Unmatched(self._guarded(self._no_route, max_len))
+        self._no_route_resource = _Unmatched(
+            self._guarded(self._no_route, max_len, authentication.UNMATCHED_ROLE)
+        )
         app.router.register_resource(self._no_route_resource)
         self._runner = RestAppRunner(
             app,
@@ -248,6 +262,7 @@ class RestServerEndpoint:
                 f"cannot bind the REST endpoint to {host}:{self.config.get('rest.port')}: {last_error}"
             )
         self.host, self.port = self._runner.addresses[0][:2]
+        authentication.warn_if_exposed([str(a[0]) for a in self._runner.addresses], self.authenticator)
         log.info("REST endpoint listening on %s:%d", self.host, self.port)
         return self.host, self.port
 
@@ -276,7 +291,8 @@ class RestServerEndpoint:
         self, route: RestRoute, ctx: EndpointContext, shared: SharedAnswers, max_len: int
     ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         handler, status = route.handler, route.status
-        headers, check = self._headers, self._guard.check
+        headers = self._headers
+        check = self._request_check(authentication.required_role(route.method, route.path), route.path)
 
         async def handle(request: web.Request) -> web.StreamResponse:
             try:
@@ -315,11 +331,30 @@ class RestServerEndpoint:
         chosen.__name__ = route.operation_id or route.handler.__name__
         return chosen
 
+    def _request_check(
+        self, role: authentication.Role, path: str | None
+    ) -> Callable[[str, CIMultiDictProxy[str]], None]:
+        """What every request of a route goes through before its handler: the browser checks, then
+        (authentication on) the token against ``role``. ``path`` names the route in a 403."""
+        guard, auth = self._guard.check, self.authenticator
+        if auth is None:
+            return guard
+        authorize = auth.authorize
+
+        def check(method: str, request_headers: CIMultiDictProxy[str]) -> None:
+            guard(method, request_headers)
+            authorize(method, path or "this URL", request_headers, role)
+
+        return check
+
     def _guarded(
-        self, fn: Callable[[web.Request], Awaitable[web.StreamResponse]], max_len: int
+        self,
+        fn: Callable[[web.Request], Awaitable[web.StreamResponse]],
+        max_len: int,
+        role: authentication.Role,
     ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-        """``fn`` with errors answered as Flink's error body."""
-        headers, check = self._headers, self._guard.check
+        """``fn`` with errors answered as Flink's error body, behind the token check for ``role``."""
+        headers, check = self._headers, self._request_check(role, None)
 
         async def guarded(request: web.Request) -> web.StreamResponse:
             try:
@@ -345,4 +380,5 @@ class RestServerEndpoint:
         raise web.HTTPNotFound()
 
     async def _openapi(self, request: web.Request) -> web.StreamResponse:
-        return json_response(200, openapi_document(self.routes, f"http://{request.host}"), self._headers)
+        doc = openapi_document(self.routes, f"http://{request.host}", self.authenticator is not None)
+        return json_response(200, doc, self._headers)

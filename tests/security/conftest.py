@@ -52,18 +52,21 @@ class SessionCluster:
     log_path: Path
     config: dict[str, str]
     standalone: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    """Sent with every request of :meth:`get` and :meth:`request` (a bearer token, with REST auth)."""
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def get(self, path: str, timeout: float = 10) -> Any:
-        with urllib.request.urlopen(self.base_url + path, timeout=timeout) as r:
+        req = urllib.request.Request(self.base_url + path, headers=self.headers)
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return json.loads(r.read())
 
     def request(self, method: str, path: str, body: Any = None, timeout: float = 10) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.base_url + path, data=data, method=method)
+        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=self.headers)
         if data is not None:
             req.add_header("Content-Type", "application/json")
         try:
@@ -137,7 +140,9 @@ class SessionCluster:
         return proc
 
 
-def start_session_cluster(tmp_path: Path, task_managers: int = 2, **overrides: str) -> SessionCluster:
+def start_session_cluster(
+    tmp_path: Path, task_managers: int = 2, headers: dict[str, str] | None = None, **overrides: str
+) -> SessionCluster:
     port, rpc_port = free_port(), free_port()
     config = {
         "rest.port": str(port),
@@ -160,7 +165,7 @@ def start_session_cluster(tmp_path: Path, task_managers: int = 2, **overrides: s
     log_path = tmp_path / "jobmanager.log"
     with log_path.open("ab") as log:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=_env())
-    cluster = SessionCluster(port, rpc_port, proc, log_path, config)
+    cluster = SessionCluster(port, rpc_port, proc, log_path, config, headers=dict(headers or {}))
     try:
         cluster.wait_task_managers(task_managers)
     except BaseException:

@@ -125,6 +125,9 @@ class _ApplicationEntrypoint:
         self.mode = mode
         self.rest_address = ""
         """``host:port`` this process's program child submits to."""
+        self.internal_token: str | None = None
+        """With REST authentication: the operator token of this process's own clients (the
+        program child, in its environment, and the HA flavour's watcher); in memory only."""
         self.program_process: asyncio.subprocess.Process | None = None
         self.program_exited = asyncio.Event()
         self.program_error: list[str] = []
@@ -132,6 +135,14 @@ class _ApplicationEntrypoint:
         self._stderr_pump: asyncio.Task[None] | None = None
         self._signalled = asyncio.Event()
         self.ended: asyncio.Future[ApplicationStatus] = asyncio.get_running_loop().create_future()
+
+    def _trust_own_clients(self, rest: Any) -> None:
+        """With REST authentication on, accept a fresh operator token for this process's own clients."""
+        from flott.rest.authentication import Role, new_internal_token
+
+        if rest.authenticator is not None:
+            self.internal_token = new_internal_token()
+            rest.authenticator.add_token(self.internal_token, Role.OPERATOR)
 
     def _set_rest_address(self, host: str, port: int) -> None:
         # the program runs on this host: a wildcard bind is reached over loopback
@@ -158,6 +169,10 @@ class _ApplicationEntrypoint:
     async def _start_program(self) -> asyncio.subprocess.Process:
         env = secrets_environment(split_secrets(self.config.to_dict())[1], os.environ)
         env.setdefault("PYTHONUNBUFFERED", "1")
+        if self.internal_token is not None:
+            from flott.rest.authentication import CLIENT_TOKEN_ENV
+
+            env[CLIENT_TOKEN_ENV] = self.internal_token
         proc = await asyncio.create_subprocess_exec(
             *self.program_command(),
             stdin=asyncio.subprocess.DEVNULL,
@@ -306,6 +321,7 @@ class ApplicationClusterEntrypoint(_ApplicationEntrypoint):
         gateway = self.rpc.connect(self.rpc.address, DISPATCHER_ENDPOINT, DispatcherGateway)
         rest = RestServerEndpoint(self.config, gateway)
         self.rest = rest
+        self._trust_own_clients(rest)
         host, port = await rest.start()
         self._set_rest_address(host, port)
         log.info(
@@ -362,6 +378,7 @@ class HaApplicationClusterEntrypoint(_ApplicationEntrypoint):
     async def start(self) -> None:
         await self.session.start()
         rest = self.session.rest
+        self._trust_own_clients(rest)
         self._set_rest_address(rest.host, rest.port)
         self._watcher = asyncio.get_running_loop().create_task(self._watch_job())
         log.info(
@@ -371,7 +388,9 @@ class HaApplicationClusterEntrypoint(_ApplicationEntrypoint):
     def _client(self) -> Any:
         from flott.client.rest_cluster_client import RestClusterClient
 
-        return RestClusterClient(Configuration({"rest.retry.max-attempts": "0"}), self.rest_address)
+        return RestClusterClient(
+            Configuration({"rest.retry.max-attempts": "0"}), self.rest_address, token=self.internal_token
+        )
 
     async def _watch_job(self) -> None:
         from flott.errors import FlottError
