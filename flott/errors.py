@@ -14,7 +14,8 @@ answers with, so the mapping lives here and nowhere else::
     │                                            needs slots this cluster can never give it
     ├── InvalidProgramError                 400  the program itself is wrong (plan time; also a ValueError)
     ├── RestRequestError                    400  malformed REST request (the REST layer's own)
-    │   └── PayloadTooLargeError            413
+    │   ├── PayloadTooLargeError            413
+    │   └── LogFileNotFoundError            404  no such log file (or a name leading out of the log dir)
     ├── ClusterError                        500  the cluster itself is in trouble
     │   ├── RpcError                        500  a remote call failed
     │   │   ├── RpcConnectionError          503  the peer cannot be reached
@@ -88,6 +89,13 @@ class RestRequestError(FlottError):
 
 class PayloadTooLargeError(RestRequestError):
     http_status = 413
+
+
+class LogFileNotFoundError(RestRequestError):
+    """A log or stdout file asked for over REST is not there, or its name leads out of the log
+    directory (Flink answers both with "This file does not exist in ... log dir.")."""
+
+    http_status = 404
 
 
 class ClusterError(FlottError):

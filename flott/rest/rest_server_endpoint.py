@@ -71,6 +71,14 @@ def json_response(status: int, body: Any, headers: CIMultiDict[str] = _JSON_HEAD
     return _json_bytes_response(status, _render(body), headers)
 
 
+def _with_cors(resp: web.StreamResponse, headers: CIMultiDict[str]) -> web.StreamResponse:
+    """A handler's own (non-JSON) response, with the endpoint's CORS header if it sends one."""
+    origin = headers.get("Access-Control-Allow-Origin")
+    if origin is not None:
+        resp.headers["Access-Control-Allow-Origin"] = origin
+    return resp
+
+
 def _error_response(err: BaseException, headers: CIMultiDict[str] = _JSON_HEADERS) -> web.Response:
     status, payload = error_body(err)
     resp = _json_bytes_response(status, payload, headers)
@@ -280,7 +288,10 @@ class RestServerEndpoint:
                 check(request.method, request.headers)
                 req = HandlerRequest(request, ctx, route)
                 req.check_path_params()
-                return _json_bytes_response(status, _render(await handler(req)), headers)
+                body = await handler(req)
+                if isinstance(body, web.StreamResponse):  # a file (logs, dashboard), not JSON
+                    return _with_cors(body, headers)
+                return _json_bytes_response(status, _render(body), headers)
             except web.HTTPException as e:
                 return _error_response(_from_http_exception(request, e, max_len), headers)
             except Exception as e:

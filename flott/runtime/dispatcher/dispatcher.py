@@ -45,6 +45,7 @@ from flott.runtime.checkpoint.storage import (
 from flott.runtime.dispatcher import admission, savepoints
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
+from flott.runtime.entrypoint.log_files import LogFileInfo
 from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import web_description
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.failure_history import archived_execution, exception_history, prior_attempts
@@ -404,6 +405,14 @@ class Dispatcher(RpcEndpoint):
         infos = await self._rm.request_task_executor_infos()
         self._te_endpoints.update({i.resource_id: i.data_address for i in infos})
         return infos
+
+    async def request_task_manager_log_list(self, resource_id: str) -> list[LogFileInfo]:
+        return await self._rm.request_task_manager_log_list(resource_id)
+
+    async def request_task_manager_log_file(
+        self, resource_id: str, kind: str, name: str, max_bytes: int
+    ) -> bytes:
+        return await self._rm.request_task_manager_log_file(resource_id, kind, name, max_bytes)
 
     async def shutdown_cluster(self) -> None:
         on_shutdown = self._on_shutdown

@@ -1,4 +1,5 @@
-"""The JobManager's own views: configuration, metrics, environment, thread dump, log list.
+"""The JobManager's own views: configuration, metrics, environment, thread dump (logs:
+:mod:`flott.rest.handler.cluster.log_handlers`).
 
 The JobManager is a Python process: ``/jobmanager/environment`` describes the
 interpreter where Flink describes the JVM, the thread dump lists Python
@@ -13,7 +14,6 @@ import platform
 import sys
 import threading
 import traceback
-from pathlib import Path
 
 import psutil
 
@@ -24,8 +24,6 @@ from flott.rest.messages.cluster import (
     ConfigurationInfoEntry,
     EnvironmentInfo,
     JVMInfo,
-    LogInfo,
-    LogListInfo,
     ThreadDumpInfo,
     ThreadInfo,
 )
@@ -115,23 +113,6 @@ async def thread_dump(req: HandlerRequest) -> ThreadDumpInfo:
     return ThreadDumpInfo(thread_infos=infos)
 
 
-def _log_files(directory: Path) -> list[LogInfo]:
-    logs: list[LogInfo] = []
-    if directory.is_dir():
-        for p in sorted(directory.iterdir()):
-            if p.is_file():
-                st = p.stat()
-                logs.append(LogInfo(name=p.name, size=st.st_size, mtime=int(st.st_mtime * 1000)))
-    return logs
-
-
-async def jobmanager_logs(req: HandlerRequest) -> LogListInfo:
-    """Files in ``env.log.dir`` if configured; flott logs to stderr by default, so usually none."""
-    if not req.config.contains("env.log.dir"):
-        return LogListInfo(logs=[])
-    return LogListInfo(logs=_log_files(Path(req.config.get("env.log.dir"))))
-
-
 ROUTES = [
     RestRoute(
         "GET",
@@ -165,14 +146,6 @@ ROUTES = [
         summary="Stacks of the JobManager's Python threads.",
         response_type=ThreadDumpInfo,
         operation_id="getJobManagerThreadDump",
-    ),
-    RestRoute(
-        "GET",
-        "/jobmanager/logs",
-        jobmanager_logs,
-        summary="Log files in env.log.dir (usually none).",
-        response_type=LogListInfo,
-        operation_id="getJobManagerLogList",
     ),
     RestRoute(
         "GET",
