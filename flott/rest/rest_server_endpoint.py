@@ -18,7 +18,8 @@ handler catches its own errors (an aiohttp middleware would wrap every request
 in two more coroutines), unmatched URLs land on a last catch-all route that
 works out 404 or 405, and the routes marked ``shared`` (``/overview``,
 ``/jobs/overview`` ...) render once for all identical requests handled in the
-same event-loop iteration (:mod:`flott.rest.handler.shared_answers`).
+same event-loop iteration (:mod:`flott.rest.handler.shared_answers`). The web
+dashboard's static files answer at ``/`` (:mod:`flott.rest.web`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from flott.rest.handler.shared_answers import SharedAnswers
 from flott.rest.http_protocol import HEADER_TIMEOUT_KEY, MAX_CONNECTIONS_PER_CLIENT_KEY, RestAppRunner
 from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
+from flott.rest.web import Dashboard
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DispatcherGateway
 
@@ -226,6 +228,8 @@ class RestServerEndpoint:
         openapi = self._guarded(self._openapi, max_len)
         for prefix in (f"/{REST_API_VERSION}", ""):
             app.router.add_route("GET", f"{prefix}/openapi.json", openapi)
+        for path, fn in Dashboard().routes():
+            app.router.add_route("GET", path, self._guarded(fn, max_len))
         # Last, so that it only gets what no route above matches.
         self._no_route_resource = _Unmatched(self._guarded(self._no_route, max_len))
         app.router.register_resource(self._no_route_resource)
