@@ -10,6 +10,7 @@ can never run as script, even if a page forgot to escape it).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -62,6 +63,6 @@ class Dashboard:
     async def file(self, request: web.Request) -> web.StreamResponse:
         return self._serve(request, request.match_info["filename"])
 
-    def routes(self) -> list[tuple[str, web.RequestHandler]]:
+    def routes(self) -> list[tuple[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]]:
         """``(path, handler)`` for the endpoint to register (GET, unversioned)."""
         return [("/", self.index), ("/index.html", self.index), ("/web/{filename}", self.file)]
