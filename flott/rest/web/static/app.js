@@ -22,7 +22,8 @@ const num = (v) => `<td class="num">${v}</td>`;
 const td = (v) => `<td>${v}</td>`;
 
 function card(label, value, id) {
-  return `<div class="card"><div class="label">${esc(label)}</div><div class="value"${id ? ` id="${id}"` : ""}>${esc(value)}</div></div>`;
+  const small = String(value ?? "").length > 14 ? " small" : "";
+  return `<div class="card"><div class="label">${esc(label)}</div><div class="value${small}"${id ? ` id="${id}"` : ""}>${esc(value)}</div></div>`;
 }
 
 // -- pages ------------------------------------------------------------------------------------
@@ -253,5 +254,5 @@ main.addEventListener("click", async (ev) => {
 });
 
 window.addEventListener("hashchange", () => { previous.clear(); show(true); });
-get("config").then((c) => { document.getElementById("version").textContent = `Flink API ${c["flink-version"]} · ${c["flink-revision"]}`; }).catch(() => {});
+get("config").then((c) => { document.getElementById("version").textContent = `${c["flink-revision"]} · REST API v1`; }).catch(() => {});
 show(true);
