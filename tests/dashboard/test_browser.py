@@ -1,6 +1,7 @@
 """The dashboard in a real browser: Debian's chromium, headless, driven by Playwright, against a
 real session cluster running a job. What a user sees: the cluster, the job's name and state, its
-graph with record counts that grow between two looks, its checkpoints, exceptions and restart
+graph with record counts that grow between two looks, its checkpoints; the TaskExecutor running it
+is killed and the page shows the restart and the failure in the exception history; the restart
 strategy, the task manager's and job manager's logs; then a cancel click and CANCELED.
 
 Screenshots of every page go to ``tmp/artifacts/dashboard/`` (or ``$FLOTT_TEST_ARTIFACTS``).
@@ -53,7 +54,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SessionC
     # TaskExecutors report IO counters with their heartbeat (10 s by default): every second here,
     # so that two looks 4.5 s apart see different counts.
     run_dir = tmp_path_factory.mktemp("dashboard") / "run"
-    with session_cluster(run_dir, 1, "-D", "heartbeat.interval=1000") as c:
+    with session_cluster(run_dir, 2, "-D", "heartbeat.interval=1000") as c:
         job_id = c.submit(JOB)
         c.wait_state(job_id, "RUNNING")
         yield c, job_id
@@ -81,6 +82,17 @@ def browser_page() -> Iterator[Any]:
             p.kill()
 
 
+def kill_task_executor(c: SessionCluster, resource_id: str) -> None:
+    """SIGKILL the cluster's TaskExecutor process with this resource id (found by PID, not name)."""
+    [proc] = [
+        p
+        for p in psutil.Process(c.pid).children(recursive=True)
+        if "flott.runtime.taskexecutor" in p.cmdline() and resource_id in p.cmdline()
+    ]
+    proc.kill()
+    proc.wait(10)
+
+
 def records_out(page: Any, vertex_id: str) -> int:
     """The "records out" a user reads in the graph's box of a vertex (a dash before any report)."""
     text = page.locator(f'svg .node[data-vertex="{vertex_id}"] .records-out').text_content().strip()
@@ -92,10 +104,9 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
     shots = artifacts_dir()
     started = time.monotonic()
     vertices = c.get_json(f"/jobs/{job_id}")["vertices"]
-    [tm] = c.get_json("/taskmanagers")["taskmanagers"]
     with browser_page() as page:
         page.goto(f"{c.base_url}/#/overview")
-        sync_api.expect(page.locator("#tm-count")).to_have_text("1")
+        sync_api.expect(page.locator("#tm-count")).to_have_text("2")
         sync_api.expect(page.locator("#jobs-running")).to_have_text("1")
         sync_api.expect(page.locator("a.job-link")).to_have_text(JOB_NAME)
         sync_api.expect(page.locator("main")).to_contain_text("RUNNING")
@@ -125,6 +136,17 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
 
         page.click('[data-tab="exceptions"]')
         sync_api.expect(page.locator("#tab")).to_contain_text("No exceptions")
+        sync_api.expect(page.locator("#job-restarts")).to_have_text("0")
+
+        # The TaskExecutor running the job dies; the job restores on the other one.
+        victim = c.get_json(f"/jobs/{job_id}/vertices/{source}/subtasks/0")["taskmanager-id"]
+        kill_task_executor(c, victim)
+        sync_api.expect(page.locator("#job-restarts")).to_have_text("1", timeout=30_000)
+        sync_api.expect(page.locator("#tab details.exception")).to_have_count(1)
+        sync_api.expect(page.locator("#tab")).to_contain_text("TaskExecutorLost")
+        page.click("#tab details.exception summary")
+        sync_api.expect(page.locator("#job-state")).to_have_text("RUNNING", timeout=30_000)
+        page.screenshot(path=str(shots / "exceptions.png"), full_page=True)
         page.click('[data-tab="checkpoints"]')
         sync_api.expect(page.locator("#checkpoints-completed")).not_to_have_text("0")
         page.screenshot(path=str(shots / "checkpoints.png"), full_page=True)
@@ -132,10 +154,11 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
         sync_api.expect(page.locator("#restart-strategy")).to_contain_text("Restart with")
 
         page.click("text=Task managers")
-        sync_api.expect(page.locator("a.tm-link")).to_have_text(tm["id"])
-        page.click("a.tm-link")
+        survivor = c.get_json(f"/jobs/{job_id}/vertices/{source}/subtasks/0")["taskmanager-id"]
+        assert survivor != victim
+        page.click(f"a.tm-link:text-is('{survivor}')")
         page.click("#show-log")
-        sync_api.expect(page.locator("#log-view")).to_contain_text(tm["id"])
+        sync_api.expect(page.locator("#log-view")).to_contain_text(survivor)
         page.screenshot(path=str(shots / "taskmanager.png"), full_page=True)
 
         page.click("text=Job manager")

@@ -139,7 +139,8 @@ async function jobConfigTab(id) {
 const JOB_TABS = { overview: "Overview", exceptions: "Exceptions", checkpoints: "Checkpoints", config: "Configuration" };
 
 async function jobPage(id, tab) {
-  const job = await get(`jobs/${id}`);
+  const [job, metrics] = await Promise.all([get(`jobs/${id}`), get(`jobs/${id}/metrics?get=numRestarts`).catch(() => [])]);
+  const restarts = metrics.find((m) => m.id === "numRestarts")?.value ?? "–";
   const tabs = Object.entries(JOB_TABS).map(([t, label]) =>
     `<a href="#/job/${esc(id)}/${t}" class="${t === tab ? "active" : ""}" data-tab="${t}">${label}</a>`).join("");
   const body = tab === "exceptions" ? await jobExceptionsTab(id)
@@ -150,7 +151,8 @@ async function jobPage(id, tab) {
   return `<div class="jobhead">
       <h1 id="job-name">${esc(job.name)}</h1>
       <span id="job-state">${state(job.state)}</span>
-      <span class="meta">${esc(job.jid)} · started ${fmtTime(job["start-time"])} · ${fmtDuration(job.duration)}</span>
+      <span class="meta">${esc(job.jid)} · started ${fmtTime(job["start-time"])} · ${fmtDuration(job.duration)} ·
+        restarts: <span id="job-restarts">${esc(restarts)}</span></span>
       ${cancellable ? `<button class="danger" id="cancel-job" data-job="${esc(id)}">${armed === id ? "Confirm cancel" : "Cancel job"}</button>` : ""}
     </div>
     <nav class="tabs">${tabs}</nav>
