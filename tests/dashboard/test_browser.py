@@ -26,7 +26,8 @@ from tests.rest.session_cluster import SessionCluster, session_cluster
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[2]
 JOB = Path(__file__).parent / "jobs" / "steady_counts.py"
-JOB_NAME = "dashboard demo: steady counts"
+JOB_NAME = "dashboard demo: <b>steady</b> & counts"
+"""Markup in a job's name shows as text (the page escapes what the cluster sends)."""
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -175,5 +176,9 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
         page.screenshot(path=str(shots / "canceled.png"), full_page=True)
         page.click("text=Completed jobs")
         sync_api.expect(page.locator("main tbody tr")).to_contain_text("CANCELED")
+        sync_api.expect(page.locator("main b")).to_have_count(0)
+
+        page.goto(f"{c.base_url}/#/job/..%2F..%2Fcluster/overview")
+        sync_api.expect(page.locator("#page-error")).to_contain_text("Not a job id")
     assert c.get_json(f"/jobs/{job_id}")["state"] == "CANCELED"
     assert time.monotonic() - started < 90, "the browser test is meant to stay short"

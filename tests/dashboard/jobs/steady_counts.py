@@ -29,7 +29,7 @@ def main() -> None:
         .add_sink(Discard())
         .uid("discard")
     )
-    env.execute("dashboard demo: steady counts")
+    env.execute("dashboard demo: <b>steady</b> & counts")
 
 
 if __name__ == "__main__":

@@ -199,9 +199,19 @@ async function jobManagerPage() {
 
 // -- routing and refresh ----------------------------------------------------------------------
 
+const HEX_ID = /^[0-9a-f]{32}$/;
+
+function badId(what, id) {
+  return async () => { throw new Error(`Not a ${what} id: ${id}`); };
+}
+
 function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   const [page, a, b] = parts;
+  // Ids from the address bar go into REST paths (and a cancel request): only well-formed ones.
+  if ((page === "job" || page === "taskmanager") && a && !HEX_ID.test(a)) {
+    return { nav: page === "job" ? "running" : "taskmanagers", live: false, render: badId(page === "job" ? "job" : "task manager", a) };
+  }
   if (page === "jobs") return { nav: a === "completed" ? "completed" : "running", live: true, render: () => jobsPage(a) };
   if (page === "job" && a) return { nav: "running", live: true, render: () => jobPage(a, JOB_TABS[b] ? b : "overview") };
   if (page === "taskmanagers") return { nav: "taskmanagers", live: true, render: taskManagersPage };
