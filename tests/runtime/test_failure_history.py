@@ -125,3 +125,15 @@ def test_strategies_are_described_as_flinks_web_ui_does() -> None:
         "Restart with exponential delay: starting at PT1S, increasing by 1.500000, with maximum PT1M. "
         "Delay resets after PT1H with jitter 0.100000"
     )
+
+
+def test_a_lost_task_executor_reported_after_its_echo_is_the_root_cause() -> None:
+    eg, _ = restarting_graph(FixedDelayRestartBackoffTimeStrategy(3, 0))
+    downstream = next(ex for ex in eg.executions.values() if ex.resource_id == "te-0")
+    echo = WireError("DataExchangeError", "connection to 10.0.0.2:6121 reset")
+    eg.handle(TaskStateChanged(downstream.execution_id, ExecutionState.FAILED, echo), 10)
+    eg.handle(TaskExecutorLost("te-1", "heartbeat of TaskManager te-1 timed out"), 15)
+    [entry] = exception_history(eg, eg.job_graph, ENDPOINTS)
+    assert entry.error.type == "TaskExecutorLostError" and entry.resource_id == "te-1"
+    assert entry.timestamp == 10, "the failover began with the first report"
+    assert "DataExchangeError" in {c.error.type for c in entry.concurrent}

@@ -375,6 +375,7 @@ class ExecutionGraph:
             ex.failure = error
         if self.status is JobStatus.RUNNING:
             return self._fail(error, event.stimulus, now_ms, failed=lost[0])
+        self._prefer_root_cause(error, lost[0])  # a broken channel reported first was its echo
         return self._maybe_done(now_ms)
 
     def _on_cancel(self, event: CancelJob, now_ms: int) -> list[Action]:
