@@ -77,7 +77,7 @@ function rate(vertexId, m) {
 async function jobOverviewTab(id, job) {
   const { plan } = await get(`jobs/${id}/plan`);
   const rows = job.vertices.map((v) => [
-    td(esc(v.name)),
+    td(`<a href="#/job/${esc(id)}/vertex/${esc(v.id)}" class="vertex-link">${esc(v.name)}</a>`),
     td(state(v.status)),
     num(fmtNum(v.parallelism)),
     num(`<span class="records-in">${fmtNum(v.metrics["read-records"])}</span>`),
@@ -136,14 +136,35 @@ async function jobConfigTab(id) {
     parallelism ${esc(ec["job-parallelism"])}</p>${table(["Key", "Value"], rows, "No job configuration.")}`;
 }
 
+async function vertexTab(id, vid) {
+  const [v, bp] = await Promise.all([
+    get(`jobs/${id}/vertices/${vid}`),
+    get(`jobs/${id}/vertices/${vid}/subtasks/metrics?get=busyTimeMsPerSecond,backPressuredTimeMsPerSecond&agg=max`).catch(() => []),
+  ]);
+  const max = Object.fromEntries(bp.map((m) => [m.id, m.max]));
+  const rows = v.subtasks.map((t) => [
+    num(esc(t.subtask)), td(state(t.status)), num(`<span class="attempt">${esc(t.attempt)}</span>`),
+    td(esc(t.endpoint)), num(fmtNum(t.metrics?.["read-records"])), num(fmtNum(t.metrics?.["write-records"])),
+    td(fmtTime(t["start-time"])), num(fmtDuration(t.duration)),
+  ].join(""));
+  return `<h2><a href="#/job/${esc(id)}/overview">Overview</a> › ${esc(v.name)}</h2>
+    <div class="cards">${card("Parallelism", v.parallelism)}${card("Max parallelism", v.maxParallelism)}
+      ${card("Busy (max)", max.busyTimeMsPerSecond !== undefined ? `${fmtNum(max.busyTimeMsPerSecond / 10)} %` : "–")}
+      ${card("Back-pressured (max)", max.backPressuredTimeMsPerSecond !== undefined ? `${fmtNum(max.backPressuredTimeMsPerSecond / 10)} %` : "–")}</div>
+    <h2>Subtasks</h2>
+    ${table([{ label: "#", num: true }, "Status", { label: "Attempt", num: true }, "Task manager",
+      { label: "Records received", num: true }, { label: "Records sent", num: true }, "Started", { label: "Duration", num: true }], rows)}`;
+}
+
 const JOB_TABS = { overview: "Overview", exceptions: "Exceptions", checkpoints: "Checkpoints", config: "Configuration" };
 
-async function jobPage(id, tab) {
+async function jobPage(id, tab, vertex) {
   const [job, metrics] = await Promise.all([get(`jobs/${id}`), get(`jobs/${id}/metrics?get=numRestarts`).catch(() => [])]);
   const restarts = metrics.find((m) => m.id === "numRestarts")?.value ?? "–";
   const tabs = Object.entries(JOB_TABS).map(([t, label]) =>
     `<a href="#/job/${esc(id)}/${t}" class="${t === tab ? "active" : ""}" data-tab="${t}">${label}</a>`).join("");
-  const body = tab === "exceptions" ? await jobExceptionsTab(id)
+  const body = vertex ? await vertexTab(id, vertex)
+    : tab === "exceptions" ? await jobExceptionsTab(id)
     : tab === "checkpoints" ? await jobCheckpointsTab(id)
       : tab === "config" ? await jobConfigTab(id)
         : await jobOverviewTab(id, job);
@@ -213,6 +234,9 @@ function route() {
     return { nav: page === "job" ? "running" : "taskmanagers", live: false, render: badId(page === "job" ? "job" : "task manager", a) };
   }
   if (page === "jobs") return { nav: a === "completed" ? "completed" : "running", live: true, render: () => jobsPage(a) };
+  if (page === "job" && a && b === "vertex" && HEX_ID.test(parts[3] ?? "")) {
+    return { nav: "running", live: true, render: () => jobPage(a, "overview", parts[3]) };
+  }
   if (page === "job" && a) return { nav: "running", live: true, render: () => jobPage(a, JOB_TABS[b] ? b : "overview") };
   if (page === "taskmanagers") return { nav: "taskmanagers", live: true, render: taskManagersPage };
   if (page === "taskmanager" && a) return { nav: "taskmanagers", live: false, render: () => taskManagerPage(a) };
@@ -241,6 +265,12 @@ async function show(first) {
 }
 
 main.addEventListener("click", async (ev) => {
+  const node = ev.target.closest("svg .node[data-vertex]");
+  if (node) {
+    const job = location.hash.split("/")[2];
+    location.hash = `#/job/${job}/vertex/${node.dataset.vertex}`;
+    return;
+  }
   const target = ev.target.closest("[data-log], #cancel-job");
   if (!target) return;
   ev.preventDefault();
