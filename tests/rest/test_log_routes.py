@@ -109,3 +109,14 @@ def test_reads_are_bounded_to_the_tail(tmp_path: Path) -> None:
     files = LogFiles(tmp_path, big, "JobManager")
     assert files.read("log", max_bytes=50).endswith(b"line 099999\n")
     assert [i.name for i in files.list()] == ["big.log"]
+
+
+def test_taskmanager_thread_dump_comes_from_the_task_executor(cluster: SessionCluster) -> None:
+    [tm] = cluster.get_json("/taskmanagers")["taskmanagers"]
+    dump = cluster.get_json(f"/taskmanagers/{tm['id']}/thread-dump")["threadInfos"]
+    main = next(t for t in dump if t["threadName"] == "MainThread")
+    assert main["stringifiedThreadInfo"].startswith('"MainThread" Id=')
+    assert "taskexecutor" in main["stringifiedThreadInfo"], "the TaskExecutor's stack"
+    jm = cluster.get_json("/jobmanager/thread-dump")["threadInfos"]
+    jm_main = next(t for t in jm if t["threadName"] == "MainThread")
+    assert "taskexecutor" not in jm_main["stringifiedThreadInfo"]

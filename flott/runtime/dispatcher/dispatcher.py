@@ -46,6 +46,7 @@ from flott.runtime.dispatcher import admission, savepoints
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
 from flott.runtime.entrypoint.log_files import LogFileInfo
+from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import web_description
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.failure_history import archived_execution, exception_history, prior_attempts
@@ -408,6 +409,9 @@ class Dispatcher(RpcEndpoint):
 
     async def request_task_manager_log_list(self, resource_id: str) -> list[LogFileInfo]:
         return await self._rm.request_task_manager_log_list(resource_id)
+
+    async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]:
+        return await self._rm.request_task_manager_thread_dump(resource_id)
 
     async def request_task_manager_log_file(
         self, resource_id: str, kind: str, name: str, max_bytes: int

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from flott.configuration import Configuration
 from flott.errors import FlottError, TaskExecutorLostError
 from flott.runtime.entrypoint.log_files import LogFileInfo
+from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.jobgraph import new_id
 from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
@@ -204,6 +205,9 @@ class ResourceManager(RpcEndpoint):
     ) -> bytes:
         """The last ``max_bytes`` of a TaskExecutor's log file, main log or stdout."""
         return await self._gateway_of(resource_id).request_log_file(kind, name, max_bytes)
+
+    async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]:
+        return await self._gateway_of(resource_id).request_thread_dump()
 
     async def request_slot_capacity(self) -> SlotCapacity:
         per_worker = max(1, self._config.get_int("taskmanager.numberOfTaskSlots"))

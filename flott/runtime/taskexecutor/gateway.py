@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from flott.runtime.entrypoint.log_files import LogFileInfo
+from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.messages.execution import TaskDeploymentDescriptor
 
 TASK_EXECUTOR_ENDPOINT = "taskexecutor"
@@ -56,5 +57,8 @@ class TaskExecutorGateway(Protocol):
 
     async def request_log_file(self, kind: str, name: str, max_bytes: int) -> bytes:
         """The last ``max_bytes`` of one: ``kind`` file (``name``), log (its own) or stdout."""
+
+    async def request_thread_dump(self) -> list[ThreadStack]:
+        """The stacks of the TaskExecutor's Python threads."""
 
     async def shutdown(self, *, timeout: float | None = None) -> None: ...

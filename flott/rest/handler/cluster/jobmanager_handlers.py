@@ -12,8 +12,6 @@ from __future__ import annotations
 import os
 import platform
 import sys
-import threading
-import traceback
 
 import psutil
 
@@ -28,6 +26,7 @@ from flott.rest.messages.cluster import (
     ThreadInfo,
 )
 from flott.rest.messages.common import Metric
+from flott.runtime.entrypoint.thread_dump import ThreadStack, thread_stacks
 
 
 def configuration_entries(req: HandlerRequest) -> list[ConfigurationInfoEntry]:
@@ -95,22 +94,14 @@ async def job_jobmanager_environment(req: HandlerRequest) -> EnvironmentInfo:
     return environment()
 
 
+def thread_dump_info(stacks: list[ThreadStack]) -> ThreadDumpInfo:
+    return ThreadDumpInfo(
+        thread_infos=[ThreadInfo(thread_name=t.name, stringified_thread_info=t.text) for t in stacks]
+    )
+
+
 async def thread_dump(req: HandlerRequest) -> ThreadDumpInfo:
-    frames = sys._current_frames()
-    infos = []
-    for t in threading.enumerate():
-        frame = frames.get(t.ident or -1)
-        stack = "".join(traceback.format_stack(frame)) if frame is not None else ""
-        state = "RUNNABLE" if t.is_alive() else "TERMINATED"
-        infos.append(
-            ThreadInfo(
-                thread_name=t.name,
-                stringified_thread_info=(
-                    f'"{t.name}" Id={t.ident} {state}{" daemon" if t.daemon else ""}\n{stack}'
-                ),
-            )
-        )
-    return ThreadDumpInfo(thread_infos=infos)
+    return thread_dump_info(thread_stacks())
 
 
 ROUTES = [

@@ -1,5 +1,6 @@
-"""Log files over REST (Flink: JobManagerLogListHandler, JobManagerLogFileHandler,
-JobManagerCustomLogHandler, JobManagerStdoutFileHandler and their TaskManager counterparts).
+"""Log files and a TaskManager's thread dump over REST (Flink: JobManagerLogListHandler,
+JobManagerLogFileHandler, JobManagerCustomLogHandler, JobManagerStdoutFileHandler, their
+TaskManager counterparts and TaskManagerThreadDumpHandler).
 
 The JobManager's files are read in the REST endpoint's own process (the JobManager's); a
 TaskManager's come from its TaskExecutor over RPC (Dispatcher → ResourceManager →
@@ -15,9 +16,10 @@ import asyncio
 
 from aiohttp import web
 
+from flott.rest.handler.cluster.jobmanager_handlers import thread_dump_info
 from flott.rest.handler.handler import HandlerRequest, RestRoute
 from flott.rest.handler.taskmanager.taskmanager_handlers import task_executor_of
-from flott.rest.messages.cluster import LogInfo, LogListInfo
+from flott.rest.messages.cluster import LogInfo, LogListInfo, ThreadDumpInfo
 from flott.runtime.entrypoint.log_files import DEFAULT_MAX_BYTES, LogFileInfo, LogFiles, check_file_name
 
 _TEXT = "text/plain; charset=UTF-8"
@@ -55,6 +57,12 @@ async def jobmanager_stdout(req: HandlerRequest) -> web.Response:
 
 async def jobmanager_log_file(req: HandlerRequest) -> web.Response:
     return await _jobmanager_read(req, "file", check_file_name(req.path_param("filename")))
+
+
+async def taskmanager_thread_dump(req: HandlerRequest) -> ThreadDumpInfo:
+    """The TaskExecutor's Python threads, asked over RPC (Flink: TaskManagerThreadDumpHandler)."""
+    info = await task_executor_of(req)
+    return thread_dump_info(await (await req.gateway()).request_task_manager_thread_dump(info.resource_id))
 
 
 async def taskmanager_logs(req: HandlerRequest) -> LogListInfo:
@@ -112,6 +120,14 @@ ROUTES = [
         jobmanager_stdout,
         summary=f"The JobManager's stdout file {_TAIL}.",
         operation_id="getJobManagerStdout",
+    ),
+    RestRoute(
+        "GET",
+        f"{_TM}/thread-dump",
+        taskmanager_thread_dump,
+        summary="Stacks of a TaskManager's Python threads.",
+        response_type=ThreadDumpInfo,
+        operation_id="getTaskManagerThreadDump",
     ),
     RestRoute(
         "GET",
