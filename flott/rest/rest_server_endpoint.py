@@ -293,7 +293,7 @@ class RestServerEndpoint:
                 req = HandlerRequest(request, ctx, route)
                 req.check_path_params()
                 body = await handler(req)
-                if isinstance(body, web.StreamResponse):  # a file (logs, dashboard), not JSON
+                if isinstance(body, web.StreamResponse):  # a log file (text), not JSON
                     return _with_cors(body, headers)
                 return _json_bytes_response(status, _render(body), headers)
             except web.HTTPException as e:
