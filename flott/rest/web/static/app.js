@@ -82,7 +82,7 @@ async function jobOverviewTab(id, job) {
     num(fmtNum(v.parallelism)),
     num(`<span class="records-in">${fmtNum(v.metrics["read-records"])}</span>`),
     num(`<span class="records-out">${fmtNum(v.metrics["write-records"])}</span>`),
-    num(rate(v.id, v.metrics)),
+    num(v.status === "RUNNING" ? rate(v.id, v.metrics) : "–"),
     num(fmtDuration(v.duration)),
   ].join(""));
   return `<div class="dag">${renderDag(plan, job.vertices)}</div>
