@@ -16,7 +16,8 @@ answers with, so the mapping lives here and nowhere else::
     ├── RestRequestError                    400  malformed REST request (the REST layer's own)
     │   ├── PayloadTooLargeError            413
     │   ├── AuthenticationError             401  REST auth is on and no valid bearer token was sent
-    │   └── AuthorizationError              403  the token's role may not use this route
+    │   ├── AuthorizationError              403  the token's role may not use this route
+    │   └── LogFileNotFoundError            404  no such log file (or a name leading out of the log dir)
     ├── ClusterError                        500  the cluster itself is in trouble
     │   ├── RpcError                        500  a remote call failed
     │   │   ├── RpcConnectionError          503  the peer cannot be reached
@@ -102,6 +103,13 @@ class AuthorizationError(RestRequestError):
     """A valid token whose role does not cover the route (a read-only token on a mutating route)."""
 
     http_status = 403
+
+
+class LogFileNotFoundError(RestRequestError):
+    """A log or stdout file asked for over REST is not there, or its name leads out of the log
+    directory (Flink answers both with "This file does not exist in ... log dir.")."""
+
+    http_status = 404
 
 
 class ClusterError(FlottError):

@@ -19,7 +19,8 @@ handler catches its own errors (an aiohttp middleware would wrap every request
 in two more coroutines), unmatched URLs land on a last catch-all route that
 works out 404 or 405, and the routes marked ``shared`` (``/overview``,
 ``/jobs/overview`` ...) render once for all identical requests handled in the
-same event-loop iteration (:mod:`flott.rest.handler.shared_answers`).
+same event-loop iteration (:mod:`flott.rest.handler.shared_answers`). The web
+dashboard's static files answer at ``/`` (:mod:`flott.rest.web`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from flott.rest.handler.shared_answers import SharedAnswers
 from flott.rest.http_protocol import HEADER_TIMEOUT_KEY, MAX_CONNECTIONS_PER_CLIENT_KEY, RestAppRunner
 from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
+from flott.rest.web import Dashboard
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DispatcherGateway
 
@@ -77,6 +79,14 @@ def _json_bytes_response(
 
 def json_response(status: int, body: Any, headers: CIMultiDict[str] = _JSON_HEADERS) -> web.Response:
     return _json_bytes_response(status, _render(body), headers)
+
+
+def _with_cors(resp: web.StreamResponse, headers: CIMultiDict[str]) -> web.StreamResponse:
+    """A handler's own (non-JSON) response, with the endpoint's CORS header if it sends one."""
+    origin = headers.get("Access-Control-Allow-Origin")
+    if origin is not None:
+        resp.headers["Access-Control-Allow-Origin"] = origin
+    return resp
 
 
 def _error_response(err: BaseException, headers: CIMultiDict[str] = _JSON_HEADERS) -> web.Response:
@@ -233,6 +243,8 @@ class RestServerEndpoint:
         openapi = self._guarded(self._openapi, max_len, authentication.OPENAPI_ROLE)
         for prefix in (f"/{REST_API_VERSION}", ""):
             app.router.add_route("GET", f"{prefix}/openapi.json", openapi)
+        for path, fn in Dashboard().routes():
+            app.router.add_route("GET", path, self._guarded(fn, max_len))
         # Last, so that it only gets what no route above matches.
         self._no_route_resource = _Unmatched(
             self._guarded(self._no_route, max_len, authentication.UNMATCHED_ROLE)
@@ -299,7 +311,10 @@ class RestServerEndpoint:
                 check(request.method, request.headers)
                 req = HandlerRequest(request, ctx, route)
                 req.check_path_params()
-                return _json_bytes_response(status, _render(await handler(req)), headers)
+                body = await handler(req)
+                if isinstance(body, web.StreamResponse):  # a log file (text), not JSON
+                    return _with_cors(body, headers)
+                return _json_bytes_response(status, _render(body), headers)
             except web.HTTPException as e:
                 return _error_response(_from_http_exception(request, e, max_len), headers)
             except Exception as e:

@@ -8,8 +8,8 @@ with it. Summary of the plan:
 * served with data (2xx, validated against the spec's response schema and
   checked for fields the spec does not know);
 * 501 with a reason (jars: flott runs Python, not Java; applications; rescale
-  history of the adaptive scheduler; flame graphs; watermarks; log URLs; TM
-  logs/thread dumps; per-subtask checkpoint details);
+  history of the adaptive scheduler; flame graphs; watermarks; log URLs;
+  per-subtask checkpoint details);
 * 404 for status URLs polled with a trigger id nobody was given (savepoints,
   checkpoints, disposal, rescaling): Flink's "unknown trigger id".
 
@@ -63,7 +63,7 @@ PLAN: dict[tuple[str, str], Case] = {
     # jobmanager
     ("GET", "/jobmanager/config"): Case(200),
     ("GET", "/jobmanager/environment"): Case(200, "describes the Python runtime"),
-    ("GET", "/jobmanager/logs"): Case(200, "env.log.dir not set: empty"),
+    ("GET", "/jobmanager/logs"): Case(200, "the files of the JobManager's log directory"),
     ("GET", "/jobmanager/metrics"): Case(
         200, query="get=numRunningJobs,taskSlotsTotal,Status.Process.Memory.RSS"
     ),
@@ -175,9 +175,9 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/taskmanagers"): Case(200),
     ("GET", "/taskmanagers/metrics"): Case(200, query="get=Status.Process.Memory.RSS&agg=sum"),
     ("GET", "/taskmanagers/{taskmanagerid}"): Case(200),
-    ("GET", "/taskmanagers/{taskmanagerid}/logs"): Case(501, "no TaskExecutor log access yet"),
+    ("GET", "/taskmanagers/{taskmanagerid}/logs"): Case(200, "the TaskExecutor's log directory, over RPC"),
     ("GET", "/taskmanagers/{taskmanagerid}/metrics"): Case(200, query="get=Status.Process.Memory.RSS"),
-    ("GET", "/taskmanagers/{taskmanagerid}/thread-dump"): Case(501, "no TaskExecutor thread dumps yet"),
+    ("GET", "/taskmanagers/{taskmanagerid}/thread-dump"): Case(200, "its Python threads, over RPC"),
     # jars and applications
     **{
         ("GET" if m == "GET" else m, p): Case(501, "flott runs Python programs, not Java jars")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flott.rest.handler import unsupported
-from flott.rest.handler.cluster import cluster_handlers, jobmanager_handlers
+from flott.rest.handler.cluster import cluster_handlers, jobmanager_handlers, log_handlers
 from flott.rest.handler.handler import RestRoute
 from flott.rest.handler.job import (
     coordination_handlers,
@@ -25,6 +25,7 @@ def all_routes() -> list[RestRoute]:
     routes = [
         *cluster_handlers.ROUTES,
         *jobmanager_handlers.ROUTES,
+        *log_handlers.ROUTES,
         *job_submit_handler.ROUTES,
         *job_handlers.ROUTES,
         *coordination_handlers.ROUTES,

@@ -16,7 +16,6 @@ _JARS = (
 _APPLICATIONS = "Application management (Flink 2.3+ /applications) is not available in flott yet."
 _RESCALES = "Rescale history belongs to the adaptive scheduler, which flott does not have yet."
 _LOG_URL = "Log URLs (historyserver.log.*.url-pattern) are not supported by flott yet."
-_TM_FILES = "TaskManager logs and thread dumps need a TaskExecutor call flott does not have yet."
 
 
 def unsupported(reason: str) -> Handler:
@@ -73,6 +72,4 @@ ROUTES = [
         "TaskExecutors do not report watermarks to the JobManager yet.",
         "getJobVertexWatermarks",
     ),
-    _route("GET", "/taskmanagers/{taskmanagerid}/logs", _TM_FILES, "getTaskManagerLogList"),
-    _route("GET", "/taskmanagers/{taskmanagerid}/thread-dump", _TM_FILES, "getTaskManagerThreadDump"),
 ]

@@ -45,7 +45,11 @@ from flott.runtime.checkpoint.storage import (
 from flott.runtime.dispatcher import admission, savepoints
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
+from flott.runtime.entrypoint.log_files import LogFileInfo
+from flott.runtime.entrypoint.thread_dump import ThreadStack
+from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import web_description
 from flott.runtime.jobgraph import JobGraph
+from flott.runtime.jobmaster.failure_history import archived_execution, exception_history, prior_attempts
 from flott.runtime.jobmaster.job_master import JobMaster, now_ms
 from flott.runtime.messages.archived_execution_graph import (
     ArchivedExecution,
@@ -103,23 +107,11 @@ def archive_execution_graph(job_master: JobMaster, endpoints: Mapping[str, str])
     jg = job_master.job_graph
     vertices = []
     for v in jg.vertices:
-        subtasks = []
-        for ex in g.by_vertex.get(v.id, []):
-            m = job_master.metrics.get(ex.execution_id)
-            subtasks.append(ArchivedExecution(
-                subtask_index=ex.subtask_index, attempt_number=ex.attempt_number, state=ex.state.name,
-                resource_id=ex.resource_id or "", endpoint=endpoints.get(ex.resource_id or "", ""),
-                state_timestamps=dict(ex.timestamps), failure=ex.failure, metrics_reported=m is not None,
-                records_in=m.records_in if m else 0, records_out=m.records_out if m else 0,
-                buffers_in=m.buffers_in if m else 0, buffers_out=m.buffers_out if m else 0,
-                busy_time_ns=m.busy_time_ns if m else 0,
-                back_pressured_time_ns=m.back_pressured_time_ns if m else 0,
-                idle_time_ns=m.idle_time_ns if m else 0,
-                user_metrics=dict(m.user_metrics) if m else {},
-            ))
+        subtasks = [archived_execution(ex, job_master.metrics, endpoints) for ex in g.by_vertex.get(v.id, [])]
         vertices.append(ArchivedJobVertex(
             id=v.id, name=v.name, parallelism=v.parallelism, max_parallelism=v.max_parallelism,
             operator_names=[op.name for op in v.operators], subtasks=subtasks,
+            prior_attempts=prior_attempts(g, v.id, job_master.metrics, endpoints),
         ))
     ts = dict(g.status_timestamps)
     return ArchivedExecutionGraph(
@@ -133,6 +125,9 @@ def archive_execution_graph(job_master: JobMaster, endpoints: Mapping[str, str])
         failure=g.failure,
         failure_timestamp=ts.get("FAILING", ts.get("FAILED", 0)) if g.failure is not None else 0,
         job_config=dict(jg.config),
+        num_restarts=g.num_restarts,
+        restart_strategy=web_description(g.restart_policy),
+        exception_history=exception_history(g, jg, endpoints),
     )
 
 
@@ -411,6 +406,17 @@ class Dispatcher(RpcEndpoint):
         infos = await self._rm.request_task_executor_infos()
         self._te_endpoints.update({i.resource_id: i.data_address for i in infos})
         return infos
+
+    async def request_task_manager_log_list(self, resource_id: str) -> list[LogFileInfo]:
+        return await self._rm.request_task_manager_log_list(resource_id)
+
+    async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]:
+        return await self._rm.request_task_manager_thread_dump(resource_id)
+
+    async def request_task_manager_log_file(
+        self, resource_id: str, kind: str, name: str, max_bytes: int
+    ) -> bytes:
+        return await self._rm.request_task_manager_log_file(resource_id, kind, name, max_bytes)
 
     async def shutdown_cluster(self) -> None:
         on_shutdown = self._on_shutdown

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from flott.runtime.entrypoint.log_files import LogFileInfo
+from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.archived_execution_graph import ArchivedExecutionGraph
 from flott.runtime.messages.cluster import TaskExecutorInfo
@@ -36,6 +38,14 @@ class DispatcherGateway(Protocol):
     async def request_cluster_overview(self) -> ClusterOverview: ...
 
     async def request_task_executor_infos(self) -> list[TaskExecutorInfo]: ...
+
+    async def request_task_manager_log_list(self, resource_id: str) -> list[LogFileInfo]: ...
+
+    async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]: ...
+
+    async def request_task_manager_log_file(
+        self, resource_id: str, kind: str, name: str, max_bytes: int
+    ) -> bytes: ...
 
     async def shutdown_cluster(self) -> None: ...
 

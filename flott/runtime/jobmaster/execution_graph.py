@@ -19,6 +19,7 @@ completed checkpoint) and the job is RUNNING again. Otherwise → FAILING →
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -72,6 +73,27 @@ class Execution:
     allocation_id: str | None = None
     timestamps: dict[str, int] = field(default_factory=dict)
     failure: WireError | None = None
+
+
+@dataclass(frozen=True)
+class FailureRecord:
+    """One entry of the job's exception history: a failure that made the job restart or fail.
+
+    ``execution_id`` names the failed attempt (None for a global failure, e.g. too many failed
+    checkpoints); ``attempt`` is the job attempt it ended (0 for the first run), so the other
+    failures of that attempt are its concurrent exceptions.
+    """
+
+    error: WireError
+    timestamp: int
+    attempt: int
+    execution_id: str | None = None
+
+
+ATTEMPTS_HISTORY_SIZE = 16
+"""Prior attempts kept per subtask (Flink's ``jobmanager.execution.attempts-history-size``)."""
+EXCEPTION_HISTORY_SIZE = 16
+"""Failures kept in the exception history (Flink's ``web.exception-history-size``)."""
 
 
 # -- events -----------------------------------------------------------------------------------
@@ -203,6 +225,10 @@ class ExecutionGraph:
         self._restart_delay_ms: int | None = None
         self.executions: dict[str, Execution] = {}
         self.by_vertex: dict[str, list[Execution]] = {}
+        self.prior_attempts: dict[tuple[str, int], deque[Execution]] = {}
+        """Per (vertex, subtask): the attempts before the current one, oldest first (bounded)."""
+        self.exception_history: deque[FailureRecord] = deque(maxlen=EXCEPTION_HISTORY_SIZE)
+        """The failures that restarted or failed the job, oldest first (bounded)."""
         self._new_attempt(0, now_ms)
         self.slots_needed = job_graph.slots_needed()
         # Slot numbers: group g's i-th slot is offset[g] + i (slot sharing within a group).
@@ -216,6 +242,12 @@ class ExecutionGraph:
         self.history: list[str] = []
 
     def _new_attempt(self, attempt: int, now_ms: int) -> None:
+        for ex in self.executions.values():
+            key = (ex.vertex_id, ex.subtask_index)
+            kept = self.prior_attempts.get(key)
+            if kept is None:
+                kept = self.prior_attempts[key] = deque(maxlen=ATTEMPTS_HISTORY_SIZE)
+            kept.append(ex)
         self.executions = {}
         self.by_vertex = {}
         for vertex in self.job_graph.topological_order():
@@ -309,9 +341,9 @@ class ExecutionGraph:
             ex.failure = event.error
             if self.status in (JobStatus.RUNNING, JobStatus.CREATED):
                 error = event.error or WireError(type="ClusterError", message="task failed without a cause")
-                return self._fail(error, event.stimulus, now_ms)
+                return self._fail(error, event.stimulus, now_ms, failed=ex)
             if event.error is not None:
-                self._prefer_root_cause(event.error)
+                self._prefer_root_cause(event.error, ex)
             return self._maybe_done(now_ms)
         if ex.state is ExecutionState.CANCELING and not event.state.is_terminal():
             return []  # a late report of a task being cancelled
@@ -342,7 +374,8 @@ class ExecutionGraph:
             self._transition_execution(ex, ExecutionState.FAILED, now_ms)
             ex.failure = error
         if self.status is JobStatus.RUNNING:
-            return self._fail(error, event.stimulus, now_ms)
+            return self._fail(error, event.stimulus, now_ms, failed=lost[0])
+        self._prefer_root_cause(error, lost[0])  # a broken channel reported first was its echo
         return self._maybe_done(now_ms)
 
     def _on_cancel(self, event: CancelJob, now_ms: int) -> list[Action]:
@@ -354,7 +387,13 @@ class ExecutionGraph:
         return actions + self._maybe_done(now_ms)
 
     def _fail(
-        self, error: WireError, stimulus: str, now_ms: int, *, restartable: bool = True
+        self,
+        error: WireError,
+        stimulus: str,
+        now_ms: int,
+        *,
+        restartable: bool = True,
+        failed: Execution | None = None,
     ) -> list[Action]:
         if self.status in (JobStatus.FAILING, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.FINISHED):
             return []
@@ -364,6 +403,9 @@ class ExecutionGraph:
         if self.status is JobStatus.RESTARTING:
             return self._maybe_done(now_ms)  # already failing over: one restart covers both failures
         self.last_failure = error
+        self.exception_history.append(
+            FailureRecord(error, now_ms, self.num_restarts, failed.execution_id if failed else None)
+        )
         policy = self.restart_policy
         if policy is not None and self.status is JobStatus.RUNNING:
             policy.notify_failure(now_ms)
@@ -380,11 +422,16 @@ class ExecutionGraph:
         actions += self._cancel_all(now_ms)
         return actions + self._maybe_done(now_ms)
 
-    def _prefer_root_cause(self, error: WireError) -> None:
+    def _prefer_root_cause(self, error: WireError, failed: Execution | None = None) -> None:
         """A broken data channel is usually the echo of another task's failure; if that task's own
         report arrives second, it is the cause worth showing (the user's exception, not the echo)."""
         if error.type == _ECHO:
             return
+        history = self.exception_history
+        if history and history[-1].attempt == self.num_restarts and history[-1].error.type == _ECHO:
+            history[-1] = FailureRecord(
+                error, history[-1].timestamp, self.num_restarts, failed.execution_id if failed else None
+            )
         if self.failure is not None and self.failure.type == _ECHO:
             self.failure = error
         if self.last_failure is not None and self.last_failure.type == _ECHO:

@@ -50,6 +50,24 @@ class ArchivedJobVertex(msgspec.Struct, frozen=True, kw_only=True):
     max_parallelism: int
     operator_names: list[str] = []
     subtasks: list[ArchivedExecution] = []
+    prior_attempts: list[ArchivedExecution] = []
+    """Attempts before the current one of every subtask (those a restart replaced), oldest first."""
+
+
+class ArchivedFailure(msgspec.Struct, frozen=True, kw_only=True):
+    """One entry of the exception history (Flink: RootExceptionHistoryEntry / ExceptionHistoryEntry).
+
+    ``task_name`` is ``"<vertex> (i/n)"``, empty for a global failure (then the
+    location fields are empty too); ``concurrent`` are the other failures of
+    the same job attempt (nested entries have none of their own).
+    """
+
+    error: WireError
+    timestamp: int
+    task_name: str = ""
+    endpoint: str = ""
+    resource_id: str = ""
+    concurrent: list[ArchivedFailure] = []
 
 
 class ArchivedJobEdge(msgspec.Struct, frozen=True, kw_only=True):
@@ -81,3 +99,8 @@ class ArchivedExecutionGraph(msgspec.Struct, frozen=True, kw_only=True):
     failure: WireError | None = None
     failure_timestamp: int = 0
     job_config: dict[str, str] = {}
+    num_restarts: int = 0
+    restart_strategy: str = ""
+    """The restart strategy the job runs with, as Flink's web UI describes it."""
+    exception_history: list[ArchivedFailure] = []
+    """The failures that restarted or failed the job, newest first (Flink's order)."""

@@ -6,6 +6,8 @@ from typing import Protocol
 
 import msgspec
 
+from flott.runtime.entrypoint.log_files import LogFileInfo
+from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.messages.cluster import (
     RegistrationResponse,
     SlotReport,
@@ -53,3 +55,11 @@ class ResourceManagerGateway(Protocol):
     async def request_task_executor_infos(self) -> list[TaskExecutorInfo]: ...
 
     async def request_slot_capacity(self) -> SlotCapacity: ...
+
+    async def request_task_manager_log_list(self, resource_id: str) -> list[LogFileInfo]: ...
+
+    async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]: ...
+
+    async def request_task_manager_log_file(
+        self, resource_id: str, kind: str, name: str, max_bytes: int
+    ) -> bytes: ...

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from flott.configuration import Configuration
 from flott.errors import FlottError, TaskExecutorLostError
+from flott.runtime.entrypoint.log_files import LogFileInfo
+from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.jobgraph import new_id
 from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
@@ -185,6 +187,27 @@ class ResourceManager(RpcEndpoint):
                 )
             )
         return out
+
+    def _gateway_of(self, resource_id: str) -> TaskExecutorGateway:
+        reg = self.task_executors.get(resource_id)
+        if reg is None:
+            raise TaskExecutorLostError(
+                f"TaskExecutor {resource_id} is not registered with the ResourceManager."
+            )
+        return reg.gateway
+
+    async def request_task_manager_log_list(self, resource_id: str) -> list[LogFileInfo]:
+        """The files of a TaskExecutor's log directory (Flink: requestTaskManagerLogList)."""
+        return await self._gateway_of(resource_id).request_log_list()
+
+    async def request_task_manager_log_file(
+        self, resource_id: str, kind: str, name: str, max_bytes: int
+    ) -> bytes:
+        """The last ``max_bytes`` of a TaskExecutor's log file, main log or stdout."""
+        return await self._gateway_of(resource_id).request_log_file(kind, name, max_bytes)
+
+    async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]:
+        return await self._gateway_of(resource_id).request_thread_dump()
 
     async def request_slot_capacity(self) -> SlotCapacity:
         per_worker = max(1, self._config.get_int("taskmanager.numberOfTaskSlots"))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from flott.runtime.entrypoint.log_files import LogFileInfo
+from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.messages.execution import TaskDeploymentDescriptor
 
 TASK_EXECUTOR_ENDPOINT = "taskexecutor"
@@ -49,5 +51,14 @@ class TaskExecutorGateway(Protocol):
         self, execution_id: str, operator_id: str, request: bytes, *, timeout: float | None = None
     ) -> bytes:
         """Hand a client's request (opaque bytes) to an operator of a running task; its answer."""
+
+    async def request_log_list(self) -> list[LogFileInfo]:
+        """The files of the TaskExecutor's log directory."""
+
+    async def request_log_file(self, kind: str, name: str, max_bytes: int) -> bytes:
+        """The last ``max_bytes`` of one: ``kind`` file (``name``), log (its own) or stdout."""
+
+    async def request_thread_dump(self) -> list[ThreadStack]:
+        """The stacks of the TaskExecutor's Python threads."""
 
     async def shutdown(self, *, timeout: float | None = None) -> None: ...

@@ -39,6 +39,8 @@ from flott.errors import (
 )
 from flott.runtime.blob.library_cache import LibraryCacheManager
 from flott.runtime.checkpoint.metadata import TaskStateSnapshot
+from flott.runtime.entrypoint.log_files import LogFileInfo, LogFiles
+from flott.runtime.entrypoint.thread_dump import ThreadStack, thread_stacks
 from flott.runtime.execution.environment import (
     CheckpointAbortedMail,
     CheckpointCompleteMail,
@@ -545,6 +547,19 @@ class TaskExecutor(RpcEndpoint):
             if task.tdd.job_id == job_id:
                 task.cancel()
         self._close_job(job_id)
+
+    # -- log files (served by the JobManager's REST endpoint: /taskmanagers/:id/log ...) --------
+
+    async def request_log_list(self) -> list[LogFileInfo]:
+        return await asyncio.to_thread(LogFiles.of_this_process(self._config, "TaskManager").list)
+
+    async def request_log_file(self, kind: str, name: str, max_bytes: int) -> bytes:
+        """The last ``max_bytes`` of a log file (``kind``: file, log or stdout; see LogFiles.read)."""
+        files = LogFiles.of_this_process(self._config, "TaskManager")
+        return await asyncio.to_thread(files.read, kind, name, max_bytes)
+
+    async def request_thread_dump(self) -> list[ThreadStack]:
+        return thread_stacks()
 
     async def shutdown(self) -> None:
         asyncio.get_running_loop().call_later(0.01, self.terminated.set)

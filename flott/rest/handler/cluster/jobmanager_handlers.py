@@ -1,4 +1,5 @@
-"""The JobManager's own views: configuration, metrics, environment, thread dump, log list.
+"""The JobManager's own views: configuration, metrics, environment, thread dump (logs:
+:mod:`flott.rest.handler.cluster.log_handlers`).
 
 The JobManager is a Python process: ``/jobmanager/environment`` describes the
 interpreter where Flink describes the JVM, the thread dump lists Python
@@ -11,9 +12,6 @@ from __future__ import annotations
 import os
 import platform
 import sys
-import threading
-import traceback
-from pathlib import Path
 
 import psutil
 
@@ -24,12 +22,11 @@ from flott.rest.messages.cluster import (
     ConfigurationInfoEntry,
     EnvironmentInfo,
     JVMInfo,
-    LogInfo,
-    LogListInfo,
     ThreadDumpInfo,
     ThreadInfo,
 )
 from flott.rest.messages.common import Metric
+from flott.runtime.entrypoint.thread_dump import ThreadStack, thread_stacks
 
 
 def configuration_entries(req: HandlerRequest) -> list[ConfigurationInfoEntry]:
@@ -97,39 +94,14 @@ async def job_jobmanager_environment(req: HandlerRequest) -> EnvironmentInfo:
     return environment()
 
 
+def thread_dump_info(stacks: list[ThreadStack]) -> ThreadDumpInfo:
+    return ThreadDumpInfo(
+        thread_infos=[ThreadInfo(thread_name=t.name, stringified_thread_info=t.text) for t in stacks]
+    )
+
+
 async def thread_dump(req: HandlerRequest) -> ThreadDumpInfo:
-    frames = sys._current_frames()
-    infos = []
-    for t in threading.enumerate():
-        frame = frames.get(t.ident or -1)
-        stack = "".join(traceback.format_stack(frame)) if frame is not None else ""
-        state = "RUNNABLE" if t.is_alive() else "TERMINATED"
-        infos.append(
-            ThreadInfo(
-                thread_name=t.name,
-                stringified_thread_info=(
-                    f'"{t.name}" Id={t.ident} {state}{" daemon" if t.daemon else ""}\n{stack}'
-                ),
-            )
-        )
-    return ThreadDumpInfo(thread_infos=infos)
-
-
-def _log_files(directory: Path) -> list[LogInfo]:
-    logs: list[LogInfo] = []
-    if directory.is_dir():
-        for p in sorted(directory.iterdir()):
-            if p.is_file():
-                st = p.stat()
-                logs.append(LogInfo(name=p.name, size=st.st_size, mtime=int(st.st_mtime * 1000)))
-    return logs
-
-
-async def jobmanager_logs(req: HandlerRequest) -> LogListInfo:
-    """Files in ``env.log.dir`` if configured; flott logs to stderr by default, so usually none."""
-    if not req.config.contains("env.log.dir"):
-        return LogListInfo(logs=[])
-    return LogListInfo(logs=_log_files(Path(req.config.get("env.log.dir"))))
+    return thread_dump_info(thread_stacks())
 
 
 ROUTES = [
@@ -165,14 +137,6 @@ ROUTES = [
         summary="Stacks of the JobManager's Python threads.",
         response_type=ThreadDumpInfo,
         operation_id="getJobManagerThreadDump",
-    ),
-    RestRoute(
-        "GET",
-        "/jobmanager/logs",
-        jobmanager_logs,
-        summary="Log files in env.log.dir (usually none).",
-        response_type=LogListInfo,
-        operation_id="getJobManagerLogList",
     ),
     RestRoute(
         "GET",

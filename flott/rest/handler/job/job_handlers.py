@@ -35,6 +35,7 @@ from flott.rest.messages.job import (
     RootExceptionInfo,
 )
 from flott.rest.serialized_throwable import to_serialized_throwable
+from flott.runtime.messages.archived_execution_graph import ArchivedFailure
 from flott.runtime.rpc.service import WireError
 
 _APPLICATION_STATUS: dict[str, Any] = {"FINISHED": "SUCCEEDED", "CANCELED": "CANCELED", "FAILED": "FAILED"}
@@ -139,47 +140,45 @@ def _stacktrace(w: WireError) -> str:
     return text + ("\n" + w.traceback.rstrip() if w.traceback else "")
 
 
+_MAX_EXCEPTIONS = 20
+"""Flink's default page size of the exception history (``maxExceptions``)."""
+
+
+def _exception_info(f: ArchivedFailure) -> ExceptionInfo:
+    return ExceptionInfo(
+        exception_name=_exception_name(f.error),
+        stacktrace=_stacktrace(f.error),
+        timestamp=f.timestamp,
+        task_name=f.task_name or None,
+        endpoint=f.endpoint or None,
+        task_manager_id=f.resource_id or None,
+    )
+
+
 async def job_exceptions(req: HandlerRequest) -> JobExceptionsInfoWithHistory:
-    """The failure history: flott has no restarts yet, so at most one root failure (the job's)."""
+    """The failures that restarted or failed the job, newest first, each with its concurrent ones.
+
+    A global failure (no task to blame, e.g. too many failed checkpoints) has no task name or
+    location, as in Flink.
+    """
     max_exceptions = req.query_int("maxExceptions", -INT32_MAX - 1, INT32_MAX)
+    limit = _MAX_EXCEPTIONS if max_exceptions is None else max(0, max_exceptions)
     graph = await (await req.gateway()).request_execution_graph(req.job_id())
-    entries: list[RootExceptionInfo] = []
-    if graph.failure is not None:
-        failed = [
-            (f"{v.name} ({ex.subtask_index + 1}/{v.parallelism})", ex, ex.failure)
-            for v in graph.vertices
-            for ex in v.subtasks
-            if ex.failure is not None
-        ]
-        root = next((f for f in failed if f[2] == graph.failure), None)
-        concurrent = [
-            ExceptionInfo(
-                exception_name=_exception_name(w),
-                stacktrace=_stacktrace(w),
-                timestamp=ex.state_timestamps.get("FAILED", graph.failure_timestamp),
-                task_name=task,
-                endpoint=ex.endpoint or None,
-                task_manager_id=ex.resource_id or None,
-            )
-            for task, ex, w in failed
-            if root is None or ex is not root[1]
-        ]
-        entries.append(
-            RootExceptionInfo(
-                exception_name=_exception_name(graph.failure),
-                stacktrace=_stacktrace(graph.failure),
-                timestamp=graph.failure_timestamp,
-                task_name=root[0] if root else (graph.failure.task_name or None),
-                endpoint=(root[1].endpoint or None) if root else None,
-                task_manager_id=(root[1].resource_id or None) if root else None,
-                concurrent_exceptions=concurrent,
-            )
+    history = graph.exception_history
+    entries = [
+        RootExceptionInfo(
+            exception_name=_exception_name(f.error),
+            stacktrace=_stacktrace(f.error),
+            timestamp=f.timestamp,
+            task_name=f.task_name or None,
+            endpoint=f.endpoint or None,
+            task_manager_id=f.resource_id or None,
+            concurrent_exceptions=[_exception_info(c) for c in f.concurrent],
         )
-    truncated = max_exceptions is not None and len(entries) > max_exceptions
-    if max_exceptions is not None:
-        entries = entries[: max(0, max_exceptions)]
+        for f in history[:limit]
+    ]
     return JobExceptionsInfoWithHistory(
-        exception_history=JobExceptionHistory(entries=entries, truncated=truncated)
+        exception_history=JobExceptionHistory(entries=entries, truncated=len(entries) < len(history))
     )
 
 
@@ -194,7 +193,7 @@ async def job_config(req: HandlerRequest) -> JobConfigInfo:
         jid=graph.job_id,
         name=graph.job_name,
         execution_config=ExecutionConfigInfo(
-            restart_strategy="Restart deactivated.",  # flott does not restart jobs yet
+            restart_strategy=graph.restart_strategy or "Restart deactivated.",
             job_parallelism=parallelism,
             object_reuse_mode=cfg.get("pipeline.object-reuse", "false").lower() == "true",
             user_config=masked(cfg),
@@ -305,7 +304,7 @@ ROUTES = [
         "GET",
         f"{_JOB}/exceptions",
         job_exceptions,
-        summary="Returns the failure history of a job (flott: at most the root failure, no restarts yet).",
+        summary="Returns the failure history of a job: every failure that restarted or failed it.",
         response_type=JobExceptionsInfoWithHistory,
         operation_id="getJobExceptions",
         query=(

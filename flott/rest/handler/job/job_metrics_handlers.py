@@ -8,7 +8,8 @@ busy / back-pressured / idle nanoseconds), and so do its user metrics
 finished task's final values come with its terminal state). The
 ``*PerSecond`` metrics are **averages over the subtask's running time**, not
 Flink's one-minute rates. Job metrics are derived from
-the job's state timestamps; ``numRestarts`` is truly 0 (no restarts yet).
+the job's state timestamps and its restart count (``numRestarts``, ``fullRestarts``: every
+flott restart is a full one).
 """
 
 from __future__ import annotations
@@ -88,7 +89,27 @@ def job_metrics(graph: ArchivedExecutionGraph) -> dict[str, float]:
     else:
         uptime = float(graph.now - ts["RUNNING"]) if graph.status == "RUNNING" and "RUNNING" in ts else 0.0
         downtime = float(graph.now - ts["FAILING"]) if graph.status == "FAILING" and "FAILING" in ts else 0.0
-    return {"uptime": uptime, "downtime": downtime, "numRestarts": 0, "fullRestarts": 0, "restartingTime": 0}
+    # Every flott restart is a global failover (all subtasks), so fullRestarts == numRestarts.
+    restarts = graph.num_restarts
+    return {
+        "uptime": uptime,
+        "downtime": downtime,
+        "numRestarts": restarts,
+        "fullRestarts": restarts,
+        "restartingTime": restarting_time(graph),
+    }
+
+
+def restarting_time(graph: ArchivedExecutionGraph) -> int:
+    """Flink's ``restartingTime``: how long the current restart runs, else how long the last one took."""
+    ts = graph.state_timestamps
+    began = ts.get("RESTARTING")
+    if began is None:
+        return 0
+    if graph.status == "RESTARTING":
+        return max(0, graph.now - began)
+    ended = ts.get("RUNNING", 0)
+    return max(0, ended - began) if ended >= began else 0
 
 
 async def vertex_of(req: HandlerRequest) -> tuple[ArchivedExecutionGraph, ArchivedJobVertex]:

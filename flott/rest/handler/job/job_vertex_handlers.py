@@ -33,7 +33,7 @@ from flott.rest.messages.vertex import (
     SubtasksTimesInfo,
     SubtaskTimeInfo,
 )
-from flott.runtime.messages.archived_execution_graph import ArchivedExecution
+from flott.runtime.messages.archived_execution_graph import ArchivedExecution, ArchivedJobVertex
 
 
 async def vertex_details(req: HandlerRequest) -> JobVertexDetailsInfo:
@@ -54,19 +54,22 @@ async def subtask_current_attempt(req: HandlerRequest) -> SubtaskExecutionAttemp
     return views.subtask_details(subtask_of(req, vertex), graph.now)
 
 
-def _attempt_of(req: HandlerRequest, ex: ArchivedExecution) -> ArchivedExecution:
+def _attempt_of(req: HandlerRequest, ex: ArchivedExecution, vertex: ArchivedJobVertex) -> ArchivedExecution:
+    """The current attempt or a prior one a restart replaced (the last 16 are kept, as in Flink)."""
     attempt = req.int_param("attempt")
-    if attempt != ex.attempt_number:
-        raise RestNotFoundError(
-            f"Attempt {attempt} of subtask {ex.subtask_index} not found "
-            f"(flott keeps the current attempt, {ex.attempt_number})."
-        )
-    return ex
+    if attempt == ex.attempt_number:
+        return ex
+    for prior in vertex.prior_attempts:
+        if prior.subtask_index == ex.subtask_index and prior.attempt_number == attempt:
+            return prior
+    raise RestNotFoundError(
+        f"Attempt {attempt} not found in subtask {vertex.name} ({ex.subtask_index + 1}/{vertex.parallelism})."
+    )
 
 
 async def subtask_attempt(req: HandlerRequest) -> SubtaskExecutionAttemptDetailsInfo:
     graph, vertex = await vertex_of(req)
-    return views.subtask_details(_attempt_of(req, subtask_of(req, vertex)), graph.now)
+    return views.subtask_details(_attempt_of(req, subtask_of(req, vertex), vertex), graph.now)
 
 
 async def subtask_times(req: HandlerRequest) -> SubtasksTimesInfo:
@@ -167,7 +170,7 @@ async def subtasks_accumulators(req: HandlerRequest) -> SubtasksAllAccumulatorsI
 
 async def attempt_accumulators(req: HandlerRequest) -> SubtaskExecutionAttemptAccumulatorsInfo:
     _, vertex = await vertex_of(req)
-    ex = _attempt_of(req, subtask_of(req, vertex))
+    ex = _attempt_of(req, subtask_of(req, vertex), vertex)
     return SubtaskExecutionAttemptAccumulatorsInfo(
         subtask=ex.subtask_index, attempt=ex.attempt_number, id=vertex.id, user_accumulators=[]
     )

@@ -80,6 +80,10 @@ async def _task_executor(req: HandlerRequest) -> TaskExecutorInfo:
     raise RestNotFoundError(f"Could not find TaskExecutor {tm_id}.")
 
 
+task_executor_of = _task_executor
+"""The TaskExecutor named by the ``taskmanagerid`` path parameter; 404 if none is registered."""
+
+
 async def _allocated_slots(gateway: DispatcherGateway, resource_id: str) -> list[SlotInfo]:
     """Slots of running jobs on this TaskExecutor: subtask i of every vertex shares the job's slot i."""
     running = [d.job_id for d in await gateway.request_multiple_job_details() if d.status not in _TERMINAL]

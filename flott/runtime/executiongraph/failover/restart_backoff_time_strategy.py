@@ -502,3 +502,46 @@ def _loaded_error_class(name: str) -> type[FlottError] | None:
             return cls
         pending.extend(cls.__subclasses__())
     return None
+
+
+# --- how Flink's web UI names a strategy (``/jobs/:id/config``) --------------------------------
+
+
+def java_duration(ms: int) -> str:
+    """Java's ``Duration.toString`` (ISO-8601) of ``ms`` milliseconds: ``PT1S``, ``PT0.1S``, ``PT1M30S``."""
+    if ms == 0:
+        return "PT0S"
+    hours, rest = divmod(ms, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    seconds, millis = divmod(rest, 1000)
+    out = "PT" + (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    if seconds or millis:
+        out += f"{seconds}.{millis:03d}".rstrip("0").rstrip(".") + "S"
+    return out
+
+
+def web_description(strategy: object) -> str:
+    """The strategy as Flink's ``RestartStrategyDescriptionUtils`` describes it in the job's config.
+
+    flott describes the strategy the job actually runs with (Flink's own default when the job
+    sets none included), where Flink writes "Cluster level default restart strategy".
+    """
+    if isinstance(strategy, FixedDelayRestartBackoffTimeStrategy):
+        return (
+            f"Restart with fixed delay ({java_duration(strategy.backoff_time_ms())}). "
+            f"#{strategy.max_attempts} restart attempts."
+        )
+    if isinstance(strategy, FailureRateRestartBackoffTimeStrategy):
+        return (
+            f"Failure rate restart with maximum of {strategy.max_failures_per_interval} failures within "
+            f"interval {java_duration(strategy.failure_interval_ms)} and fixed delay "
+            f"{java_duration(strategy.backoff_time_ms())}."
+        )
+    if isinstance(strategy, ExponentialDelayRestartBackoffTimeStrategy):
+        return (
+            f"Restart with exponential delay: starting at {java_duration(strategy.initial_backoff_ms)}, "
+            f"increasing by {strategy.backoff_multiplier:f}, with maximum "
+            f"{java_duration(strategy.max_backoff_ms)}. Delay resets after "
+            f"{java_duration(strategy.reset_backoff_threshold_ms)} with jitter {strategy.jitter_factor:f}"
+        )
+    return "Restart deactivated."
