@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--round-records", type=int, default=60000, help="records per main-job round")
     parser.add_argument("--task-managers", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="FAULT", help="inject only these (repeatable)"
+    )
     args = parser.parse_args(argv)
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
@@ -65,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
         faults.append("partition TaskExecutor")
     else:
         skipped["partition TaskExecutor"] = reason
+
+    if args.only:
+        unknown = set(args.only) - set(faults)
+        if unknown:
+            parser.error(f"not available: {sorted(unknown)}; choose from {faults}")
+        faults = list(args.only)
 
     workdir = Path(tempfile.mkdtemp(prefix="flott-chaos-"))
     run = ChaosRun(
@@ -94,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             except ChaosFailure as e:
                 outcome = f"FAILED at the end: {str(e).splitlines()[0]}"
     except BaseException as e:
-        outcome = f"FAILED: {e!r}"
+        outcome = f"FAILED: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         raise
     finally:
         run.close()

@@ -327,8 +327,19 @@ class ChaosRun:
         if status != 200:
             return {}
         by_port = {int(tm["path"].rsplit(":", 1)[1]): str(tm["id"]) for tm in body["taskmanagers"]}
+        # one namespaced TaskExecutor at a time: its registration is the one at the namespace's address
         out: dict[int, str] = {}
         for proc in self.live_task_managers():
+            if proc.pid in self.in_namespace:  # its sockets are not in this namespace's tables
+                assert self.net is not None
+                ours = [
+                    str(tm["id"])
+                    for tm in body["taskmanagers"]
+                    if tm["path"].startswith(self.net.ns_ip + ":")
+                ]
+                if len(ours) == 1:  # two: the registration of a killed one is still there
+                    out[proc.pid] = ours[0]
+                continue
             with contextlib.suppress(psutil.Error):
                 for conn in psutil.Process(proc.pid).net_connections(kind="tcp"):
                     if conn.status == psutil.CONN_LISTEN and conn.laddr.port in by_port:
