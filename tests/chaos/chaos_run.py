@@ -518,11 +518,17 @@ class ChaosRun:
         return f"{leader.name}"
 
     def _restart_zookeeper(self) -> str:
+        """Stop ZooKeeper (SIGTERM or SIGKILL, drawn) and start it again on its port and data."""
+        how = self.rng.choice(("SIGTERM", "SIGKILL"))
+        proc = self.zk.proc
+        if how == "SIGKILL" and proc is not None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
         self.zk.stop()
         down = self.rng.uniform(0.5, 2.0)
         time.sleep(down)
         self.zk.start(port=self.zk.port)
-        return f"down {down:.1f}s"
+        return f"{how}, down {down:.1f}s"
 
     def _zookeeper_blip(self) -> str:
         """SIGSTOP ZooKeeper for a quarter to half the session timeout: nobody's session expires
@@ -666,6 +672,8 @@ class ChaosRun:
         if self.c.job_state(leader, after_id) != "FINISHED":
             raise ChaosFailure(f"the job after the chaos did not finish\n{self.c.logs()}")
         summary["refused"] = len(self.client.refused)
+        for reason in self.client.refused:
+            self.log(f"refused: {reason[:300]}")
         summary["unanswered"] = self.client.unanswered
         return summary
 

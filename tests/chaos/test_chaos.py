@@ -32,6 +32,10 @@ def test_cluster_survives_every_fault_class_with_exact_output(tmp_path: Path) ->
         tally = run.tally()
         assert all(tally[k].survived == 1 for k in DEFAULT_FAULTS), tally
         assert summary["bounded"] + summary["unbounded"] > 0, "the client got no job acknowledged"
+        # a submission or cancellation the cluster refused was refused as unavailable (no leader
+        # yet, or the leader just died), never with an internal error
+        assert run.client is not None
+        assert all(r.startswith("503 ") for r in run.client.refused), run.client.refused
     except BaseException:
         print(f"chaos seed {seed} failed; replay with FLOTT_CHAOS_SEED={seed}")
         raise
