@@ -106,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         outcome = f"FAILED: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         raise
     finally:
-        run.close()
+        stubborn = run.close()
+        if stubborn and outcome == "passed":
+            outcome = f"FAILED: SIGTERM did not stop {stubborn}"
         wall = time.monotonic() - started
         print()
         print(f"chaos run: seed {seed}, {wall / 60:.1f} min wall, {outcome}")

@@ -228,6 +228,8 @@ class ChaosRun:
         self.net: Namespace | None = Namespace() if partition else None
         self.in_namespace: set[int] = set()
         """pids of the TaskExecutors running in the network namespace"""
+        self.dead_ids: set[str] = set()
+        """TaskManager ids of killed TaskExecutors: a registration of one is stale"""
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -261,8 +263,10 @@ class ChaosRun:
         self.client.start()
         self.wait_healthy("start", since_checkpoint=0)
 
-    def close(self) -> None:
-        """Stops everything this run started, by PID; safe to call after any failure."""
+    def close(self) -> list[str]:
+        """Stops everything this run started, by PID; safe to call after any failure. Returns the
+        processes SIGTERM did not stop within 20 s (they are SIGKILLed)."""
+        stubborn: list[str] = []
         if self.client is not None:
             self.client.stopping.set()
             self.client.join(30)
@@ -270,11 +274,20 @@ class ChaosRun:
             if self.zk.proc is not None:
                 os.kill(self.zk.proc.pid, signal.SIGCONT)
         if self.cluster is not None:
-            for proc in self.cluster.taskmanagers:
+            c = self.cluster
+            procs = [*c.taskmanagers, *(jm.proc for jm in c.jobmanagers)]
+            for proc in procs:
                 if proc.poll() is None:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(proc.pid, signal.SIGCONT)
-            self.cluster.close()
+                        os.kill(proc.pid, signal.SIGTERM)
+            deadline = time.monotonic() + 20
+            for proc in procs:
+                try:
+                    proc.wait(max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    stubborn.append(f"pid {proc.pid} {str(proc.args)[:160]}")
+            c.close()  # SIGKILLs what is left, closes the log files and the test's ZooKeeper client
         self.zk.stop()
         if self.net is not None:
             self.net.delete()
@@ -284,6 +297,7 @@ class ChaosRun:
         if self.mounted and self.disk is not None:
             subprocess.run(["umount", str(self.disk)], check=False)
             self.mounted = False
+        return stubborn
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -335,9 +349,9 @@ class ChaosRun:
                 ours = [
                     str(tm["id"])
                     for tm in body["taskmanagers"]
-                    if tm["path"].startswith(self.net.ns_ip + ":")
+                    if tm["path"].startswith(self.net.ns_ip + ":") and tm["id"] not in self.dead_ids
                 ]
-                if len(ours) == 1:  # two: the registration of a killed one is still there
+                if ours:  # a registration of a killed one is stale
                     out[proc.pid] = ours[0]
                 continue
             with contextlib.suppress(psutil.Error):
@@ -455,6 +469,10 @@ class ChaosRun:
 
     def _kill_task_executor(self) -> str:
         victim = self.victim()
+        dead = self.registered_task_managers(self.c.wait_leader(30)).get(victim.pid)
+        if dead is None:
+            raise ChaosFailure(f"TaskExecutor {victim.pid} is not registered before the fault")
+        self.dead_ids.add(dead)
         os.kill(victim.pid, signal.SIGKILL)
         victim.wait(10)
         if victim.pid in self.in_namespace:

@@ -40,4 +40,5 @@ def test_cluster_survives_every_fault_class_with_exact_output(tmp_path: Path) ->
         print(f"chaos seed {seed} failed; replay with FLOTT_CHAOS_SEED={seed}")
         raise
     finally:
-        run.close()
+        stubborn = run.close()
+    assert not stubborn, f"processes SIGTERM did not stop: {stubborn}"
