@@ -32,9 +32,9 @@ from tests.chaos.chaos_run import (  # noqa: E402
     DEFAULT_FAULTS,
     ChaosFailure,
     ChaosRun,
-    partition_unavailable,
     tally_table,
 )
+from tests.chaos.network_namespace import partition_unavailable  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

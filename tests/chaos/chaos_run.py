@@ -14,7 +14,9 @@ it, so it cannot share the suite's). While it runs:
 * **faults** are injected one at a time, in an order drawn from a seeded ``random.Random`` (the seed
   is printed so a failure can be replayed; the client's timing is not replayable), each followed by
   a wait until the cluster is healthy again: a leader with every live TaskManager registered and the
-  main job running with a checkpoint completed after the fault.
+  main job running with a checkpoint completed after the fault. The suite's mode injects the first
+  five of :data:`FAULTS`; ``bench/chaos.py`` adds a TaskExecutor partitioned with a network namespace
+  (:mod:`tests.chaos.network_namespace`) and a full checkpoint disk (a tmpfs the run mounts).
 
 :meth:`ChaosRun.finish` checks the end state (output exact, every acknowledged job finished, cancelled
 or still running, the cluster answers a new job); :meth:`ChaosRun.close` stops every process this run
@@ -28,7 +30,6 @@ import contextlib
 import errno
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -43,6 +44,7 @@ import aiohttp
 import msgspec
 import psutil
 
+from tests.chaos.network_namespace import Namespace
 from tests.highavailability.ha_cluster import (
     REPO,
     HaCluster,
@@ -115,10 +117,6 @@ class Tally:
     failures: list[str] = field(default_factory=list)
 
 
-def _request(method: str, url: str, timeout: float = 10.0) -> tuple[int, Any]:
-    return http(method, url, timeout=timeout)
-
-
 class SmallJobClient(threading.Thread):
     """Submits and cancels small jobs through REST until stopped; what was acknowledged is kept."""
 
@@ -154,7 +152,7 @@ class SmallJobClient(threading.Thread):
         if roll < 0.35 and running:
             job = self.rng.choice(running)
             try:
-                status, _ = _request("PATCH", f"{url}/jobs/{job.job_id}?mode=cancel")
+                status, _ = http("PATCH", f"{url}/jobs/{job.job_id}?mode=cancel")
             except OSError:
                 self.unanswered += 1
                 return
@@ -720,132 +718,6 @@ FAULT_ACTIONS: dict[str, Callable[[ChaosRun], str]] = {
 }
 
 
-class Namespace:
-    """A network namespace joined to this host by a veth pair, and a TCP forwarder that lets the
-    namespace reach the loopback-bound ZooKeeper. Created and deleted by this run (root only)."""
-
-    def __init__(self) -> None:
-        tag = os.getpid() % 10000
-        octet = os.getpid() % 200 + 20
-        self.name = f"flott-chaos-{os.getpid()}"
-        self.host_if, self.ns_if = f"fch{tag}", f"fcn{tag}"
-        self.host_ip, self.ns_ip = f"10.213.{octet}.1", f"10.213.{octet}.2"
-        self.forward_port = 0
-        self._forwarder: _Forwarder | None = None
-        self.created = False
-
-    def create(self, zk_port: int) -> None:
-        steps = [
-            ["ip", "netns", "add", self.name],
-            ["ip", "link", "add", self.host_if, "type", "veth", "peer", "name", self.ns_if],
-            ["ip", "link", "set", self.ns_if, "netns", self.name],
-            ["ip", "addr", "add", f"{self.host_ip}/24", "dev", self.host_if],
-            ["ip", "link", "set", self.host_if, "up"],
-            ["ip", "netns", "exec", self.name, "ip", "addr", "add", f"{self.ns_ip}/24", "dev", self.ns_if],
-            ["ip", "netns", "exec", self.name, "ip", "link", "set", self.ns_if, "up"],
-            ["ip", "netns", "exec", self.name, "ip", "link", "set", "lo", "up"],
-        ]
-        self.created = True
-        for step in steps:
-            subprocess.run(step, check=True, capture_output=True)
-        self._forwarder = _Forwarder(self.host_ip, ("127.0.0.1", zk_port))
-        self.forward_port = self._forwarder.start()
-
-    def host_config(self) -> dict[str, str]:
-        return {
-            "jobmanager.bind-host": "0.0.0.0",
-            "jobmanager.rpc.address": self.host_ip,
-            "taskmanager.bind-host": "0.0.0.0",
-            "taskmanager.host": self.host_ip,
-        }
-
-    def namespace_config(self) -> dict[str, str]:
-        return {
-            "taskmanager.bind-host": self.ns_ip,
-            "taskmanager.host": self.ns_ip,
-            "high-availability.zookeeper.quorum": f"{self.host_ip}:{self.forward_port}",
-        }
-
-    def set_link(self, up: bool) -> None:
-        subprocess.run(["ip", "link", "set", self.host_if, "up" if up else "down"], check=True)
-
-    def delete(self) -> None:
-        if self._forwarder is not None:
-            self._forwarder.stop()
-            self._forwarder = None
-        if self.created:
-            subprocess.run(["ip", "link", "del", self.host_if], check=False, capture_output=True)
-            subprocess.run(["ip", "netns", "del", self.name], check=False, capture_output=True)
-            self.created = False
-
-
-class _Forwarder(threading.Thread):
-    """Forwards TCP connections from ``host:<ephemeral>`` to ``target`` (on its own event loop)."""
-
-    def __init__(self, host: str, target: tuple[str, int]) -> None:
-        super().__init__(name="chaos-forwarder", daemon=True)
-        self.host, self.target = host, target
-        self.loop = asyncio.new_event_loop()
-        self.port = 0
-        self._ready = threading.Event()
-        self._server: asyncio.base_events.Server | None = None
-
-    def start(self) -> int:  # type: ignore[override]
-        super().start()
-        self._ready.wait(10)
-        return self.port
-
-    def run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-
-        async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(OSError, ConnectionError):
-                while data := await reader.read(65536):
-                    writer.write(data)
-                    await writer.drain()
-            writer.close()
-
-        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            try:
-                up_reader, up_writer = await asyncio.open_connection(*self.target)
-            except OSError:
-                writer.close()
-                return
-            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-        async def main() -> None:
-            self._server = await asyncio.start_server(serve, self.host, 0)
-            self.port = self._server.sockets[0].getsockname()[1]
-            self._ready.set()
-
-        self.loop.run_until_complete(main())
-        self.loop.run_forever()
-        self.loop.close()
-
-    def stop(self) -> None:
-        def halt() -> None:
-            if self._server is not None:
-                self._server.close()
-            self.loop.stop()
-
-        self.loop.call_soon_threadsafe(halt)
-        self.join(10)
-
-
-def partition_unavailable() -> str | None:
-    """Why the partition fault cannot run here, or None."""
-    if os.geteuid() != 0:
-        return "needs root for ip netns"
-    if shutil.which("ip") is None:
-        return "no ip command (iproute2)"
-    probe = f"flott-chaos-probe-{os.getpid()}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if made.returncode != 0:
-        return f"ip netns add failed: {made.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    return None
-
-
 def chaos_seed() -> int:
     """``FLOTT_CHAOS_SEED`` when set (to replay a run), else a fresh one."""
     value = os.environ.get("FLOTT_CHAOS_SEED")
@@ -873,6 +745,5 @@ __all__ = [
     "ChaosFailure",
     "ChaosRun",
     "chaos_seed",
-    "partition_unavailable",
     "tally_table",
 ]
