@@ -6,9 +6,10 @@
 The same cluster, job, client and checks as ``tests/chaos`` (see tests/chaos/chaos_run.py), with
 every fault class drawn at random (seeded; the seed is printed, ``--seed`` replays the order):
 the suite's five (kill / pause a TaskExecutor, kill the leading JobManager, restart ZooKeeper, a
-ZooKeeper blip shorter than the session timeout that must restart nothing) plus a TaskExecutor
-partitioned from the cluster with a network namespace and a full checkpoint disk (a tmpfs this
-script mounts and unmounts; both need root). A fault the cluster does not survive ends the run
+ZooKeeper blip shorter than the session timeout that must restart nothing) plus: the leading
+JobManager paused until the standby leads; the leader, a TaskExecutor and ZooKeeper killed at once;
+a TaskExecutor partitioned from the cluster with a network namespace; a full checkpoint disk (a
+tmpfs this script mounts and unmounts; both need root). A fault the cluster does not survive ends the run
 (the table shows it). At the end: the main job's output is checked exactly, every acknowledged
 small job is accounted for, and the table of faults injected and survived is printed (markdown).
 """
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    faults = list(DEFAULT_FAULTS)
+    faults = [*DEFAULT_FAULTS, "pause leading JobManager", "everything at once"]
     skipped: dict[str, str] = {}
     disk_mb = args.disk_mb
     if os.geteuid() != 0:

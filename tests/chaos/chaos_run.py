@@ -15,8 +15,9 @@ it, so it cannot share the suite's). While it runs:
   is printed so a failure can be replayed; the client's timing is not replayable), each followed by
   a wait until the cluster is healthy again: a leader with every live TaskManager registered and the
   main job running with a checkpoint completed after the fault. The suite's mode injects the first
-  five of :data:`FAULTS`; ``bench/chaos.py`` adds a TaskExecutor partitioned with a network namespace
-  (:mod:`tests.chaos.network_namespace`) and a full checkpoint disk (a tmpfs the run mounts).
+  five of :data:`FAULTS`; ``bench/chaos.py`` adds the rest: a TaskExecutor partitioned with a network
+  namespace (:mod:`tests.chaos.network_namespace`), a full checkpoint disk (a tmpfs the run mounts),
+  the leader paused until the standby leads, and the leader, a TaskExecutor and ZooKeeper at once.
 
 :meth:`ChaosRun.finish` checks the end state (output exact, every acknowledged job finished, cancelled
 or still running, the cluster answers a new job); :meth:`ChaosRun.close` stops every process this run
@@ -75,6 +76,8 @@ FAULTS = (
     "ZooKeeper blip",
     "partition TaskExecutor",
     "fill checkpoint disk",
+    "pause leading JobManager",
+    "everything at once",
 )
 DEFAULT_FAULTS = FAULTS[:5]
 """What the suite's bounded mode injects (each once, in a seeded order); the long mode adds the rest."""
@@ -533,6 +536,45 @@ class ChaosRun:
         self.c.wait_leader(60, other_than=leader)
         return f"{leader.name}"
 
+    def _pause_leader(self) -> str:
+        """SIGSTOP the leading JobManager until the standby leads (its ZooKeeper session expired)
+        and a little longer: continued, the old leader must find out it lost leadership and act as
+        a standby, its JobMasters fenced off (the output stays exact)."""
+        leader = self.c.wait_leader(60)
+        os.kill(leader.proc.pid, signal.SIGSTOP)
+        self.paused.add(leader.proc.pid)
+        stopped = time.monotonic()
+        try:
+            self.c.wait_leader(60, other_than=leader)
+            time.sleep(self.rng.uniform(0.5, 2.0))
+        finally:
+            os.kill(leader.proc.pid, signal.SIGCONT)
+            self.paused.discard(leader.proc.pid)
+        return f"{leader.name} paused {time.monotonic() - stopped:.1f}s"
+
+    def _everything_at_once(self) -> str:
+        """SIGKILL the leader and a TaskExecutor while ZooKeeper is down, then bring all three
+        back: recovery with no part of the cluster that knew the job still running."""
+        leader = self.c.wait_leader(60)
+        victim = self.victim()
+        dead = self.registered_task_managers(leader).get(victim.pid)
+        if dead is not None:
+            self.dead_ids.add(dead)
+        self.zk.stop()
+        os.kill(leader.proc.pid, signal.SIGKILL)
+        os.kill(victim.pid, signal.SIGKILL)
+        leader.proc.wait(10)
+        victim.wait(10)
+        time.sleep(self.rng.uniform(0.5, 2.0))
+        self.zk.start(port=self.zk.port)
+        self.c.start_jobmanager()
+        if victim.pid in self.in_namespace:
+            self.in_namespace.discard(victim.pid)
+            self.start_namespaced_task_manager()
+        else:
+            self.c.start_taskmanager()
+        return f"{leader.name}, TaskExecutor pid {victim.pid}, ZooKeeper"
+
     def _restart_zookeeper(self) -> str:
         """Stop ZooKeeper (SIGTERM or SIGKILL, drawn) and start it again on its port and data."""
         how = self.rng.choice(("SIGTERM", "SIGKILL"))
@@ -715,6 +757,8 @@ FAULT_ACTIONS: dict[str, Callable[[ChaosRun], str]] = {
     "ZooKeeper blip": ChaosRun._zookeeper_blip,
     "fill checkpoint disk": ChaosRun._fill_disk,
     "partition TaskExecutor": ChaosRun._partition_task_executor,
+    "pause leading JobManager": ChaosRun._pause_leader,
+    "everything at once": ChaosRun._everything_at_once,
 }
 
 
