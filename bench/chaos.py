@@ -9,9 +9,10 @@ the suite's five (kill / pause a TaskExecutor, kill the leading JobManager, rest
 ZooKeeper blip shorter than the session timeout that must restart nothing) plus: the leading
 JobManager paused until the standby leads; the leader, a TaskExecutor and ZooKeeper killed at once;
 a TaskExecutor partitioned from the cluster with a network namespace; a full checkpoint disk (a
-tmpfs this script mounts and unmounts; both need root). A fault the cluster does not survive ends the run
-(the table shows it). At the end: the main job's output is checked exactly, every acknowledged
-small job is accounted for, and the table of faults injected and survived is printed (markdown).
+tmpfs this script mounts and unmounts). The last two need root and are left out, with the reason
+printed, without it. A fault the cluster does not survive ends the run (the table shows it). At
+the end: the main job's output is checked exactly, every acknowledged small job is accounted for,
+and the table of faults injected and survived is printed (markdown).
 """
 
 from __future__ import annotations
