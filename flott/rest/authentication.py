@@ -87,12 +87,15 @@ _MIN_TOKEN, _MAX_TOKEN = 16, 512
 class Role(enum.IntEnum):
     """A token's role; a higher role may do everything a lower one may."""
 
+    PUBLIC = 0
+    """No token needed: only the dashboard's static files (code, no cluster data), so that a browser
+    can load the page that then asks for a token and sends it with every REST call."""
     READ_ONLY = 1
     OPERATOR = 2
 
     @property
     def label(self) -> str:
-        return "read-only" if self is Role.READ_ONLY else "operator"
+        return {Role.PUBLIC: "public", Role.READ_ONLY: "read-only"}.get(self, "operator")
 
 
 _ROLE_NAMES = {"read-only": Role.READ_ONLY, "operator": Role.OPERATOR}
@@ -110,7 +113,10 @@ _READ_ONLY_PATHS = (
     "/jars",
     "/jobmanager/config",
     "/jobmanager/environment",
+    "/jobmanager/log",
     "/jobmanager/logs",
+    "/jobmanager/logs/{filename}",
+    "/jobmanager/stdout",
     "/jobmanager/metrics",
     "/jobmanager/thread-dump",
     "/jobs",
@@ -161,7 +167,10 @@ _READ_ONLY_PATHS = (
     "/taskmanagers",
     "/taskmanagers/metrics",
     "/taskmanagers/{taskmanagerid}",
+    "/taskmanagers/{taskmanagerid}/log",
     "/taskmanagers/{taskmanagerid}/logs",
+    "/taskmanagers/{taskmanagerid}/logs/{filename}",
+    "/taskmanagers/{taskmanagerid}/stdout",
     "/taskmanagers/{taskmanagerid}/metrics",
     "/taskmanagers/{taskmanagerid}/thread-dump",
 )
@@ -193,6 +202,7 @@ ROUTE_ROLES: Mapping[tuple[str, str], Role] = {
 """The role each route (method, path as in the route registry) needs: the one table."""
 
 OPENAPI_ROLE = Role.READ_ONLY
+DASHBOARD_ROLE = Role.PUBLIC
 UNMATCHED_ROLE = Role.READ_ONLY
 """What a URL no route serves needs before the endpoint says 404/405."""
 
@@ -312,6 +322,8 @@ class RestAuthenticator:
 
     def authorize(self, method: str, path: str, headers: Mapping[str, str], needed: Role) -> None:
         """Raise AuthenticationError (401) or AuthorizationError (403) unless the request may go on."""
+        if needed is Role.PUBLIC:
+            return
         role = self.role_of(headers)
         if role < needed:
             log.info("REST %s %s refused: a %s token, %s needed", method, path, role.label, needed.label)

@@ -244,7 +244,7 @@ class RestServerEndpoint:
         for prefix in (f"/{REST_API_VERSION}", ""):
             app.router.add_route("GET", f"{prefix}/openapi.json", openapi)
         for path, fn in Dashboard().routes():
-            app.router.add_route("GET", path, self._guarded(fn, max_len))
+            app.router.add_route("GET", path, self._guarded(fn, max_len, authentication.DASHBOARD_ROLE))
         # Last, so that it only gets what no route above matches.
         self._no_route_resource = _Unmatched(
             self._guarded(self._no_route, max_len, authentication.UNMATCHED_ROLE)

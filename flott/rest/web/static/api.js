@@ -3,8 +3,23 @@
 
 export class RestError extends Error {}
 
-async function call(method, path, accept) {
-  const r = await fetch(path, { method, headers: { Accept: accept }, cache: "no-store" });
+// With REST authentication on, the cluster answers 401; the page then asks for a token once, keeps it
+// for this tab only (sessionStorage, never a cookie, so other sites cannot send it) and sends it as a
+// bearer token with every call.
+const TOKEN_KEY = "flott.rest.token";
+
+async function call(method, path, accept, retried = false) {
+  const headers = { Accept: accept };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const r = await fetch(path, { method, headers, cache: "no-store" });
+  if (r.status === 401 && !retried) {
+    const given = window.prompt("This cluster needs a REST token (read-only or operator):");
+    if (given) {
+      sessionStorage.setItem(TOKEN_KEY, given.trim());
+      return call(method, path, accept, true);
+    }
+  }
   if (accept === "text/plain" && r.ok) return r.text();
   let body = null;
   try { body = await r.json(); } catch { body = null; }
