@@ -33,7 +33,12 @@ from typing import Any
 
 import click
 
-from flott.configuration import Configuration, take_secrets_from_environment
+from flott.configuration import (
+    Configuration,
+    secrets_environment,
+    split_secrets,
+    take_secrets_from_environment,
+)
 
 _READY_TIMEOUT_S = 60.0
 """How long the client waits for the JobManager's REST endpoint, and (detached) for the job."""
@@ -160,11 +165,16 @@ def _free_port(host: str) -> int:
         return int(s.getsockname()[1])
 
 
-def _get_json(url: str) -> Any:
+def _get_json(url: str, config: Configuration | None = None) -> Any:
     import json
     import urllib.request
 
-    with urllib.request.urlopen(url, timeout=5) as r:
+    context = None
+    if url.startswith("https:"):
+        from flott.ssl_context import rest_client_ssl  # security.ssl.rest.*: truststore, client cert
+
+        context = rest_client_ssl(config or Configuration())
+    with urllib.request.urlopen(url, timeout=5, context=context) as r:
         return json.loads(r.read())
 
 
@@ -207,14 +217,16 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
     values.setdefault("jobmanager.rpc.port", "0")
     values.setdefault("blob.server.port", "0")
     port = int(values["rest.port"])
-    base_url = f"http://{config.get('rest.address')}:{port}"
+    scheme = "https" if config.get_bool("security.ssl.rest.enabled", False) else "http"
+    base_url = f"{scheme}://{config.get('rest.address')}:{port}"
     cmd = [sys.executable, "-m", "flott.cli.main", "jobmanager", "start-application"]
-    for key, value in values.items():
+    plain, secret_values = split_secrets(values)  # key passwords ...: in the environment, not on ps
+    for key, value in plain.items():
         cmd += ["-D", f"{key}={value}"]
     if detached:
         cmd.append("--detached")
     cmd += [str(path.resolve()), *args]
-    env = dict(os.environ)
+    env = secrets_environment(secret_values, os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
     if detached:
         from flott.cli.cluster_commands import run_dir
@@ -224,10 +236,10 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
             proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True
             )
-        return _detached(proc, base_url, log_path)
+        return _detached(proc, base_url, log_path, config)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
     try:
-        if _wait(proc, lambda: _get_json(f"{base_url}/v1/config"), _READY_TIMEOUT_S) is None:
+        if _wait(proc, lambda: _get_json(f"{base_url}/v1/config", config), _READY_TIMEOUT_S) is None:
             if proc.poll() is None:
                 click.echo(f"The application cluster's REST endpoint ({base_url}) did not answer.", err=True)
                 _terminate(proc)
@@ -240,9 +252,9 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
         return 130
 
 
-def _detached(proc: subprocess.Popen[bytes], base_url: str, log_path: Path) -> int:
+def _detached(proc: subprocess.Popen[bytes], base_url: str, log_path: Path, config: Configuration) -> int:
     def job_id() -> str | None:
-        jobs = _get_json(f"{base_url}/v1/jobs/overview").get("jobs", [])
+        jobs = _get_json(f"{base_url}/v1/jobs/overview", config).get("jobs", [])
         return str(jobs[0]["jid"]) if jobs else None
 
     found = _wait(proc, job_id, 2 * _READY_TIMEOUT_S)

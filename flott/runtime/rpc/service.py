@@ -44,6 +44,9 @@ from flott.errors import (
     error_class_by_name,
 )
 
+if typing.TYPE_CHECKING:
+    from flott.ssl_context import InternalSsl
+
 log = logging.getLogger(__name__)
 
 _HEADER = struct.Struct("!I")
@@ -172,8 +175,9 @@ class _MethodSpec:
 class _Connection:
     """One multiplexed client connection to a remote RpcService."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, tls: InternalSsl | None = None) -> None:
         self.address = address
+        self._tls = tls
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[_Response]] = {}
@@ -190,7 +194,15 @@ class _Connection:
             host, port = parse_address(self.address)
             try:
                 async with asyncio.timeout(timeout):
-                    reader, writer = await asyncio.open_connection(host, port)
+                    if self._tls is None:
+                        reader, writer = await asyncio.open_connection(host, port)
+                    else:
+                        reader, writer = await asyncio.open_connection(
+                            host,
+                            port,
+                            ssl=self._tls.client,
+                            ssl_handshake_timeout=self._tls.handshake_timeout_s,
+                        )
             except (OSError, TimeoutError) as e:
                 raise RpcConnectionError(f"cannot connect to {self.address}: {e}") from None
             self._reader, self._writer = reader, writer
@@ -261,8 +273,12 @@ class RpcService:
         port: int = 0,
         advertised_host: str | None = None,
         default_timeout: float = 10.0,
+        tls: InternalSsl | None = None,
     ) -> None:
+        """``tls`` (:func:`flott.ssl_context.internal_ssl`): serve and call over mutually
+        authenticated TLS (``security.ssl.internal.*``); None is plain TCP."""
         self.bind_host = bind_host
+        self.tls = tls
         self.port = port
         self.advertised_host = advertised_host or bind_host
         self.default_timeout = default_timeout
@@ -278,7 +294,18 @@ class RpcService:
         return f"{self.advertised_host}:{self.port}"
 
     async def start(self) -> str:
-        self._server = await asyncio.start_server(self._serve, self.bind_host, self.port, limit=2**20)
+        tls = self.tls
+        if tls is None:
+            self._server = await asyncio.start_server(self._serve, self.bind_host, self.port, limit=2**20)
+        else:
+            self._server = await asyncio.start_server(
+                self._serve,
+                self.bind_host,
+                self.port,
+                limit=2**20,
+                ssl=tls.server,
+                ssl_handshake_timeout=tls.handshake_timeout_s,
+            )
         self.port = self._server.sockets[0].getsockname()[1]
         return self.address
 
@@ -423,7 +450,7 @@ class RpcService:
                 raise error_from_wire(error_to_wire(e)) from e
         conn = self._connections.get(address)
         if conn is None:
-            conn = self._connections[address] = _Connection(address)
+            conn = self._connections[address] = _Connection(address, self.tls)
         resp = await conn.call((endpoint_id, method, [msgspec.to_builtins(a) for a in args], token), timeout)
         if not resp.ok:
             raise error_from_wire(msgspec.convert(resp.value, WireError))
