@@ -324,3 +324,15 @@ def describe_verification_error(error: BaseException, address: str) -> str:
             "(security.ssl.rest.authentication-enabled, security.ssl.rest.cert/key) signed by a CA it trusts"
         )
     return f"TLS handshake with {address} failed: {reason}"
+
+
+def closed_without_answer_hint(url: str) -> str:
+    """What to add when an ``https`` server closed the connection without answering: a TLS 1.3
+    server that refuses a client's certificate (or its absence) after the handshake just closes
+    (asyncio does not flush the alert), so the client cannot tell this from a server going away."""
+    if not url.startswith("https:"):
+        return ""
+    return (
+        "; if the endpoint requires client certificates (security.ssl.rest.authentication-enabled), "
+        "this client's certificate (security.ssl.rest.cert/key) is missing or not signed by a CA it trusts"
+    )

@@ -93,7 +93,7 @@ class _Endpoint:
                 except (OSError, http.client.HTTPException) as e:
                     last = (
                         f"connection to the REST endpoint at {self.base_url} failed during {method} "
-                        f"{path}: {e or type(e).__name__}"
+                        f"{path}: {e or type(e).__name__}{self._closed_hint(e)}"
                     )
                     continue
             finally:
@@ -123,6 +123,13 @@ class _Endpoint:
         return http.client.HTTPSConnection(
             self.host, self.port, timeout=self.connect_timeout_s, context=context
         )
+
+    def _closed_hint(self, error: BaseException) -> str:
+        if not self.https or not isinstance(error, http.client.RemoteDisconnected | ConnectionResetError):
+            return ""
+        from flott.ssl_context import closed_without_answer_hint
+
+        return closed_without_answer_hint(self.base_url)
 
     def _tls_failure(self, error: ssl.SSLError) -> str:
         from flott.ssl_context import describe_verification_error

@@ -109,7 +109,12 @@ from flott.runtime.messages.job import (
     OperationStatus,
     VertexDetails,
 )
-from flott.ssl_context import describe_verification_error, rest_client_ssl, rest_scheme
+from flott.ssl_context import (
+    closed_without_answer_hint,
+    describe_verification_error,
+    rest_client_ssl,
+    rest_scheme,
+)
 
 T = TypeVar("T")
 
@@ -252,9 +257,11 @@ class RestClusterClient:
                 last = RpcConnectionError(f"cannot connect to the REST endpoint at {self.base_url}: {e}")
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as e:
                 maybe_delivered = True  # the request may have reached the server before this broke
+                closed = isinstance(e, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError)
+                hint = closed_without_answer_hint(url) if closed else ""
                 last = RpcConnectionError(
                     f"connection to the REST endpoint at {self.base_url} failed during {method} {path}: "
-                    f"{e or type(e).__name__}"
+                    f"{e or type(e).__name__}{hint}"
                 )
             finally:
                 for f in opened:

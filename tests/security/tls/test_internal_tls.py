@@ -8,8 +8,6 @@ from __future__ import annotations
 import socket
 import ssl
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import msgspec
@@ -20,11 +18,10 @@ from flott.errors import RpcConnectionError, RpcTimeoutError
 from flott.runtime.io.network import protocol as data_protocol
 from flott.runtime.rpc.service import RpcEndpoint, RpcService
 from flott.ssl_context import InternalSsl, internal_ssl
-from tests.security.conftest import _env, free_port, start_session_cluster, stop_session_cluster
+from tests.security.conftest import free_port, start_session_cluster, stop_session_cluster
 from tests.security.tls.certificates import Pki, internal_tls_config
+from tests.security.tls.conftest import flott
 from tests.security.tls.jobs import read_counts, write_input, write_program
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 def _tls(pki: Pki, cert: Path | None = None, key: Path | None = None) -> InternalSsl:
@@ -144,13 +141,16 @@ def test_job_across_task_executors_and_intruders_refused(pki: Pki, tmp_path: Pat
         program, splitter = write_program(tmp_path / "job")
         expected = write_input(tmp_path / "words.txt", lines=2000)
         out = tmp_path / "counts"
-        run = subprocess.run(
-            [sys.executable, "-m", "flott.cli.main", "run", "-m", f"127.0.0.1:{cluster.port}"]
-            + ["-pyfs", str(splitter), str(program), str(tmp_path / "words.txt"), str(out)],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            env=_env(),
+        address = f"127.0.0.1:{cluster.port}"
+        run = flott(
+            "run",
+            "-m",
+            address,
+            "-pyfs",
+            str(splitter),
+            str(program),
+            str(tmp_path / "words.txt"),
+            str(out),
             cwd=tmp_path,
         )
         assert run.returncode == 0, run.stderr + cluster.log()[-3000:]
