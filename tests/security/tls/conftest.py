@@ -45,7 +45,11 @@ def https_context(ca: Path, client: Identity | None = None) -> ssl.SSLContext:
 
 
 def start_https_session_cluster(
-    tmp_path: Path, pki: Pki, mutual: bool = False, task_managers: int = 1, **overrides: str
+    tmp_path: Path,
+    pki: Pki,
+    mutual: bool = False,
+    task_managers: int = 1,
+    overrides: dict[str, str] | None = None,
 ) -> HttpsSessionCluster:
     """Like :func:`tests.security.conftest.start_session_cluster`, with ``security.ssl.rest.*``."""
     port, rpc_port = free_port(), free_port()
@@ -60,7 +64,7 @@ def start_https_session_cluster(
         "taskmanager.numberOfTaskSlots": "1",
         "web.upload.dir": str(tmp_path / "upload"),
         **rest_tls_config(pki, mutual),
-        **overrides,
+        **(overrides or {}),
     }
     args = [sys.executable, "-m", "flott.cli.main", "jobmanager", "start"]
     args += ["--taskmanagers", str(task_managers)]

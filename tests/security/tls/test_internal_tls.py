@@ -9,6 +9,7 @@ import socket
 import ssl
 import struct
 from pathlib import Path
+from typing import Protocol
 
 import msgspec
 import pytest
@@ -40,7 +41,7 @@ class Echo(RpcEndpoint):
         return value
 
 
-class EchoGateway:
+class EchoGateway(Protocol):
     async def echo(self, value: str) -> str: ...
 
 

@@ -160,8 +160,8 @@ def test_mutual_authentication(pki: Pki, tmp_path: Path) -> None:
         if CURL is not None:
             url = f"https://{address}/v1/overview"
             base = [CURL, "-sS", "--cacert", str(pki.ca), url]
-            no_cert = subprocess.run(base, capture_output=True, text=True, timeout=30)
-            assert no_cert.returncode != 0
+            curl_no_cert = subprocess.run(base, capture_output=True, text=True, timeout=30)
+            assert curl_no_cert.returncode != 0
             cert = ["--cert", str(pki.client.cert), "--key", str(pki.client.key)]
             ok = subprocess.run([*base, *cert], capture_output=True, text=True, timeout=30)
             assert ok.returncode == 0 and json.loads(ok.stdout)["taskmanagers"] == 1, ok.stderr
