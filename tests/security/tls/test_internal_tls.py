@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 import msgspec
+import psutil
 import pytest
 
 from flott.configuration import Configuration
@@ -20,7 +21,7 @@ from flott.runtime.io.network import protocol as data_protocol
 from flott.runtime.rpc.service import RpcEndpoint, RpcService
 from flott.ssl_context import InternalSsl, internal_ssl
 from tests.security.conftest import free_port, start_session_cluster, stop_session_cluster
-from tests.security.tls.certificates import Pki, internal_tls_config
+from tests.security.tls.certificates import KEY_PASSWORD, Pki, internal_tls_config
 from tests.security.tls.conftest import flott
 from tests.security.tls.jobs import read_counts, write_input, write_program
 
@@ -158,5 +159,28 @@ def test_job_across_task_executors_and_intruders_refused(pki: Pki, tmp_path: Pat
         assert read_counts(out) == expected
         [job] = cluster.get("/jobs/overview")["jobs"]
         assert job["state"] == "FINISHED"
+    finally:
+        assert not stop_session_cluster(cluster)
+
+
+def test_key_password_reaches_task_executors_off_the_command_line(
+    pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An encrypted key: its password is in config.yaml; the TaskExecutors decrypt the key (they
+    register over TLS) though the password is on no process's command line."""
+    conf_dir = tmp_path / "conf"
+    conf_dir.mkdir()
+    (conf_dir / "config.yaml").write_text(f"security.ssl.internal.key-password: {KEY_PASSWORD}\n")
+    monkeypatch.setenv("FLOTT_CONF_DIR", str(conf_dir))
+    tls = {**internal_tls_config(pki), "security.ssl.internal.key": str(pki.encrypted_node_key)}
+    cluster = start_session_cluster(tmp_path, task_managers=1, **tls)
+    try:
+        workers = cluster.task_executor_processes()
+        assert len(workers) == 1
+        for proc in [psutil.Process(cluster.jobmanager.pid), *workers]:
+            assert KEY_PASSWORD not in " ".join(proc.cmdline())
+        assert cluster.get("/overview")["taskmanagers"] == 1
+        shown = {e["key"]: e["value"] for e in cluster.get("/jobmanager/config")}
+        assert shown["security.ssl.internal.key-password"] == "******"
     finally:
         assert not stop_session_cluster(cluster)
