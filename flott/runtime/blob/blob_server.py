@@ -16,6 +16,10 @@ directory, and a blob is only served to a request that names the job it
 belongs to. The store directory is created on the first put and removed when
 the server closes. Putting is synchronous file I/O: callers on an event loop
 run it with ``asyncio.to_thread``.
+
+With ``security.ssl.internal.enabled`` the server (and the TaskExecutors' BlobCache) speak
+mutually authenticated TLS; the file is then copied through the TLS transport instead of
+``sendfile``.
 """
 
 from __future__ import annotations

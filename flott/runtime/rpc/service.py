@@ -16,6 +16,11 @@ passes the fencing token it believes is current, and the endpoint rejects calls
 carrying another token with :class:`FencingTokenError`, so a deposed leader's
 calls fail. Errors from the flott error tree cross the wire by class name and
 are raised again on the caller's side.
+
+With ``security.ssl.internal.enabled`` the service listens and calls over
+mutually authenticated TLS (:mod:`flott.ssl_context`): a peer without a
+certificate from the cluster's CA never gets past the handshake, so it can
+neither call an endpoint nor receive a reply.
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ Threading: ``start``/``close`` run on the TaskExecutor's event loop;
 ``create_result_partition``, ``create_input_gate`` and the ``release_*``
 methods may be called from any thread (task threads, RPC handlers). All socket
 I/O happens on the loop; task threads only touch locks.
+
+With ``security.ssl.internal.enabled`` the data server and the connections to
+producers use mutually authenticated TLS (the TaskExecutor hands in the
+contexts of :mod:`flott.ssl_context`); the frames on top are the same.
 """
 
 from __future__ import annotations
