@@ -22,7 +22,7 @@ from flott.configuration import Configuration
 from flott.errors import RpcConnectionError, TlsHandshakeError
 from tests.rest.jobs import bounded_job
 from tests.security.conftest import stop_session_cluster
-from tests.security.tls.certificates import Pki, rest_tls_config
+from tests.security.tls.certificates import KEY_PASSWORD, Pki, internal_tls_config, rest_tls_config
 from tests.security.tls.conftest import HttpsSessionCluster, flott, start_https_session_cluster
 from tests.security.tls.jobs import read_counts, write_input, write_program
 
@@ -177,3 +177,25 @@ def test_bad_certificate_file_stops_the_jobmanager_with_a_config_error(pki: Pki,
     assert started.returncode != 0
     assert f"security.ssl.rest.cert: {missing} does not exist" in started.stderr, started.stderr
     assert "Traceback" not in started.stderr
+
+
+def test_application_mode_with_rest_and_internal_tls(pki: Pki, tmp_path: Path) -> None:
+    """``flott run-application``: the JobManager it starts serves HTTPS with an encrypted key (its
+    password handed over in the environment), the program and the command reach it over HTTPS,
+    and the job runs over internal TLS."""
+    config = {
+        **rest_tls_config(pki),
+        "security.ssl.rest.key": str(pki.encrypted_node_key),
+        "security.ssl.rest.key-password": KEY_PASSWORD,
+        **internal_tls_config(pki),
+    }
+    program, splitter = write_program(tmp_path / "job")
+    expected = write_input(tmp_path / "words.txt", lines=100)
+    out = tmp_path / "counts"
+    run = flott(
+        "run-application", *_cli_flags(config), "-D", f"python.files={splitter}",
+        str(program), str(tmp_path / "words.txt"), str(out), cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "FINISHED" in run.stdout + run.stderr
+    assert read_counts(out) == expected
