@@ -31,6 +31,7 @@ refused).
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import ssl
 from collections.abc import Mapping
@@ -208,6 +209,28 @@ def _set_protocol(ctx: ssl.SSLContext, config: Configuration) -> None:
 
 # -- the contexts -------------------------------------------------------------------------------
 
+log = logging.getLogger(__name__)
+
+
+class _InternalServerSession(ssl.SSLObject):
+    """A server-side TLS session that logs one line when a peer fails the handshake (asyncio
+    and uvloop drop such connections silently): the operator sees who was turned away and why."""
+
+    scope = "internal"
+
+    def do_handshake(self) -> None:
+        try:
+            super().do_handshake()
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            raise
+        except ssl.SSLError as e:
+            log.warning("%s TLS: refused a connection: %s", self.scope, e.reason or e)
+            raise
+
+
+class _RestServerSession(_InternalServerSession):
+    scope = "REST"
+
 
 @dataclass(frozen=True)
 class InternalSsl:
@@ -229,6 +252,7 @@ def _internal(config: Configuration) -> InternalSsl:
         _load_identity(ctx, config, "internal", why)
         _load_trust(ctx, config, "internal", why)
         ctx.verify_mode = ssl.CERT_REQUIRED
+    server.sslobject_class = _InternalServerSession
     timeout_ms = config.get_int(INTERNAL_HANDSHAKE_TIMEOUT, -1)
     return InternalSsl(server, client, timeout_ms / 1000.0 if timeout_ms > 0 else None)
 
@@ -246,6 +270,7 @@ def _rest_server(config: Configuration) -> ssl.SSLContext:
             f"{REST_AUTHENTICATION_ENABLED} is true: client certificates are verified against it",
         )
         ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.sslobject_class = _RestServerSession
     return ctx
 
 

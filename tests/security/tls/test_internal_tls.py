@@ -116,7 +116,11 @@ def _probe(port: int, request: bytes, ctx: ssl.SSLContext | None) -> str:
     return "answered"
 
 
-def test_job_across_task_executors_and_intruders_refused(pki: Pki, tmp_path: Path) -> None:
+def test_job_across_task_executors_and_intruders_refused(
+    pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log_dir = tmp_path / "log"
+    monkeypatch.setenv("FLOTT_LOG_DIR", str(log_dir))
     blob_port = free_port()
     cluster = start_session_cluster(
         tmp_path, task_managers=2, **internal_tls_config(pki), **{"blob.server.port": str(blob_port)}
@@ -137,6 +141,14 @@ def test_job_across_task_executors_and_intruders_refused(pki: Pki, tmp_path: Pat
             for who, ctx in (("plaintext", None), ("no certificate", anonymous), ("other CA", stranger)):
                 outcome = _probe(port, request, ctx)
                 assert outcome != "answered", f"{name} answered a {who} peer"
+
+        # each refusal is one log line (in the JobManager's or the TaskExecutor's log), no traceback
+        def refusals() -> list[str]:
+            text = "".join(f.read_text(errors="replace") for f in log_dir.glob("*.log"))
+            assert "Traceback" not in text
+            return [line for line in text.splitlines() if "internal TLS: refused a connection" in line]
+
+        cluster.wait_for("9 refusals logged", lambda: len(refusals()) == 9, timeout=20)
 
         # the cluster is unharmed: both TaskManagers are there and a job runs across them
         assert cluster.get("/overview")["taskmanagers"] == 2
