@@ -150,6 +150,26 @@ _OPTIONS = [
         "",
         "Origins sent in Access-Control-Allow-Origin and allowed to change state (flott: none by default).",
     ),
+    ConfigOption("security.ssl.rest.enabled", "false", "Serve the REST endpoint over HTTPS."),
+    ConfigOption(
+        "security.ssl.rest.authentication-enabled",
+        "false",
+        "REST: require client certificates signed by a CA of security.ssl.rest.truststore.",
+    ),
+    ConfigOption(
+        "security.ssl.internal.enabled",
+        "false",
+        "Mutually authenticated TLS for RPC, data exchange and the BlobServer.",
+    ),
+    ConfigOption(
+        "security.ssl.verify-hostname", "true", "REST clients check the server certificate's host name."
+    ),
+    ConfigOption(
+        "security.ssl.internal.handshake-timeout",
+        "-1",
+        "Internal TLS handshake timeout, ms (-1: 60 s).",
+        integer=True,
+    ),
     ConfigOption(
         "cluster.services.shutdown-timeout",
         "30 s",

@@ -9,6 +9,8 @@ answers with, so the mapping lives here and nowhere else::
 
     FlottError                              500
     ├── ConfigurationError                  400  bad config key or value
+    │   └── TlsHandshakeError               400  client side: a TLS peer's certificate was not trusted,
+    │                                            or ours was refused (retrying cannot help)
     ├── InvalidJobGraphError                400  a JobGraph that cannot be run
     │   └── JobAdmissionError               400  refused at submission: over a cluster limit or
     │                                            needs slots this cluster can never give it
@@ -67,6 +69,11 @@ class FlottError(Exception):
 
 class ConfigurationError(FlottError):
     http_status = 400
+
+
+class TlsHandshakeError(ConfigurationError):
+    """A TLS handshake failed on a certificate (``security.ssl.*``): a configuration to fix, not a
+    connection to retry."""
 
 
 class InvalidJobGraphError(FlottError):

@@ -165,12 +165,18 @@ def _free_port(host: str) -> int:
         return int(s.getsockname()[1])
 
 
-def _get_json(url: str, token: str | None = None) -> Any:
+def _get_json(url: str, config: Configuration | None = None, token: str | None = None) -> Any:
     import json
     import urllib.request
 
+    context = None
+    if url.startswith("https:"):
+        from flott.ssl_context import rest_client_ssl  # security.ssl.rest.*: truststore, client cert
+
+        context = rest_client_ssl(config or Configuration())
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as r:
+    request = urllib.request.Request(url, headers=headers)
+    with urllib.request.urlopen(request, timeout=5, context=context) as r:
         return json.loads(r.read())
 
 
@@ -213,7 +219,8 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
     values.setdefault("jobmanager.rpc.port", "0")
     values.setdefault("blob.server.port", "0")
     port = int(values["rest.port"])
-    base_url = f"http://{config.get('rest.address')}:{port}"
+    scheme = "https" if config.get_bool("security.ssl.rest.enabled", False) else "http"
+    base_url = f"{scheme}://{config.get('rest.address')}:{port}"
     from flott.rest import authentication
 
     # Secrets, and the REST tokens, go to the JobManager in its environment, never on its command
@@ -241,10 +248,10 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
             proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True
             )
-        return _detached(proc, base_url, log_path, token)
+        return _detached(proc, base_url, log_path, config, token)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
     try:
-        if _wait(proc, lambda: _get_json(f"{base_url}/v1/config", token), _READY_TIMEOUT_S) is None:
+        if _wait(proc, lambda: _get_json(f"{base_url}/v1/config", config, token), _READY_TIMEOUT_S) is None:
             if proc.poll() is None:
                 click.echo(f"The application cluster's REST endpoint ({base_url}) did not answer.", err=True)
                 _terminate(proc)
@@ -257,9 +264,11 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
         return 130
 
 
-def _detached(proc: subprocess.Popen[bytes], base_url: str, log_path: Path, token: str | None) -> int:
+def _detached(
+    proc: subprocess.Popen[bytes], base_url: str, log_path: Path, config: Configuration, token: str | None
+) -> int:
     def job_id() -> str | None:
-        jobs = _get_json(f"{base_url}/v1/jobs/overview", token).get("jobs", [])
+        jobs = _get_json(f"{base_url}/v1/jobs/overview", config, token).get("jobs", [])
         return str(jobs[0]["jid"]) if jobs else None
 
     found = _wait(proc, job_id, 2 * _READY_TIMEOUT_S)

@@ -81,11 +81,13 @@ async def _wait_ready(
     task_managers: int,
     deadline: float,
     proc: subprocess.Popen[bytes],
+    config: Configuration,
     token: str | None = None,
 ) -> bool:
     from flott.client.rest_cluster_client import RestClusterClient
 
-    cfg = Configuration({"rest.retry.max-attempts": "0"})
+    # the command's configuration: its security.ssl.rest.* keys say how to reach the endpoint
+    cfg = config.with_overrides({"rest.retry.max-attempts": "0"})
     async with RestClusterClient(cfg, address, token=token) as client:
         while time.monotonic() < deadline:
             if proc.poll() is not None:
@@ -139,7 +141,7 @@ def start_cluster(
         )
     pf.write_text(str(proc.pid))
     address = _rest_address(config)
-    ok = asyncio.run(_wait_ready(address, task_managers, time.monotonic() + 60, proc, internal))
+    ok = asyncio.run(_wait_ready(address, task_managers, time.monotonic() + 60, proc, config, internal))
     if not ok:
         runtime_log = runtime_logging.log_file(config, "standalonesession")
         click.echo(f"The cluster did not come up; see {log_path} and {runtime_log}", err=True)
@@ -148,7 +150,7 @@ def start_cluster(
         return 1
     click.echo(
         f"Started a session cluster: JobManager pid {proc.pid}, {task_managers} TaskManager(s), "
-        f"REST at http://{address}"
+        f"REST at {'https' if config.get_bool('security.ssl.rest.enabled', False) else 'http'}://{address}"
     )
     return 0
 

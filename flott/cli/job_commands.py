@@ -27,6 +27,7 @@ import http.client
 import json
 import re
 import secrets
+import ssl
 import time
 from typing import Any
 from urllib.parse import urlparse
@@ -54,7 +55,7 @@ class _Endpoint:
             address = f"{config.get('rest.address')}:{config.get('rest.port')}"
         address = address.strip().rstrip("/")
         if "://" not in address:
-            address = f"http://{address}"
+            address = f"{'https' if config.get_bool('security.ssl.rest.enabled', False) else 'http'}://{address}"
         parsed = urlparse(address)
         if not parsed.hostname:
             raise click.ClickException(f"not a REST address (host:port or http://host:port): {address!r}")
@@ -67,6 +68,7 @@ class _Endpoint:
         self.retry_delay_s = config.get_seconds("rest.retry.delay")
         self.connect_timeout_s = config.get_seconds("rest.connection-timeout", "15 s")
         self.read_timeout_s = config.get_seconds("rest.idleness-timeout", "5 min")
+        self._config = config
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
         """One REST call: the decoded 2xx body; a ClickException with the server's error otherwise."""
@@ -80,11 +82,12 @@ class _Endpoint:
         for attempt in range(self.max_retries + 1):
             if attempt:
                 time.sleep(self.retry_delay_s)
-            conn_cls = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
-            conn = conn_cls(self.host, self.port, timeout=self.connect_timeout_s)
+            conn = self._connection()
             try:
                 try:
                     conn.connect()
+                except ssl.SSLError as e:  # a certificate problem: retrying cannot help
+                    raise click.ClickException(self._tls_failure(e)) from None
                 except OSError as e:
                     last = f"cannot connect to the REST endpoint at {self.base_url}: {e}"
                     continue
@@ -94,10 +97,12 @@ class _Endpoint:
                     conn.request(method, target, body=payload_out, headers=headers)
                     resp = conn.getresponse()
                     payload = resp.read()
+                except ssl.SSLError as e:  # TLS 1.3: a refused client certificate shows here
+                    raise click.ClickException(self._tls_failure(e)) from None
                 except (OSError, http.client.HTTPException) as e:
                     last = (
                         f"connection to the REST endpoint at {self.base_url} failed during {method} "
-                        f"{path}: {e or type(e).__name__}"
+                        f"{path}: {e or type(e).__name__}{self._closed_hint(e)}"
                     )
                     continue
             finally:
@@ -113,6 +118,32 @@ class _Endpoint:
             if resp.status != 503:
                 break
         raise click.ClickException(last)
+
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if not self.https:
+            return http.client.HTTPConnection(self.host, self.port, timeout=self.connect_timeout_s)
+        from flott.ssl_context import rest_client_ssl  # security.ssl.rest.*: truststore, client cert
+
+        try:
+            context = rest_client_ssl(self._config)
+        except FlottError as e:
+            raise click.ClickException(str(e)) from None
+        return http.client.HTTPSConnection(
+            self.host, self.port, timeout=self.connect_timeout_s, context=context
+        )
+
+    def _closed_hint(self, error: BaseException) -> str:
+        if not self.https or not isinstance(error, http.client.RemoteDisconnected | ConnectionResetError):
+            return ""
+        from flott.ssl_context import closed_without_answer_hint
+
+        return closed_without_answer_hint(self.base_url)
+
+    def _tls_failure(self, error: ssl.SSLError) -> str:
+        from flott.ssl_context import describe_verification_error
+
+        return describe_verification_error(error, self.base_url)
 
 
 def _error_strings(payload: bytes) -> list[str]:

@@ -63,6 +63,7 @@ import logging
 import os
 import secrets
 import shutil
+import ssl
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -90,6 +91,7 @@ from flott.errors import (
     RestRequestError,
     RpcConnectionError,
     RpcTimeoutError,
+    TlsHandshakeError,
     UserCodeError,
     error_class_by_name,
 )
@@ -117,6 +119,12 @@ from flott.runtime.messages.job import (
     JobResult,
     OperationStatus,
     VertexDetails,
+)
+from flott.ssl_context import (
+    closed_without_answer_hint,
+    describe_verification_error,
+    rest_client_ssl,
+    rest_scheme,
 )
 
 T = TypeVar("T")
@@ -168,10 +176,10 @@ class _Upload:
 
 log = logging.getLogger(__name__)
 
-def _base_url(address: str) -> str:
+def _base_url(address: str, scheme: str = "http") -> str:
     address = address.strip().rstrip("/")
     if "://" not in address:
-        address = f"http://{address}"
+        address = f"{scheme}://{address}"
     parsed = urlparse(address)
     if not parsed.hostname:
         raise RestRequestError(f"not a REST address (host:port or http://host:port): {address!r}")
@@ -198,7 +206,7 @@ class RestClusterClient:
             address = lookup_rest_leader(self.config)
         if address is None:
             address = f"{self.config.get('rest.address')}:{self.config.get('rest.port')}"
-        self.base_url = _base_url(address)
+        self.base_url = _base_url(address, rest_scheme(self.config))
         self.max_retries = max(0, self.config.get_int("rest.retry.max-attempts"))
         self.retry_delay_s = self.config.get_seconds("rest.retry.delay")
         self._timeout = aiohttp.ClientTimeout(
@@ -216,6 +224,11 @@ class RestClusterClient:
 
     def _url(self, path: str) -> str:
         return f"{self.base_url}/{REST_API_VERSION}{path}"
+
+    def _ssl(self, url: str) -> ssl.SSLContext | bool:
+        """For an ``https`` URL, the context of ``security.ssl.rest.*`` (truststore, client
+        certificate); aiohttp's default otherwise."""
+        return rest_client_ssl(self.config) if url.startswith("https:") else True
 
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -247,7 +260,7 @@ class RestClusterClient:
                     data = msgspec.json.encode(json_body)
                     headers["Content-Type"] = "application/json"
                 async with self._get_session().request(
-                    method, url, data=data, params=params, headers=headers
+                    method, url, data=data, params=params, headers=headers, ssl=self._ssl(url)
                 ) as resp:
                     payload = await resp.read()
                     if 200 <= resp.status < 300:
@@ -256,13 +269,18 @@ class RestClusterClient:
                     if resp.status != 503:
                         raise error
                     last = error
+            except aiohttp.ClientSSLError as e:  # a certificate problem: retrying cannot help
+                cause = getattr(e, "certificate_error", None) or e.os_error
+                raise TlsHandshakeError(describe_verification_error(cause, self.base_url)) from None
             except aiohttp.ClientConnectorError as e:
                 last = RpcConnectionError(f"cannot connect to the REST endpoint at {self.base_url}: {e}")
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as e:
                 maybe_delivered = True  # the request may have reached the server before this broke
+                closed = isinstance(e, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError)
+                hint = closed_without_answer_hint(url) if closed else ""
                 last = RpcConnectionError(
                     f"connection to the REST endpoint at {self.base_url} failed during {method} {path}: "
-                    f"{e or type(e).__name__}"
+                    f"{e or type(e).__name__}{hint}"
                 )
             finally:
                 for f in opened:
@@ -277,9 +295,10 @@ class RestClusterClient:
 
     async def _follow_the_leader(self) -> None:
         leader = await asyncio.to_thread(lookup_rest_leader, self.config)
-        if leader is not None and _base_url(leader) != self.base_url:
+        scheme = rest_scheme(self.config)
+        if leader is not None and _base_url(leader, scheme) != self.base_url:
             log.info("the REST leader moved from %s to %s", self.base_url, leader)
-            self.base_url = _base_url(leader)
+            self.base_url = _base_url(leader, scheme)
 
     async def _call(self, method: str, path: str, tp: type[T], **kwargs: Any) -> T:
         """``_send`` decoding the answer as ``tp``; HTTP errors as flott errors."""

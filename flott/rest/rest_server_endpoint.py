@@ -58,6 +58,7 @@ from flott.rest.version import REST_API_VERSION
 from flott.rest.web import Dashboard
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DispatcherGateway
+from flott.ssl_context import rest_scheme, rest_server_ssl
 
 log = logging.getLogger(__name__)
 
@@ -216,12 +217,13 @@ class RestServerEndpoint:
 
     @property
     def rest_base_url(self) -> str:
-        """``http://<rest.address>:<port>`` once started (the address clients should use)."""
-        return f"http://{self.config.get('rest.address')}:{self.port}"
+        """``http(s)://<rest.address>:<port>`` once started (the address clients should use)."""
+        return f"{rest_scheme(self.config)}://{self.config.get('rest.address')}:{self.port}"
 
     async def start(self) -> tuple[str, int]:
         """Bind and serve; returns the bound (host, port)."""
         max_len = self.config.get_int("rest.server.max-content-length", DEFAULT_MAX_CONTENT_LENGTH)
+        ssl_context = rest_server_ssl(self.config)  # security.ssl.rest.*: bad files fail here, at start
         base = Path(self.config.get("web.upload.dir")) if self.config.contains("web.upload.dir") else None
         if base is not None:
             base.mkdir(parents=True, exist_ok=True)
@@ -261,7 +263,7 @@ class RestServerEndpoint:
         host = self.config.get("rest.bind-address")
         last_error: OSError | None = None
         for port in _bind_ports(self.config):
-            site = web.TCPSite(self._runner, host, port)
+            site = web.TCPSite(self._runner, host, port, ssl_context=ssl_context)
             try:
                 await site.start()
             except OSError as e:
@@ -395,5 +397,6 @@ class RestServerEndpoint:
         raise web.HTTPNotFound()
 
     async def _openapi(self, request: web.Request) -> web.StreamResponse:
-        doc = openapi_document(self.routes, f"http://{request.host}", self.authenticator is not None)
+        with_auth = self.authenticator is not None
+        doc = openapi_document(self.routes, f"{request.scheme}://{request.host}", with_auth)
         return json_response(200, doc, self._headers)

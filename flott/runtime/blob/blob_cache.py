@@ -18,10 +18,14 @@ import logging
 import os
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flott.errors import JobArtifactError, RpcConnectionError
 from flott.runtime.blob.protocol import CHUNK_SIZE, MAX_REQUEST_LINE, encode_request, is_blob_key
 from flott.runtime.rpc.service import parse_address
+
+if TYPE_CHECKING:
+    from flott.ssl_context import InternalSsl
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +35,16 @@ class _ServerRefused(JobArtifactError):
 
 
 class BlobCache:
-    def __init__(self, storage_dir: Path, retries: int = 5, timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        storage_dir: Path,
+        retries: int = 5,
+        timeout_s: float = 30.0,
+        tls: InternalSsl | None = None,
+    ) -> None:
+        """``tls``: fetch over mutually authenticated TLS (``security.ssl.internal.*``)."""
         self._dir = storage_dir / "blobs"
+        self._tls = tls
         self._retries = max(0, retries)
         self._timeout_s = timeout_s
         self._downloads: dict[str, asyncio.Future[Path]] = {}
@@ -98,7 +110,14 @@ class BlobCache:
             raise _ServerRefused(f"bad BlobServer address: {e}") from None
         tmp = self._dir / f".incoming-{uuid.uuid4().hex}"
         async with asyncio.timeout(self._timeout_s):
-            reader, writer = await asyncio.open_connection(host, port, limit=MAX_REQUEST_LINE * 2)
+            tls = self._tls
+            reader, writer = await asyncio.open_connection(
+                host,
+                port,
+                limit=MAX_REQUEST_LINE * 2,
+                ssl=tls.client if tls is not None else None,
+                ssl_handshake_timeout=tls.handshake_timeout_s if tls is not None else None,
+            )
         try:
             writer.write(encode_request(job_id, key))
             await writer.drain()

@@ -16,6 +16,10 @@ directory, and a blob is only served to a request that names the job it
 belongs to. The store directory is created on the first put and removed when
 the server closes. Putting is synchronous file I/O: callers on an event loop
 run it with ``asyncio.to_thread``.
+
+With ``security.ssl.internal.enabled`` the server (and the TaskExecutors' BlobCache) speak
+mutually authenticated TLS; the file is then copied through the TLS transport instead of
+``sendfile``.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from flott.runtime.blob.protocol import (
     is_job_id,
     parse_port_range,
 )
+from flott.ssl_context import internal_ssl
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +66,8 @@ class BlobServer:
         self._advertised_host = config.get("jobmanager.rpc.address")
         self._ports = parse_port_range(config.get(BLOB_SERVER_PORT, "0"))
         self._concurrent = asyncio.Semaphore(max(1, config.get_int(BLOB_FETCH_NUM_CONCURRENT, 50)))
+        self._tls = internal_ssl(config)
+        """``security.ssl.internal.*``: only TaskExecutors with a trusted certificate fetch blobs."""
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self.port = -1
@@ -74,8 +81,14 @@ class BlobServer:
         last: OSError | None = None
         for port in self._ports:
             try:
+                tls = self._tls
                 self._server = await asyncio.start_server(
-                    self._serve, self._bind_host, port, limit=MAX_REQUEST_LINE * 2
+                    self._serve,
+                    self._bind_host,
+                    port,
+                    limit=MAX_REQUEST_LINE * 2,
+                    ssl=tls.server if tls is not None else None,
+                    ssl_handshake_timeout=tls.handshake_timeout_s if tls is not None else None,
                 )
                 break
             except OSError as e:

@@ -57,6 +57,7 @@ from flott.runtime.blob.blob_cache import BlobCache
 from flott.runtime.blob.protocol import BLOB_FETCH_RETRIES, BLOB_STORAGE_DIRECTORY, is_job_id
 from flott.runtime.blob.python_artifacts import materialize, split_list, top_level_names
 from flott.runtime.messages.execution import PythonArtifactDescriptor
+from flott.ssl_context import internal_ssl
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,9 @@ class LibraryCacheManager:
         base = config.get(BLOB_STORAGE_DIRECTORY, "") or tempfile.gettempdir()
         safe_id = resource_id if is_job_id(resource_id) else hashlib.sha256(resource_id.encode()).hexdigest()
         self.root = Path(base).expanduser().resolve() / f"blobCache-{safe_id}"
-        self.blob_cache = BlobCache(self.root, retries=config.get_int(BLOB_FETCH_RETRIES, 5))
+        self.blob_cache = BlobCache(
+            self.root, retries=config.get_int(BLOB_FETCH_RETRIES, 5), tls=internal_ssl(config)
+        )
         self._find_links = split_list(config.get(REQUIREMENTS_FIND_LINKS, ""))
         self._install_timeout_s = config.get_seconds(REQUIREMENTS_INSTALL_TIMEOUT, "10 min")
         self.jobs: dict[str, JobLibraries] = {}

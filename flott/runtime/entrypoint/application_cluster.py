@@ -388,9 +388,9 @@ class HaApplicationClusterEntrypoint(_ApplicationEntrypoint):
     def _client(self) -> Any:
         from flott.client.rest_cluster_client import RestClusterClient
 
-        return RestClusterClient(
-            Configuration({"rest.retry.max-attempts": "0"}), self.rest_address, token=self.internal_token
-        )
+        # security.ssl.rest.* of this cluster: how its own REST endpoint is reached
+        config = self.config.with_overrides({"rest.retry.max-attempts": "0"})
+        return RestClusterClient(config, self.rest_address, token=self.internal_token)
 
     async def _watch_job(self) -> None:
         from flott.errors import FlottError

@@ -200,8 +200,8 @@ class HaSessionClusterEntrypoint:
         await self.rpc.start()
         await self.blob_server.start()
         rest = self.rest = RestServerEndpoint(self.config, self._dispatcher_gateway)
-        _, port = await rest.start()
-        rest_url = f"http://{self.config.get('rest.address')}:{port}"
+        await rest.start()
+        rest_url = rest.rest_base_url  # https:// when security.ssl.rest.enabled
         self._retrieval = ha.get_leader_retrieval_service(DISPATCHER)
         self._retrieval.start(_DispatcherListener(self))
         self.election = ha.get_process_leader_election_service(

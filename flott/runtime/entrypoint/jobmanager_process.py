@@ -14,6 +14,7 @@ from typing import Any
 from flott.configuration import Configuration
 from flott.runtime.entrypoint.termination import SHUTDOWN_TIMEOUT_KEY, install_termination_handlers
 from flott.runtime.rpc.service import RpcService
+from flott.ssl_context import internal_ssl
 
 
 def jobmanager_rpc_service(config: Configuration) -> RpcService:
@@ -23,6 +24,7 @@ def jobmanager_rpc_service(config: Configuration) -> RpcService:
         port=config.get_int("jobmanager.rpc.port"),
         advertised_host=config.get("jobmanager.rpc.address"),
         default_timeout=config.get_seconds("pekko.ask.timeout"),
+        tls=internal_ssl(config),
     )
 
 

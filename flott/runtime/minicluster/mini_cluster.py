@@ -19,6 +19,7 @@ from flott.runtime.jobgraph import new_id
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.resourcemanager.resource_manager import ResourceManager
 from flott.runtime.rpc.service import RpcService
+from flott.ssl_context import internal_ssl
 
 
 class MiniCluster:
@@ -31,6 +32,7 @@ class MiniCluster:
             port=0,
             advertised_host=self.config.get("jobmanager.rpc.address"),
             default_timeout=self.config.get_seconds("pekko.ask.timeout"),
+            tls=internal_ssl(self.config),
         )
         self.resource_manager: ResourceManager | None = None
         self.dispatcher: Dispatcher | None = None

@@ -16,6 +16,11 @@ passes the fencing token it believes is current, and the endpoint rejects calls
 carrying another token with :class:`FencingTokenError`, so a deposed leader's
 calls fail. Errors from the flott error tree cross the wire by class name and
 are raised again on the caller's side.
+
+With ``security.ssl.internal.enabled`` the service listens and calls over
+mutually authenticated TLS (:mod:`flott.ssl_context`): a peer without a
+certificate from the cluster's CA never gets past the handshake, so it can
+neither call an endpoint nor receive a reply.
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ from flott.errors import (
     UserCodeError,
     error_class_by_name,
 )
+
+if typing.TYPE_CHECKING:
+    from flott.ssl_context import InternalSsl
 
 log = logging.getLogger(__name__)
 
@@ -172,8 +180,9 @@ class _MethodSpec:
 class _Connection:
     """One multiplexed client connection to a remote RpcService."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, tls: InternalSsl | None = None) -> None:
         self.address = address
+        self._tls = tls
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[_Response]] = {}
@@ -190,7 +199,15 @@ class _Connection:
             host, port = parse_address(self.address)
             try:
                 async with asyncio.timeout(timeout):
-                    reader, writer = await asyncio.open_connection(host, port)
+                    if self._tls is None:
+                        reader, writer = await asyncio.open_connection(host, port)
+                    else:
+                        reader, writer = await asyncio.open_connection(
+                            host,
+                            port,
+                            ssl=self._tls.client,
+                            ssl_handshake_timeout=self._tls.handshake_timeout_s,
+                        )
             except (OSError, TimeoutError) as e:
                 raise RpcConnectionError(f"cannot connect to {self.address}: {e}") from None
             self._reader, self._writer = reader, writer
@@ -261,8 +278,12 @@ class RpcService:
         port: int = 0,
         advertised_host: str | None = None,
         default_timeout: float = 10.0,
+        tls: InternalSsl | None = None,
     ) -> None:
+        """``tls`` (:func:`flott.ssl_context.internal_ssl`): serve and call over mutually
+        authenticated TLS (``security.ssl.internal.*``); None is plain TCP."""
         self.bind_host = bind_host
+        self.tls = tls
         self.port = port
         self.advertised_host = advertised_host or bind_host
         self.default_timeout = default_timeout
@@ -278,7 +299,18 @@ class RpcService:
         return f"{self.advertised_host}:{self.port}"
 
     async def start(self) -> str:
-        self._server = await asyncio.start_server(self._serve, self.bind_host, self.port, limit=2**20)
+        tls = self.tls
+        if tls is None:
+            self._server = await asyncio.start_server(self._serve, self.bind_host, self.port, limit=2**20)
+        else:
+            self._server = await asyncio.start_server(
+                self._serve,
+                self.bind_host,
+                self.port,
+                limit=2**20,
+                ssl=tls.server,
+                ssl_handshake_timeout=tls.handshake_timeout_s,
+            )
         self.port = self._server.sockets[0].getsockname()[1]
         return self.address
 
@@ -423,7 +455,7 @@ class RpcService:
                 raise error_from_wire(error_to_wire(e)) from e
         conn = self._connections.get(address)
         if conn is None:
-            conn = self._connections[address] = _Connection(address)
+            conn = self._connections[address] = _Connection(address, self.tls)
         resp = await conn.call((endpoint_id, method, [msgspec.to_builtins(a) for a in args], token), timeout)
         if not resp.ok:
             raise error_from_wire(msgspec.convert(resp.value, WireError))

@@ -29,6 +29,7 @@ from flott.runtime.highavailability import (
 from flott.runtime.jobgraph import new_id
 from flott.runtime.rpc.service import RpcService
 from flott.runtime.taskexecutor.task_executor import TaskExecutor
+from flott.ssl_context import internal_ssl
 
 GC_YOUNG_THRESHOLD = 50_000
 """Allocations of tracked objects between young collections in a TaskExecutor (CPython: 700)."""
@@ -54,11 +55,13 @@ async def run_task_executor(config: Configuration, resource_manager_address: str
     from flott.runtime.io.network.shuffle_environment import ShuffleEnvironment
 
     loop = asyncio.get_running_loop()
+    tls = internal_ssl(config)
     rpc = RpcService(
         bind_host=config.get("taskmanager.bind-host"),
         port=config.get_int("taskmanager.rpc.port"),
         advertised_host=config.get("taskmanager.host"),
         default_timeout=config.get_seconds("pekko.ask.timeout"),
+        tls=tls,
     )
     await rpc.start()
     shuffle = ShuffleEnvironment(
@@ -68,6 +71,7 @@ async def run_task_executor(config: Configuration, resource_manager_address: str
             port=config.get_int("taskmanager.data.port"),
         ),
         loop=loop,
+        tls=tls,
     )
     await shuffle.start()
     ha_mode = config.get("high-availability.type", "none").strip().lower() == "zookeeper"

@@ -8,6 +8,10 @@ Threading: ``start``/``close`` run on the TaskExecutor's event loop;
 ``create_result_partition``, ``create_input_gate`` and the ``release_*``
 methods may be called from any thread (task threads, RPC handlers). All socket
 I/O happens on the loop; task threads only touch locks.
+
+With ``security.ssl.internal.enabled`` the data server and the connections to
+producers use mutually authenticated TLS (the TaskExecutor hands in the
+contexts of :mod:`flott.ssl_context`); the frames on top are the same.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flott.errors import DataExchangeError
 from flott.runtime.io.network.config import InputChannelSpec, NetworkConfig, parse_address
@@ -30,6 +34,9 @@ from flott.runtime.io.network.input_gate import (
 )
 from flott.runtime.io.network.partition import ResultPartition
 from flott.runtime.io.network.transport import PartitionRequestClient, PartitionRequestServerConnection
+
+if TYPE_CHECKING:
+    from flott.ssl_context import InternalSsl
 
 _MAX_REMEMBERED_GONE = 4096
 """How many finished partition ids are remembered to answer late requests at once (not after a timeout)."""
@@ -53,9 +60,16 @@ class ShuffleEnvironment:
     """Result partitions, input gates and the TCP data plane of one TaskExecutor."""
 
     def __init__(
-        self, config: NetworkConfig | None = None, *, loop: asyncio.AbstractEventLoop | None = None
+        self,
+        config: NetworkConfig | None = None,
+        *,
+        loop: asyncio.AbstractEventLoop | None = None,
+        tls: InternalSsl | None = None,
     ) -> None:
+        """``tls``: data connections over mutually authenticated TLS (``security.ssl.internal.*``),
+        both the server's and the ones opened to producers; None is plain TCP."""
         self.config = config if config is not None else NetworkConfig()
+        self._tls = tls
         self._loop = loop
         self._address: str | None = None
         self._server: asyncio.Server | None = None
@@ -96,8 +110,14 @@ class ShuffleEnvironment:
             self._loop = asyncio.get_running_loop()
         cfg = self.config
         try:
+            tls = self._tls
             self._server = await self._loop.create_server(
-                lambda: PartitionRequestServerConnection(self), cfg.bind_host, cfg.port, reuse_address=True
+                lambda: PartitionRequestServerConnection(self),
+                cfg.bind_host,
+                cfg.port,
+                reuse_address=True,
+                ssl=tls.server if tls is not None else None,
+                ssl_handshake_timeout=tls.handshake_timeout_s if tls is not None else None,
             )
         except OSError as e:
             raise DataExchangeError(
@@ -315,9 +335,16 @@ class ShuffleEnvironment:
 
     async def _connect(self, address: str) -> PartitionRequestClient:
         host, port = parse_address(address)
+        tls = self._tls
         try:
             _, client = await asyncio.wait_for(
-                self.loop.create_connection(lambda: PartitionRequestClient(self, address), host, port),
+                self.loop.create_connection(
+                    lambda: PartitionRequestClient(self, address),
+                    host,
+                    port,
+                    ssl=tls.client if tls is not None else None,
+                    ssl_handshake_timeout=tls.handshake_timeout_s if tls is not None else None,
+                ),
                 self.config.connect_timeout_s,
             )
         except TimeoutError as e:
