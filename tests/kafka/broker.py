@@ -70,10 +70,17 @@ class Broker:
         keys: list[bytes] | None = None,
         timestamps: list[int] | None = None,
     ) -> None:
-        """Plain (non-transactional) records, flushed before returning."""
+        """Plain (non-transactional) records, flushed before returning.
+
+        On Tansu one record per produce request: Tansu 0.6 reports a partition's high watermark as
+        (base offset of the last batch + 1), not (last offset + 1), so "latest" offsets of batched
+        records would be wrong; one record per batch makes both the same."""
         from confluent_kafka import Producer
 
-        producer = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 5})
+        config: dict[str, Any] = {"bootstrap.servers": self.bootstrap, "linger.ms": 5}
+        if self.is_tansu:
+            config["batch.num.messages"] = 1
+        producer = Producer(config)
         errors: list[Any] = []
         for i, value in enumerate(values):
             kwargs: dict[str, Any] = {"value": value, "on_delivery": _collect_errors(errors)}

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.e2e.conftest import embedded  # noqa: F401  (the embedded cluster fixture)
 from tests.kafka.broker import BOOTSTRAP_ENV, Broker, tansu_broker
 
 pytest.importorskip("confluent_kafka", reason="the Kafka tests need confluent-kafka (the test extra)")

@@ -88,6 +88,12 @@ class SourceOperator(StreamOperator):
             return None
         return {SOURCE_SPLITS_STATE: (SPLIT_DISTRIBUTE, list(snapshot(checkpoint_id)))}
 
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Tell a reader that wants to know (the Kafka source commits offsets to its group)."""
+        notify = getattr(self.reader, "notify_checkpoint_complete", None)
+        if notify is not None:
+            notify(checkpoint_id)
+
     def emit_final_watermark(self) -> None:
         """The bounded input ended: ``Long.MAX_VALUE`` so every timer and window downstream fires."""
         self.timestamps.emit_final_watermark()
@@ -139,6 +145,9 @@ class SinkWriterOperator(StreamOperator):
             if recovered:
                 self._sink.commit(recovered)
         self.writer = self._sink.create_writer(env.subtask_index, env.parallelism, self._input_type)
+        set_restored = getattr(self.writer, "set_restored_checkpoint_id", None)
+        if env.restore is not None and callable(set_restored):  # names the crashed writer's transactions
+            set_restored(env.restore.checkpoint_id)
         bind_task = getattr(self.writer, "bind_task", None)
         if callable(bind_task):  # writers the client talks to (collect sink) register with the task
             bind_task(env, self._setup.descriptor.operator_id)
