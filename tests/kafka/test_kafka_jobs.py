@@ -70,3 +70,45 @@ def test_bounded_kafka_to_map_to_kafka_exactly_once_reads_every_record_once(
     env.execute("kafka to kafka")
     got = sorted(m.value().decode() for m in kafka_broker.read(dst, expect=n, idle_s=1.0))
     assert got == sorted(f"x{i}" for i in range(n))
+
+
+def test_kafka_timestamps_are_event_time_under_a_watermark_strategy_without_assigner(
+    embedded: EmbeddedExecutor, kafka_broker: Broker
+) -> None:
+    """As in Flink: with ``for_monotonous_timestamps()`` and no timestamp assigner, the records'
+    Kafka timestamps drive event-time windows."""
+    from flott.common.time import Time
+    from flott.datastream.window import TumblingEventTimeWindows
+
+    src = kafka_broker.create_topic(partitions=2)
+    for p in range(2):
+        ts = [100_000 + i * 1000 for i in range(p, 30, 2)]  # (0 would mean "now" to the producer)
+        kafka_broker.produce(src, [str(t).encode() for t in ts], partition=p, timestamps=ts)
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    counts = (
+        env.from_source(source_of(kafka_broker, src), WatermarkStrategy.for_monotonous_timestamps(), "kafka")
+        .map(lambda s: ("all", 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        .key_by(lambda t: t[0])
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+    )
+    with counts.execute_and_collect("event time from kafka") as results:
+        got = list(results)
+    assert sorted(c for _, c in got) == [10, 10, 10]
+
+
+def test_per_partition_watermarks_wait_for_the_partition_that_lags() -> None:
+    from flott.runtime.operators.timestamps_watermarks import SplitWatermarks
+    from flott.runtime.operators.watermark import LONG_MIN
+
+    wm = SplitWatermarks(out_of_orderness_ms=5)
+    wm.retain([("t", 0), ("t", 1)])
+    wm.observe([("t", 0), ("t", 0)], [100, 200])
+    assert wm.current_watermark() == LONG_MIN, "partition 1 has no records yet: no watermark"
+    wm.observe([("t", 1)], [50])
+    assert wm.current_watermark() == 50 - 5 - 1
+    wm.observe([("t", 1), ("t", 0)], [None, 300])
+    assert wm.current_watermark() == 44, "records without timestamps do not move time"
+    wm.retain([("t", 0)])  # partition 1 reached its stopping offset
+    assert wm.current_watermark() == 300 - 5 - 1

@@ -215,7 +215,12 @@ _SOURCE_OWNED = ("enable.auto.commit", "enable.partition.eof", "key.deserializer
 
 
 class KafkaSource:
-    """Reads Kafka partitions, split per partition, positions in checkpoints (build with :meth:`builder`)."""
+    """Reads Kafka partitions, split per partition, positions in checkpoints (build with :meth:`builder`).
+
+    Records carry their Kafka timestamps: under a WatermarkStrategy that makes watermarks they are
+    the event timestamps (as in Flink), or what a timestamp assigner receives as the record's."""
+
+    supplies_record_timestamps = True
 
     def __init__(self, settings: dict[str, Any]) -> None:
         self._settings = settings

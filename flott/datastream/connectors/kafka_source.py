@@ -101,6 +101,8 @@ class KafkaSourceReader:
             deserializer._key_schema.open()
         self._decode = _fast_decoder(self._value)
         self._stopping = False
+        self._emit_timestamps = False
+        self._batch_keys: list[tuple[str, int]] = []
         tps = []
         for topic, partition, offset, stop in normalize_splits(splits):
             if stop is not None and offset >= stop:
@@ -213,6 +215,18 @@ class KafkaSourceReader:
 
     # --- reading ----------------------------------------------------------------------------
 
+    def set_emit_timestamps(self, enabled: bool = True) -> None:
+        """Hand out ``(value, Kafka timestamp)`` pairs (the job uses event time from them)."""
+        self._emit_timestamps = enabled
+
+    def active_split_keys(self) -> Any:
+        """The partitions still being read (per-partition watermarks)."""
+        return self._splits.keys()
+
+    def batch_split_keys(self) -> list[tuple[str, int]]:
+        """The partition of each record of the last batch, in order (per-partition watermarks)."""
+        return self._batch_keys
+
     def poll_batch(self, max_records: int) -> list | None:
         if not self._splits:
             if self._unbounded_idle:
@@ -221,7 +235,7 @@ class KafkaSourceReader:
         messages = self._consumer.consume(max_records, _POLL_TIMEOUT_S)
         if not messages:
             return []
-        if not self._stopping and not self._deserializer._metadata:
+        if not (self._stopping or self._emit_timestamps or self._deserializer._metadata):
             values: list[Any] = []
             append = values.append
             for m in messages:
@@ -239,8 +253,11 @@ class KafkaSourceReader:
     def _slow_batch(self, messages: list[Any]) -> list:
         """Per record: stopping offsets (records at or past the stop are not emitted) and metadata."""
         out = []
+        keys: list[tuple[str, int]] = []
+        self._batch_keys = keys
         finished = []
         deserializer = self._deserializer
+        emit_timestamps = self._emit_timestamps
         for m in messages:
             if m.error() is not None:
                 self._on_event(m)
@@ -264,7 +281,12 @@ class KafkaSourceReader:
             except Exception as e:
                 raise _bad_record(m, e) from e
             if value is not None:
-                out.append(value)
+                keys.append(key)
+                if emit_timestamps:
+                    ts_type, ts = m.timestamp()
+                    out.append((value, ts if ts_type else None))
+                else:
+                    out.append(value)
             if stop is not None and m.offset() + 1 >= stop:
                 finished.append(key)
         for key in finished:

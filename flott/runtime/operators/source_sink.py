@@ -33,6 +33,7 @@ from flott.runtime.operators.timestamps_watermarks import (
 )
 
 _value = itemgetter(0)
+_timestamp = itemgetter(1)
 log = logging.getLogger(__name__)
 
 SOURCE_SPLITS_STATE = "source-splits"
@@ -56,15 +57,20 @@ class SourceOperator(StreamOperator):
                 "create_reader(subtask, parallelism)"
             )
         self.reader: Any = None
+        self._split_watermarks: Any = None
+        self.transforms_records = setup.timestamped_output
+        """True: records leave as ``(value, timestamp)`` pairs (process_batch is a chain stage)."""
+        self._record_timestamps = self.transforms_records and (
+            getattr(self._source, "supplies_record_timestamps", False) is True
+        )
+        """The reader hands out ``(value, record timestamp)`` pairs (Kafka's), the assigner sees them."""
         self.timestamps = TimestampsAndWatermarks(
             strategy,
             DeferredOutput(self),
             setup.processing_time_service,
             auto_watermark_interval_ms(setup.env.job_config),
-            timestamped_input=False,
+            timestamped_input=self._record_timestamps,
         )
-        self.transforms_records = setup.timestamped_output
-        """True: records leave as ``(value, timestamp)`` pairs (process_batch is a chain stage)."""
 
     def open(self) -> None:
         env = self._setup.env
@@ -79,6 +85,10 @@ class SourceOperator(StreamOperator):
                     self.name,
                 )
             self.reader = self._source.create_reader(env.subtask_index, env.parallelism)
+        if self._record_timestamps:
+            self.reader.set_emit_timestamps(True)
+        if self.transforms_records and callable(getattr(self.reader, "batch_split_keys", None)):
+            self._split_watermarks = self.timestamps.use_split_watermarks()
         self.timestamps.open(self._setup.runtime_context(None))
 
     def snapshot_operator_state(self, checkpoint_id: int) -> dict[str, tuple[str, list[Any]]] | None:
@@ -104,7 +114,12 @@ class SourceOperator(StreamOperator):
 
     def process_batch(self, batch: Iterable[Any]) -> list[Any]:
         if self.transforms_records:
-            return self.timestamps.assign(batch)
+            out = self.timestamps.assign(batch)
+            split_watermarks = self._split_watermarks
+            if split_watermarks is not None:  # readers of several splits (Kafka partitions)
+                split_watermarks.retain(self.reader.active_split_keys())
+                split_watermarks.observe(self.reader.batch_split_keys(), map(_timestamp, out))
+            return out
         return batch if type(batch) is list else list(batch)
 
     def close(self) -> None:
