@@ -46,6 +46,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from flott.datastream.connectors.base import DeliveryGuarantee
@@ -91,6 +92,10 @@ class KafkaWriter:
         self._precommitted: dict[str, Any] = {}
         self._last_marker = 0
         self._group_metadata: Any = None
+        self._next: Future[Any] | None = None
+        """The next transaction's producer, initialised in the background after a barrier (a round
+        trip or two to the transaction coordinator the task thread does not wait for)."""
+        self._background: ThreadPoolExecutor | None = None
         self._on_delivery = self._track if self._eos else self._note_error
 
     # --- runtime hooks ----------------------------------------------------------------------
@@ -111,19 +116,30 @@ class KafkaWriter:
         producer = self._producer
         if producer is not None:
             return producer
-        config = dict(self._config)
         if self._eos:
             if not self._fenced_ahead:
                 self._fence(range(self._next_name + 1, self._next_name + 1 + _FENCE_AHEAD))
                 self._fenced_ahead = True
-            config["transactional.id"] = self._transactional_id(self._next_name)
-            producer = self._ck.Producer(config)
-            producer.init_transactions(_TIMEOUT_S)
-            producer.begin_transaction()
+            upcoming, self._next = self._next, None
+            if upcoming is not None:
+                producer = upcoming.result()
+            else:
+                producer = self._transactional_producer(self._next_name)
         else:
-            producer = self._ck.Producer(config)
+            producer = self._ck.Producer(dict(self._config))
         self._producer = producer
         return producer
+
+    def _transactional_producer(self, name: int) -> Any:
+        producer = self._ck.Producer({**self._config, "transactional.id": self._transactional_id(name)})
+        producer.init_transactions(_TIMEOUT_S)
+        producer.begin_transaction()
+        return producer
+
+    def _prepare_next(self) -> None:
+        if self._background is None:
+            self._background = ThreadPoolExecutor(1, thread_name_prefix="kafka-sink-next-transaction")
+        self._next = self._background.submit(self._transactional_producer, self._next_name)
 
     def _fence(self, names: range) -> None:
         """Abort what crashed writers left open under these ids (in parallel: each takes a round trip)."""
@@ -214,6 +230,7 @@ class KafkaWriter:
             return []  # at least once: flushed; exactly once: nothing in the transaction yet
         committable = self._precommit()
         self._next_name = checkpoint_id + 1
+        self._prepare_next()
         return [committable]
 
     def _precommit(self) -> tuple:
@@ -269,6 +286,14 @@ class KafkaWriter:
         """Without end of input (cancel, failure): the open transaction is aborted; pre-committed ones
         are left for recovery (their records stay readable, see the module docstring)."""
         producer, self._producer = self._producer, None
+        upcoming, self._next = self._next, None
+        if upcoming is not None:
+            try:
+                upcoming.result().abort_transaction(5.0)
+            except Exception as e:
+                log.debug("KafkaSink: aborting the prepared next transaction: %s", e)
+        if self._background is not None:
+            self._background.shutdown(wait=False)
         if producer is not None and self._eos:
             try:
                 producer.abort_transaction(5.0)
