@@ -83,3 +83,34 @@ def test_csv_parse_errors_and_refused_field_types() -> None:
     assert skip.deserialize(b"# a comment") is None
     with pytest.raises(NotYetSupportedError, match="not supported"):
         CsvRowSerializationSchema.Builder(Types.ROW_NAMED(["a"], [Types.LIST(Types.INT())]))
+
+
+AVRO = """{"type": "record", "name": "Order", "fields": [
+  {"name": "id", "type": "long"},
+  {"name": "who", "type": ["null", "string"], "default": null},
+  {"name": "tags", "type": {"type": "array", "items": "string"}},
+  {"name": "where", "type": {"type": "record", "name": "Place",
+                             "fields": [{"name": "city", "type": "string"}]}}
+]}"""
+
+
+def test_avro_round_trip_with_unions_arrays_and_nested_records() -> None:
+    pytest.importorskip("fastavro")
+    from flott.datastream.formats.avro import AvroRowDeserializationSchema, AvroRowSerializationSchema
+
+    ser = AvroRowSerializationSchema(avro_schema_string=AVRO)
+    de = AvroRowDeserializationSchema(avro_schema_string=AVRO)
+    value = Row(id=5, who=None, tags=["a", "b"], where=Row(city="Oslo"))
+    data = ser.serialize(value)
+    assert data[:1] == b"\x0a", "plain Avro binary (zigzag 5), no container header"
+    back = de.deserialize(data)
+    assert back == value and back.where.city == "Oslo" and back.tags == ["a", "b"]
+    assert de.deserialize(ser.serialize((6, "me", [], ("Rome",)))).who == "me"
+    with pytest.raises(ValueError, match="Failed to deserialize Avro"):
+        de.deserialize(b"\x0a")
+    with pytest.raises(NotYetSupportedError, match="record_class"):
+        AvroRowSerializationSchema(record_class="com.example.Order")
+    with pytest.raises(TypeError, match="should be specified"):
+        AvroRowDeserializationSchema()
+    with pytest.raises(ConfigurationError, match="invalid Avro schema"):
+        AvroRowDeserializationSchema(avro_schema_string='{"type": "nope"}')
