@@ -608,10 +608,11 @@ class KafkaSinkBuilder:
 
 
 class Semantic(Enum):
-    """The legacy FlinkKafkaProducer's guarantees (refused with it)."""
+    """The legacy FlinkKafkaProducer's guarantees (refused with it). The values are PyFlink's:
+    one-element tuples but for NONE (its source has trailing commas)."""
 
-    EXACTLY_ONCE = 0
-    AT_LEAST_ONCE = 1
+    EXACTLY_ONCE = (0,)
+    AT_LEAST_ONCE = (1,)
     NONE = 2
 
 
