@@ -112,3 +112,34 @@ def test_per_partition_watermarks_wait_for_the_partition_that_lags() -> None:
     assert wm.current_watermark() == 44, "records without timestamps do not move time"
     wm.retain([("t", 0)])  # partition 1 reached its stopping offset
     assert wm.current_watermark() == 300 - 5 - 1
+
+
+def test_a_subtask_without_partitions_is_idle_and_does_not_hold_event_time_back(
+    embedded: EmbeddedExecutor, kafka_broker: Broker
+) -> None:
+    """One partition, two source subtasks, unbounded: the subtask with nothing to read is idle (as
+    Flink's reader without splits), so the windows downstream fire on the other's watermarks."""
+    from flott.common.time import Time
+    from flott.datastream.window import TumblingEventTimeWindows
+
+    src = kafka_broker.create_topic(partitions=1)
+    ts = [100_000 + i * 1000 for i in range(20)] + [200_000]
+    kafka_broker.produce(src, [str(t).encode() for t in ts], partition=0, timestamps=ts)
+    source = (
+        KafkaSource.builder()
+        .set_bootstrap_servers(kafka_broker.bootstrap)
+        .set_topics(src)
+        .set_value_only_deserializer(SimpleStringSchema())
+        .build()
+    )
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    counts = (
+        env.from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "kafka")
+        .map(lambda s: ("all", 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        .key_by(lambda t: t[0])
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+    )
+    got = counts.execute_and_collect("idle subtask", limit=2)  # with a limit: a list, the job cancelled
+    assert sorted(c for _, c in got) == [10, 10]

@@ -89,6 +89,8 @@ class SourceOperator(StreamOperator):
             self.reader.set_emit_timestamps(True)
         if self.transforms_records and callable(getattr(self.reader, "batch_split_keys", None)):
             self._split_watermarks = self.timestamps.use_split_watermarks()
+            if self._split_watermarks is not None:
+                self._split_watermarks.retain(self.reader.active_split_keys())
         self.timestamps.open(self._setup.runtime_context(None))
 
     def snapshot_operator_state(self, checkpoint_id: int) -> dict[str, tuple[str, list[Any]]] | None:

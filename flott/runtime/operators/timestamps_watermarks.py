@@ -75,7 +75,7 @@ class SplitWatermarks:
     subtask's watermark is the smallest of its splits' ``max timestamp - out-of-orderness - 1``, so
     records of a partition that lags behind are not late because another partition ran ahead.
     A split without records yet holds the watermark back (idleness, if set, still applies to the
-    whole subtask); a finished split no longer counts."""
+    whole subtask); a finished split no longer counts; a subtask without splits is idle."""
 
     def __init__(self, out_of_orderness_ms: int) -> None:
         self.out_of_orderness_ms = out_of_orderness_ms
@@ -244,8 +244,13 @@ class TimestampsAndWatermarks:
                 self.idle = True
                 self._output.emit_watermark_status(IDLE)
             return
-        source = generator if self.split_watermarks is None else self.split_watermarks
-        self.emit_watermark(source.current_watermark())
+        per_split = self.split_watermarks
+        if per_split is not None and not per_split.max_by_split:
+            if not self.idle:  # a reader without splits (more subtasks than partitions): idle, as Flink's
+                self.idle = True
+                self._output.emit_watermark_status(IDLE)
+            return
+        self.emit_watermark((generator if per_split is None else per_split).current_watermark())
 
     def emit_watermark(self, timestamp: int) -> None:
         if timestamp <= self.last_emitted:
