@@ -393,7 +393,8 @@ def _check_client_config(what: str, config: dict[str, Any], consumer: bool) -> N
     time, so a Java-only property fails the program rather than the TaskExecutor."""
     ck = _require_client()
     probe = dict(config)
-    probe.setdefault("group.id", "flott-config-check")
+    if consumer:
+        probe.setdefault("group.id", "flott-config-check")
     try:
         client = ck.Consumer(probe) if consumer else ck.Producer(probe)
     except ck.KafkaException as e:
