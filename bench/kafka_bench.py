@@ -13,16 +13,26 @@ the start, appends ``b"!"`` to each value and writes it to a fresh output topic:
   the input's end offsets) -> ``map`` -> ``KafkaSink`` with AT_LEAST_ONCE, and EXACTLY_ONCE with
   checkpoints every second.
 
+* **PyFlink 2.3 p=1 / p=2** (when ``FLOTT_FLINK_KAFKA_JARS`` names Flink's Kafka connector jars,
+  e.g. ``flink-connector-kafka.jar`` and ``kafka-clients.jar`` from the
+  ``shigawire-apache-flink-libraries`` wheel on PyPI, and bench/.venv-peers has PyFlink): the same
+  job with Flink's KafkaSource/KafkaSink (AT_LEAST_ONCE) and a Python ``map``, bounded by
+  ``latest()`` (PyFlink's ``KafkaTopicPartition`` needs the shaded fat connector jar, which that
+  wheel does not have). Flink's sink writes each record with its source timestamp, so PyFlink's rate
+  is records / wall time of the whole run (JVM start included): a lower bound. With PyFlink in the
+  run on Tansu, the input is written one record per batch (Tansu's high watermarks count batches,
+  and ``latest()`` must be right), which makes every contender of that run slower.
+
 The rate is taken from the output records' own timestamps (producer CreateTime): records / (last
 - first), so start-up and the end of the job are outside it. End-to-end latency is not measured:
-the input is written before the jobs start. PyFlink with Flink's Kafka connector is not run: the
-connector's jar (flink-sql-connector-kafka) is not on PyPI and the machine has no Maven access.
+the input is written before the jobs start.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,15 +43,20 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.benchlib import log, markdown_table  # noqa: E402
+from bench.benchlib import PEERS_PY, log, markdown_table  # noqa: E402
 from tests.kafka.broker import BOOTSTRAP_ENV, Broker, tansu_broker  # noqa: E402
 
 
-def fill(broker: Broker, records: int, value_bytes: int, partitions: int) -> tuple[str, list[int]]:
+def fill(
+    broker: Broker, records: int, value_bytes: int, partitions: int, one_per_batch: bool
+) -> tuple[str, list[int]]:
     from confluent_kafka import Producer
 
     topic = broker.create_topic(partitions=partitions)
-    producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 20})
+    config: dict[str, Any] = {"bootstrap.servers": broker.bootstrap, "linger.ms": 20}
+    if one_per_batch:  # Tansu's high watermarks count batches: one record per batch keeps latest() right
+        config["batch.num.messages"] = 1
+    producer = Producer(config)
     pad = b"x" * max(0, value_bytes - 8)
     per_partition = [0] * partitions
     for i in range(records):
@@ -174,6 +189,46 @@ def flott_job(
     env.execute(f"kafka bench p={parallelism}")
 
 
+PYFLINK_JOB = """
+import sys
+from pyflink.common.serialization import SimpleStringSchema
+from pyflink.common.watermark_strategy import WatermarkStrategy
+from pyflink.common import Types
+from pyflink.datastream import StreamExecutionEnvironment
+from pyflink.datastream.connectors import DeliveryGuarantee
+from pyflink.datastream.connectors.kafka import (KafkaOffsetsInitializer, KafkaRecordSerializationSchema,
+    KafkaSink, KafkaSource)
+bootstrap, src, dst, parallelism, ends, *jars = sys.argv[1:]
+env = StreamExecutionEnvironment.get_execution_environment()
+env.add_jars(*jars)
+env.set_parallelism(int(parallelism))
+source = (KafkaSource.builder().set_bootstrap_servers(bootstrap).set_topics(src)
+    .set_value_only_deserializer(SimpleStringSchema())
+    .set_starting_offsets(KafkaOffsetsInitializer.earliest())
+    .set_bounded(KafkaOffsetsInitializer.latest()).build())
+sink = (KafkaSink.builder().set_bootstrap_servers(bootstrap)
+    .set_record_serializer(KafkaRecordSerializationSchema.builder().set_topic(dst)
+        .set_value_serialization_schema(SimpleStringSchema()).build())
+    .set_delivery_guarantee(DeliveryGuarantee.AT_LEAST_ONCE).build())
+(env.from_source(source, WatermarkStrategy.no_watermarks(), "kafka")
+    .map(lambda v: v + "!", output_type=Types.STRING()).sink_to(sink))
+env.execute("pyflink kafka bench")
+"""
+
+
+def pyflink_job(
+    broker: Broker, src: str, per_partition: list[int], dst: str, parallelism: int, python: Path
+) -> None:
+    jars = [Path(j).resolve().as_uri() for j in os.environ["FLOTT_FLINK_KAFKA_JARS"].split(",") if j]
+    script = Path(tempfile.mkdtemp()) / "pyflink_kafka_job.py"
+    script.write_text(PYFLINK_JOB)
+    env = {**os.environ, "PATH": f"{python.parent}:{os.environ['PATH']}", "PYTHONPATH": ""}
+    ends = ",".join(map(str, per_partition))
+    args = [str(python), str(script), broker.bootstrap, src, dst, str(parallelism), ends, *jars]
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -182,10 +237,17 @@ def main() -> None:
     parser.add_argument("--value-bytes", type=int, default=100)
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--only", default="", help="comma-separated words: run the contenders named so")
+    parser.add_argument("--pyflink-python", default=str(PEERS_PY), help="a Python with apache-flink 2.3")
     args = parser.parse_args()
 
     def run(broker: Broker) -> None:
-        src, per_partition = fill(broker, args.records, args.value_bytes, args.partitions)
+        python = Path(args.pyflink_python)
+        with_pyflink = bool(os.environ.get("FLOTT_FLINK_KAFKA_JARS")) and python.exists()
+        if args.only:
+            with_pyflink = with_pyflink and "PyFlink" in args.only.split(",")
+        one_per_batch = with_pyflink and broker.is_tansu
+        src, per_partition = fill(broker, args.records, args.value_bytes, args.partitions, one_per_batch)
         log(f"input: {args.records} records of {args.value_bytes} B in {args.partitions} partitions")
         contenders: list[tuple[str, Any]] = [
             ("bare confluent-kafka loop", lambda dst: bare_loop(broker, src, per_partition, dst)),
@@ -194,6 +256,18 @@ def main() -> None:
             ("flott p=1 EXACTLY_ONCE", lambda dst: flott_job(broker, src, per_partition, dst, 1, True)),
             ("flott p=2 EXACTLY_ONCE", lambda dst: flott_job(broker, src, per_partition, dst, 2, True)),
         ]
+        if with_pyflink:
+            contenders += [
+                (
+                    f"PyFlink 2.3 p={p} AT_LEAST_ONCE",
+                    lambda dst, p=p: pyflink_job(broker, src, per_partition, dst, p, python),
+                )
+                for p in (1, 2)
+            ]
+        if args.only:
+            contenders = [c for c in contenders if any(word in c[0] for word in args.only.split(","))]
+        if not any(name.startswith("PyFlink") for name, _ in contenders):
+            log("PyFlink not run: set FLOTT_FLINK_KAFKA_JARS to Flink's Kafka connector jars")
         rows = []
         for name, contender in contenders:
             rates = []
@@ -203,6 +277,9 @@ def main() -> None:
                 contender(dst)
                 wall = time.monotonic() - t0
                 count, rate = output_rate(broker, dst, args.records)
+                if name.startswith("PyFlink"):
+                    # Flink's KafkaSink writes the source records' timestamps: only wall time is left
+                    rate = count / wall
                 assert count >= args.records, f"{name}: {count} of {args.records} records in the output"
                 rates.append(rate)
                 log(f"{name}: {rate:,.0f} records/s ({count} records, {wall:.1f} s wall)")
