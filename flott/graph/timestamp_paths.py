@@ -10,7 +10,8 @@ Rules:
 
 * a node's input ``i`` is timestamped if any edge into it carries timestamped
   records;
-* sources emit timestamps if their WatermarkStrategy has a timestamp assigner,
+* sources emit timestamps if their WatermarkStrategy has a timestamp assigner, or makes
+  watermarks and the source's records carry timestamps (``supplies_record_timestamps``: Kafka),
   timestamp/watermark and window operators always do, sinks emit nothing, and
   every other operator keeps its input's timestamps (it emits pairs iff an input
   has them);
@@ -34,7 +35,15 @@ def _creates_timestamps(node: StreamNode) -> bool:
         return True
     if node.is_source:
         strategy = node.watermark_strategy
-        return strategy is not None and getattr(strategy, "timestamp_assigner", None) is not None
+        if strategy is None:
+            return False
+        if getattr(strategy, "timestamp_assigner", None) is not None:
+            return True
+        # A source whose records carry their own timestamps (Kafka's), under a strategy that makes
+        # watermarks from them (Flink uses the record's timestamp when there is no assigner).
+        return getattr(node.function, "supplies_record_timestamps", False) is True and (
+            getattr(strategy, "kind", "NO_WATERMARKS") != "NO_WATERMARKS"
+        )
     return False
 
 

@@ -30,10 +30,14 @@ __all__ = [
     "FileSource",
     "FileSourceBuilder",
     "FileSplitAssignerProvider",
+    "FlinkKafkaConsumer",
+    "FlinkKafkaProducer",
+    "KafkaSource",
     "NumberSequenceSource",
     "OutputFileConfig",
     "PrintSink",
     "RollingPolicy",
+    "Semantic",
     "Sink",
     "SinkWriter",
     "Source",
@@ -57,6 +61,10 @@ _LAZY = {
     "RollingPolicy": "file_system",
     "StreamFormat": "file_system",
     "StreamingFileSink": "file_system",
+    "KafkaSource": "kafka",
+    "FlinkKafkaConsumer": "kafka",
+    "FlinkKafkaProducer": "kafka",
+    "Semantic": "kafka",
 }
 
 

@@ -16,6 +16,11 @@ Optional methods the runtime may look for (use :func:`get_produced_type` and
 * ``SinkWriter.bind_task(env: TaskEnvironment, operator_id: str) -> None``: called
   right after ``create_writer`` with the task's environment, for writers the client
   talks to while the job runs (the collect sink registers its coordination handler).
+* ``SinkWriter.set_restored_checkpoint_id(checkpoint_id: int) -> None``: called right after
+  ``create_writer`` when the job restores, with the id of the snapshot it restores from (the
+  Kafka writer derives the transactional ids its crashed predecessor had open from it).
+* ``SourceReader.notify_checkpoint_complete(checkpoint_id: int) -> None``: a checkpoint the
+  reader snapshotted for completed (the Kafka source commits offsets to its group).
 * ``SinkWriter.on_checkpoint(checkpoint_id: int) -> None``: a checkpoint is being
   taken (file sinks roll part files per their rolling policy). Not needed for a
   writer that takes part in two-phase commit (below): ``prepare_commit`` rolls.

@@ -33,6 +33,7 @@ from flott.runtime.operators.timestamps_watermarks import (
 )
 
 _value = itemgetter(0)
+_timestamp = itemgetter(1)
 log = logging.getLogger(__name__)
 
 SOURCE_SPLITS_STATE = "source-splits"
@@ -56,15 +57,20 @@ class SourceOperator(StreamOperator):
                 "create_reader(subtask, parallelism)"
             )
         self.reader: Any = None
+        self._split_watermarks: Any = None
+        self.transforms_records = setup.timestamped_output
+        """True: records leave as ``(value, timestamp)`` pairs (process_batch is a chain stage)."""
+        self._record_timestamps = self.transforms_records and (
+            getattr(self._source, "supplies_record_timestamps", False) is True
+        )
+        """The reader hands out ``(value, record timestamp)`` pairs (Kafka's), the assigner sees them."""
         self.timestamps = TimestampsAndWatermarks(
             strategy,
             DeferredOutput(self),
             setup.processing_time_service,
             auto_watermark_interval_ms(setup.env.job_config),
-            timestamped_input=False,
+            timestamped_input=self._record_timestamps,
         )
-        self.transforms_records = setup.timestamped_output
-        """True: records leave as ``(value, timestamp)`` pairs (process_batch is a chain stage)."""
 
     def open(self) -> None:
         env = self._setup.env
@@ -79,6 +85,12 @@ class SourceOperator(StreamOperator):
                     self.name,
                 )
             self.reader = self._source.create_reader(env.subtask_index, env.parallelism)
+        if self._record_timestamps:
+            self.reader.set_emit_timestamps(True)
+        if self.transforms_records and callable(getattr(self.reader, "batch_split_keys", None)):
+            self._split_watermarks = self.timestamps.use_split_watermarks()
+            if self._split_watermarks is not None:
+                self._split_watermarks.retain(self.reader.active_split_keys())
         self.timestamps.open(self._setup.runtime_context(None))
 
     def snapshot_operator_state(self, checkpoint_id: int) -> dict[str, tuple[str, list[Any]]] | None:
@@ -87,6 +99,12 @@ class SourceOperator(StreamOperator):
         if snapshot is None:
             return None
         return {SOURCE_SPLITS_STATE: (SPLIT_DISTRIBUTE, list(snapshot(checkpoint_id)))}
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Tell a reader that wants to know (the Kafka source commits offsets to its group)."""
+        notify = getattr(self.reader, "notify_checkpoint_complete", None)
+        if notify is not None:
+            notify(checkpoint_id)
 
     def emit_final_watermark(self) -> None:
         """The bounded input ended: ``Long.MAX_VALUE`` so every timer and window downstream fires."""
@@ -98,7 +116,12 @@ class SourceOperator(StreamOperator):
 
     def process_batch(self, batch: Iterable[Any]) -> list[Any]:
         if self.transforms_records:
-            return self.timestamps.assign(batch)
+            out = self.timestamps.assign(batch)
+            split_watermarks = self._split_watermarks
+            if split_watermarks is not None:  # readers of several splits (Kafka partitions)
+                split_watermarks.retain(self.reader.active_split_keys())
+                split_watermarks.observe(self.reader.batch_split_keys(), map(_timestamp, out))
+            return out
         return batch if type(batch) is list else list(batch)
 
     def close(self) -> None:
@@ -139,6 +162,9 @@ class SinkWriterOperator(StreamOperator):
             if recovered:
                 self._sink.commit(recovered)
         self.writer = self._sink.create_writer(env.subtask_index, env.parallelism, self._input_type)
+        set_restored = getattr(self.writer, "set_restored_checkpoint_id", None)
+        if env.restore is not None and callable(set_restored):  # names the crashed writer's transactions
+            set_restored(env.restore.checkpoint_id)
         bind_task = getattr(self.writer, "bind_task", None)
         if callable(bind_task):  # writers the client talks to (collect sink) register with the task
             bind_task(env, self._setup.descriptor.operator_id)

@@ -70,6 +70,37 @@ class BoundedOutOfOrdernessWatermarks:
         return self.max_timestamp - self.out_of_orderness_ms - 1
 
 
+class SplitWatermarks:
+    """Watermarks per source split (Flink's per-split generation, e.g. per Kafka partition): the
+    subtask's watermark is the smallest of its splits' ``max timestamp - out-of-orderness - 1``, so
+    records of a partition that lags behind are not late because another partition ran ahead.
+    A split without records yet holds the watermark back (idleness, if set, still applies to the
+    whole subtask); a finished split no longer counts; a subtask without splits is idle."""
+
+    def __init__(self, out_of_orderness_ms: int) -> None:
+        self.out_of_orderness_ms = out_of_orderness_ms
+        self._floor = LONG_MIN + out_of_orderness_ms + 1
+        self.max_by_split: dict[Any, int] = {}
+
+    def retain(self, splits: Iterable[Any]) -> None:
+        """The reader's current splits: new ones start at the floor, finished ones are dropped."""
+        current = self.max_by_split
+        keep = set(splits)
+        if keep != current.keys():
+            self.max_by_split = {k: current.get(k, self._floor) for k in keep}
+
+    def observe(self, splits: Iterable[Any], timestamps: Iterable[Any]) -> None:
+        current = self.max_by_split
+        for split, ts in zip(splits, timestamps, strict=True):
+            if ts is not None and ts > current.get(split, LONG_MAX):
+                current[split] = ts
+
+    def current_watermark(self) -> int:
+        if not self.max_by_split:
+            return LONG_MIN
+        return min(self.max_by_split.values()) - self.out_of_orderness_ms - 1
+
+
 class IdlenessTimer:
     """Idle once no record came for ``timeout_ms`` of wall-clock time, checked at each periodic emit."""
 
@@ -125,10 +156,19 @@ class TimestampsAndWatermarks:
             if idleness is not None and idleness > 0
             else None
         )
+        self.split_watermarks: SplitWatermarks | None = None
+        """Set by :meth:`use_split_watermarks`: watermarks from per-split maxima the source feeds."""
         self._timer: ScheduledCallback | None = None
         self.last_emitted = LONG_MIN
         self.idle = False
         self.finished = False
+
+    def use_split_watermarks(self) -> SplitWatermarks | None:
+        """Generate watermarks per split (the source operator then reports each batch's splits)."""
+        if self._generator is None:
+            return None
+        self.split_watermarks = SplitWatermarks(self._generator.out_of_orderness_ms)
+        return self.split_watermarks
 
     def open(self, runtime_context: Any) -> None:
         if self.assigner is not None:
@@ -166,6 +206,8 @@ class TimestampsAndWatermarks:
         if generator is not None and timestamps:
             if self._idleness is not None:
                 self._idleness.activity()
+            if self.split_watermarks is not None:
+                return out  # the source operator feeds the per-split maxima
             try:
                 newest = max(timestamps)
             except TypeError:  # None among them: records without a timestamp do not move time
@@ -202,7 +244,13 @@ class TimestampsAndWatermarks:
                 self.idle = True
                 self._output.emit_watermark_status(IDLE)
             return
-        self.emit_watermark(generator.current_watermark())
+        per_split = self.split_watermarks
+        if per_split is not None and not per_split.max_by_split:
+            if not self.idle:  # a reader without splits (more subtasks than partitions): idle, as Flink's
+                self.idle = True
+                self._output.emit_watermark_status(IDLE)
+            return
+        self.emit_watermark((generator if per_split is None else per_split).current_watermark())
 
     def emit_watermark(self, timestamp: int) -> None:
         if timestamp <= self.last_emitted:

@@ -1,0 +1,216 @@
+"""The Kafka sink's writer against the test broker: delivery guarantees, transactions per checkpoint,
+recovery of a pre-committed transaction after its writer was killed, serialization options."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import cloudpickle
+import pytest
+
+from flott.common import Types
+from flott.common.serialization import SerializationSchema, SimpleStringSchema
+from flott.common.types import Row
+from flott.datastream.connectors import DeliveryGuarantee
+from flott.datastream.connectors.kafka import (
+    KafkaRecordSerializationSchema,
+    KafkaSink,
+    KafkaTopicSelector,
+)
+from flott.datastream.connectors.kafka_sink import recover_transaction
+from flott.datastream.formats.json import JsonRowSerializationSchema
+from flott.errors import ConfigurationError
+from tests.kafka.broker import Broker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def string_sink(broker: Broker, topic: str, guarantee: DeliveryGuarantee, prefix: str = "") -> KafkaSink:
+    return (
+        KafkaSink.builder()
+        .set_bootstrap_servers(broker.bootstrap)
+        .set_record_serializer(
+            KafkaRecordSerializationSchema.builder()
+            .set_topic(topic)
+            .set_value_serialization_schema(SimpleStringSchema())
+            .build()
+        )
+        .set_delivery_guarantee(guarantee)
+        .set_transactional_id_prefix(prefix or f"p-{uuid.uuid4().hex[:8]}")
+        .build()
+    )
+
+
+def values(broker: Broker, topic: str, **kwargs: object) -> list[str]:
+    return sorted(m.value().decode() for m in broker.read(topic, **kwargs))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("guarantee", [DeliveryGuarantee.NONE, DeliveryGuarantee.AT_LEAST_ONCE])
+def test_without_transactions_records_are_out_after_the_barrier(
+    kafka_broker: Broker, guarantee: DeliveryGuarantee
+) -> None:
+    topic = kafka_broker.create_topic()
+    sink = cloudpickle.loads(cloudpickle.dumps(string_sink(kafka_broker, topic, guarantee)))
+    writer = sink.create_writer(0, 1, None)
+    writer.set_transactional(True)
+    writer.write_batch(["a", "b"])
+    assert writer.prepare_commit(1) == []
+    if guarantee is DeliveryGuarantee.NONE:
+        writer.flush(False)
+    assert values(kafka_broker, topic, expect=2, idle_s=0.3) == ["a", "b"]
+    writer.close()
+
+
+def test_exactly_once_records_are_visible_only_once_their_checkpoint_is_committed(
+    kafka_broker: Broker,
+) -> None:
+    topic = kafka_broker.create_topic(partitions=2)
+    sink = string_sink(kafka_broker, topic, DeliveryGuarantee.EXACTLY_ONCE)
+    writer = sink.create_writer(0, 1, None)
+    writer.set_transactional(True)
+    writer.write_batch([f"a{i}" for i in range(50)])
+    first = writer.prepare_commit(1)
+    assert len(first) == 1
+    assert values(kafka_broker, topic, idle_s=0.5, timeout_s=2) == [], "pre-committed is not visible"
+    sink.commit(first)
+    assert values(kafka_broker, topic, expect=50, idle_s=0.5) == sorted(f"a{i}" for i in range(50))
+    writer.write_batch(["after-barrier"])  # the next checkpoint's transaction
+    assert writer.prepare_commit(2) != []
+    assert writer.prepare_commit(3) == [], "an empty transaction makes no committable"
+    writer.flush(True)
+    got = values(kafka_broker, topic, expect=51, idle_s=0.5)
+    assert got.count("after-barrier") == 1 and len(got) == 51
+    writer.close()
+
+
+def run_crashing_writer(broker: Broker, topic: str, prefix: str, n: int, mode: str) -> list:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.kafka.crashing_writer", broker.bootstrap, topic, prefix, str(n), mode],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == -9, proc.stderr
+    return pickle.loads(bytes.fromhex(proc.stdout.strip()))  # type: ignore[no-any-return]
+
+
+def test_a_transaction_committed_before_the_crash_is_not_written_again(kafka_broker: Broker) -> None:
+    topic = kafka_broker.create_topic()
+    prefix = f"c-{uuid.uuid4().hex[:8]}"
+    committables = run_crashing_writer(kafka_broker, topic, prefix, 30, "commit")
+    sink = string_sink(kafka_broker, topic, DeliveryGuarantee.EXACTLY_ONCE, prefix)
+    assert recover_transaction(sink._settings["config"], committables[0]) == 0
+    sink.commit(committables)  # what the runtime does on restore: idempotent
+    assert values(kafka_broker, topic, expect=30, idle_s=1.0) == sorted(f"r{i}" for i in range(30))
+
+
+def test_a_pre_committed_transaction_whose_writer_was_killed_is_committed_on_recovery(
+    kafka_broker: Broker,
+) -> None:
+    """Killed between checkpoint completion and commit: recovery re-writes the transaction's records
+    (read back with read_uncommitted) in a new transaction under the same id, which fences the old one.
+    On Kafka the old transaction is aborted, so every record is there exactly once. Tansu 0.6 shows the
+    records of aborted transactions to read_committed consumers: there each record is there twice."""
+    topic = kafka_broker.create_topic()
+    prefix = f"c-{uuid.uuid4().hex[:8]}"
+    committables = run_crashing_writer(kafka_broker, topic, prefix, 30, "precommit")
+    assert values(kafka_broker, topic, idle_s=0.5, timeout_s=2) == [], "not committed by the dead writer"
+    sink = string_sink(kafka_broker, topic, DeliveryGuarantee.EXACTLY_ONCE, prefix)
+    sink.commit(committables)  # the runtime, restoring the completed checkpoint
+    assert recover_transaction(sink._settings["config"], committables[0]) == 0, "committed now: idempotent"
+    expected = sorted(f"r{i}" for i in range(30))
+    got = values(kafka_broker, topic, expect=30, idle_s=1.0)
+    if kafka_broker.is_tansu:
+        assert got == sorted(expected * 2), "Tansu: the aborted (fenced) transaction stays visible"
+    else:
+        assert got == expected
+
+
+class _FieldS(SerializationSchema):
+    def serialize(self, element: Row) -> bytes:
+        return element.s.encode()  # type: ignore[no-any-return]
+
+
+class _ByParity(KafkaTopicSelector):
+    def __init__(self, even: str, odd: str) -> None:
+        self.even, self.odd = even, odd
+
+    def apply(self, data: Row) -> str:
+        return self.even if data.n % 2 == 0 else self.odd
+
+
+def test_topic_selector_key_schema_and_partitioner(kafka_broker: Broker) -> None:
+    even, odd = kafka_broker.create_topic(partitions=3), kafka_broker.create_topic(partitions=3)
+    row = Types.ROW_NAMED(["n", "s"], [Types.INT(), Types.STRING()])
+    for selector in (_ByParity(even, odd), lambda r: even if r.n % 2 == 0 else odd):
+        schema = (
+            KafkaRecordSerializationSchema.builder()
+            .set_topic_selector(selector)
+            .set_key_serialization_schema(_FieldS())
+            .set_value_serialization_schema(JsonRowSerializationSchema.builder().with_type_info(row).build())
+            .set_partitioner(
+                lambda record, key, value, topic, partitions: partitions[record.n % len(partitions)]
+            )
+            .build()
+        )
+        sink = (
+            KafkaSink.builder()
+            .set_bootstrap_servers(kafka_broker.bootstrap)
+            .set_record_serializer(schema)
+            .set_delivery_guarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+            .build()
+        )
+        writer = sink.create_writer(0, 1, None)
+        writer.write_batch([Row(n=i, s=f"k{i}") for i in range(6)])
+        writer.flush(True)
+        writer.close()
+    got = kafka_broker.read(even, expect=6, idle_s=0.5) + kafka_broker.read(odd, expect=6, idle_s=0.5)
+    seen = sorted((m.topic() == even, m.partition(), m.key(), m.value()) for m in got)
+    expected = sorted(
+        (i % 2 == 0, i % 3, f"k{i}".encode(), f'{{"n":{i},"s":"k{i}"}}'.encode())
+        for i in range(6)
+        for _ in (0, 1)
+    )
+    assert seen == expected
+
+
+def test_sink_builder_refusals() -> None:
+    value = (
+        KafkaRecordSerializationSchema.builder()
+        .set_topic("t")
+        .set_value_serialization_schema(SimpleStringSchema())
+    )
+    with pytest.raises(ConfigurationError, match="bootstrap"):
+        KafkaSink.builder().set_record_serializer(value.build()).build()
+    with pytest.raises(ConfigurationError, match="record serializer"):
+        KafkaSink.builder().set_bootstrap_servers("x:1").build()
+    with pytest.raises(ConfigurationError, match="value serialization"):
+        KafkaRecordSerializationSchema.builder().set_topic("t").build()
+    with pytest.raises(ConfigurationError, match="no topic"):
+        KafkaRecordSerializationSchema.builder().set_value_serialization_schema(SimpleStringSchema()).build()
+    with pytest.raises(ConfigurationError, match="already set"):
+        KafkaRecordSerializationSchema.builder().set_topic("t").set_topic_selector(lambda r: "u")
+    with pytest.raises(TypeError):
+        KafkaRecordSerializationSchema.builder().set_topic_selector("t")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"transactional\.id"):
+        KafkaSink.builder().set_bootstrap_servers("x:1").set_record_serializer(value.build()).set_property(
+            "transactional.id", "x"
+        ).build()
+    with pytest.raises(ConfigurationError, match="No such configuration property"):
+        KafkaSink.builder().set_bootstrap_servers("x:1").set_record_serializer(value.build()).set_property(
+            "no.such.thing", "x"
+        ).build()
+    from flott.datastream.connectors.kafka import FlinkKafkaConsumer, FlinkKafkaProducer
+    from flott.errors import NotYetSupportedError
+
+    with pytest.raises(NotYetSupportedError, match="KafkaSource"):
+        FlinkKafkaConsumer("t", SimpleStringSchema(), {})
+    with pytest.raises(NotYetSupportedError, match="KafkaSink"):
+        FlinkKafkaProducer("t", SimpleStringSchema(), {})
