@@ -518,7 +518,8 @@ def _too_few(arity: int, got: int) -> OutputTypeMismatch:
 
 def _out_row(ti: Any) -> Converter:
     names = ti.get_field_names()
-    fields = [output_converter(t) for t in ti.get_field_types()]
+    types = ti.get_field_types()
+    fields = [output_converter(t) for t in types]
     arity = len(fields)
     new_row = object.__new__
 
@@ -540,7 +541,38 @@ def _out_row(ti: Any) -> Converter:
         d["_row_kind"] = v.get_row_kind()
         return row
 
-    return conv
+    checks = [_canonical_expr(t, f"a{i}") for i, t in enumerate(types)]
+    if not 0 < arity <= _MAX_GENERATED_FIELDS or any(c is None for c in checks):
+        return conv
+    # Generated fast path for Rows whose fields already fit: a Row that came out of this converter
+    # (it shares the declared name list) passes as it is, any other gets the names in one copy.
+    values = ", ".join(f"a{i}" for i in range(arity))
+    unpack = f"{values}{',' if arity == 1 else ''} = vals[:{arity}]"
+    fit = " and ".join(f"(a{i} is None or {c})" for i, c in enumerate(checks))
+    source = (
+        "def conv_row(v):\n"
+        "    if v.__class__ is ROW:\n"
+        "        d = v.__dict__\n"
+        "        f = d.get('_fields')\n"
+        "        vals = d['_values']\n"
+        f"        if (f is None or f is NAMES or f == NAMES) and len(vals) >= {arity}:\n"
+        f"            {unpack}\n"
+        f"            if {fit}:\n"
+        f"                if f is NAMES and len(vals) == {arity}:\n"
+        "                    return v\n"
+        "                row = NEW(ROW)\n"
+        "                r = row.__dict__\n"
+        f"                r['_values'] = [{values}]\n"
+        "                r['_fields'] = NAMES\n"
+        "                r['_from_dict'] = False\n"
+        "                r['_row_kind'] = d['_row_kind']\n"
+        "                return row\n"
+        "    return SLOW(v)\n"
+    )
+    namespace: dict[str, Any] = {"ROW": Row, "NAMES": names, "NEW": new_row, "SLOW": conv}
+    namespace.update(_CANONICAL_NAMESPACE)
+    exec(compile(source, f"<output conversion {ti!r}>", "exec"), namespace)
+    return namespace["conv_row"]  # type: ignore[no-any-return]
 
 
 def _out_tuple(ti: Any) -> Converter:
@@ -677,6 +709,12 @@ def _canonical_expr(type_info: Any, x: str) -> str | None:
     return None
 
 
+_CANONICAL_NAMESPACE: dict[str, Any] = {"F32": to_float32, "DATE": _dt.date}
+"""The names :func:`_canonical_expr`'s expressions use."""
+
+_MAX_GENERATED_FIELDS = 32
+
+
 _NULLABLE_IN_JAVA = ("String", "BigInteger", "BigDecimal", "Instant")
 """Basic types whose Java serializer writes ``null`` (the others fail on a ``null`` record)."""
 
@@ -736,6 +774,6 @@ def output_type_check(type_info: Any, *, none_allowed: bool, timestamped: bool =
     head = "    for r in batch:\n        v = r[0]\n" if timestamped else "    for v in batch:\n"
     source = f"def check(batch):\n{head}        if not {expr}:\n            return SLOW(batch)\n"
     source += "    return batch\n"
-    namespace: dict[str, Any] = {"SLOW": slow, "F32": to_float32, "DATE": _dt.date}
+    namespace: dict[str, Any] = {"SLOW": slow, **_CANONICAL_NAMESPACE}
     exec(compile(source, f"<output type check {type_info!r}>", "exec"), namespace)
     return namespace["check"]  # type: ignore[no-any-return]
