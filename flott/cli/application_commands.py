@@ -136,6 +136,7 @@ def run_application_command(
 
 
 def start_application(config: Configuration, script: str, args: tuple[str, ...], detached: bool) -> int:
+    from flott.cli.options import verbosity
     from flott.runtime.entrypoint import event_loop
     from flott.runtime.entrypoint.application_cluster import ApplicationProgram, run_application_cluster
 
@@ -144,7 +145,7 @@ def start_application(config: Configuration, script: str, args: tuple[str, ...],
         return 2
     try:
         status = event_loop.run(
-            run_application_cluster(config, ApplicationProgram(script, list(args)), detached)
+            run_application_cluster(config, ApplicationProgram(script, list(args), verbosity()), detached)
         )
     except KeyboardInterrupt:
         return 130
@@ -231,7 +232,9 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
         token = authentication.new_internal_token()
         handed = authentication.handed_over_tokens(config, token, authentication.Role.READ_ONLY)
         secret[authentication.TOKENS_KEY] = handed
-    cmd = [sys.executable, "-m", "flott.cli.main", "jobmanager", "start-application"]
+    from flott.cli.options import verbosity
+
+    cmd = [sys.executable, "-m", "flott.cli.main", *["-v"] * verbosity(), "jobmanager", "start-application"]
     for key, value in values.items():
         if key not in secret:
             cmd += ["-D", f"{key}={value}"]
@@ -304,10 +307,15 @@ def run_program(
     """
     import runpy
 
-    from flott.cli.run_command import DetachedExecutor, client_python_files, console
+    from flott.cli.run_command import (
+        DetachedExecutor,
+        client_python_files,
+        console,
+        report_program_failure,
+    )
+    from flott.cli.run_options import ProgramEntry
     from flott.client import pipeline_executor
     from flott.client.pipeline_executor import use_executor
-    from flott.errors import FlottError, JobSubmissionError
 
     path = Path(script)
     if not path.is_file():
@@ -322,16 +330,10 @@ def run_program(
     try:
         with use_executor(executor), client_python_files(config):
             runpy.run_path(str(path), run_name="__main__")
-    except JobSubmissionError as e:
-        console.print("The job could not be submitted.\n" + str(e), markup=False, style="red")
-        return 1
-    except FlottError as e:
-        console.print("The job failed.\n" + str(e), markup=False, style="red")
-        return 1
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    except Exception as e:
-        sys.stderr.write(_user_traceback(e, path))
+    except Exception as e:  # reported as `flott run` reports it: one message, the program's own frames
+        report_program_failure(e, ProgramEntry("script", str(path), tuple(args)))
         return 1
     finally:
         sys.argv = old_argv
@@ -343,17 +345,6 @@ def run_program(
             status = c.get_job_status().result(timeout=10).name
             console.print(f"Job {c.get_job_id()} {status}")
     return 0
-
-
-def _user_traceback(error: BaseException, script: Path) -> str:
-    """The traceback from the program's own first frame on (this runner's frames left out)."""
-    import traceback
-
-    target = script.resolve()
-    tb = error.__traceback__
-    while tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve() != target:
-        tb = tb.tb_next
-    return "".join(traceback.format_exception(type(error), error, tb or error.__traceback__))
 
 
 class _ApplicationExecutor:
@@ -423,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="flott-application-program")
     parser.add_argument("--rest", required=True, help="HOST:PORT of the application cluster's REST endpoint")
     parser.add_argument("--detached", action="store_true")
+    parser.add_argument("-v", dest="verbose", action="count", default=0)
     parser.add_argument("-D", dest="dynamic", action="append", default=[])
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -432,7 +424,9 @@ def main(argv: list[str] | None = None) -> int:
     from flott.runtime.entrypoint.runtime_logging import configure_logging
 
     configure_logging(config, "client", own_process=False)
-    return run_program(ns.script, list(ns.args), config, ns.rest, ns.detached)
+    # The CLI's verbosity lives in click's context (flott.cli.options.verbosity): give it one.
+    with click.Context(click.Command("program"), obj={"verbose": ns.verbose}):
+        return run_program(ns.script, list(ns.args), config, ns.rest, ns.detached)
 
 
 if __name__ == "__main__":

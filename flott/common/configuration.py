@@ -3,6 +3,10 @@
 Values are stored as the strings Flink's ``Configuration.toMap()`` would show
 (``true``, ``42``, Java's float text, base64 for bytes), so a configuration
 round-trips through JSON/REST and the cluster's YAML without type drift.
+
+A stored value that does not parse as the type asked for is Flink's ``IllegalArgumentException``
+("Could not parse value 'abc' for key 'parallelism.default'."): a
+:class:`~flott.errors.ConfigurationError` naming the key and the value, never a bare ``int()`` error.
 """
 
 from __future__ import annotations
@@ -14,8 +18,25 @@ from typing import Any
 
 from flott.common.config_options import ConfigOption, _parse_bool
 from flott.common.java_text import java_double_to_string, java_float_to_string
+from flott.errors import ConfigurationError
 
-__all__ = ["Configuration"]
+__all__ = ["Configuration", "parse_config_value"]
+
+
+def parse_config_value(key: str, text: str, parse: Any) -> Any:
+    """``parse(text)``, or Flink's error for a value of ``key`` that does not parse."""
+    try:
+        return parse(text)
+    except (ValueError, TypeError, ArithmeticError):
+        raise ConfigurationError(f"Could not parse value '{text}' for key '{key}'.") from None
+
+
+def _int(text: str) -> int:
+    return int(text.strip())
+
+
+def _float(text: str) -> float:
+    return float(text.strip())
 
 
 class Configuration:
@@ -59,7 +80,7 @@ class Configuration:
 
     def get_integer(self, key: str, default_value: int) -> int:
         text = self._data.get(key)
-        return default_value if text is None else int(text.strip())
+        return default_value if text is None else parse_config_value(key, text, _int)  # type: ignore[no-any-return]
 
     def set_integer(self, key: str, value: int) -> Configuration:
         self._data[key] = str(int(value))
@@ -67,7 +88,7 @@ class Configuration:
 
     def get_boolean(self, key: str, default_value: bool) -> bool:
         text = self._data.get(key)
-        return default_value if text is None else _parse_bool(text)
+        return default_value if text is None else parse_config_value(key, text, _parse_bool)  # type: ignore[no-any-return]
 
     def set_boolean(self, key: str, value: bool) -> Configuration:
         self._data[key] = "true" if value else "false"
@@ -75,7 +96,7 @@ class Configuration:
 
     def get_float(self, key: str, default_value: float) -> float:
         text = self._data.get(key)
-        return float(default_value) if text is None else float(text.strip())
+        return float(default_value) if text is None else parse_config_value(key, text, _float)  # type: ignore[no-any-return]
 
     def set_float(self, key: str, value: float) -> Configuration:
         self._data[key] = java_float_to_string(value)
@@ -83,7 +104,9 @@ class Configuration:
 
     def get_bytearray(self, key: str, default_value: bytearray) -> bytearray:
         text = self._data.get(key)
-        return default_value if text is None else bytearray(base64.b64decode(text))
+        if text is None:
+            return default_value
+        return bytearray(parse_config_value(key, text, lambda t: base64.b64decode(t, validate=True)))
 
     def set_bytearray(self, key: str, value: bytearray) -> Configuration:
         self._data[key] = base64.b64encode(bytes(value)).decode("ascii")
@@ -94,7 +117,7 @@ class Configuration:
         for key in (option.key(), *option.fallback_keys()):
             text = self._data.get(key)
             if text is not None:
-                return option.parse(text)
+                return parse_config_value(key, text, option.parse)
         return default_value if default_value is not None else option.default_value()
 
     def set(self, option: ConfigOption[Any], value: Any) -> Configuration:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +36,14 @@ from flott.common.java_text import java_double_to_string, java_hashmap_order, to
 from flott.common.types import Row, RowKind
 from flott.errors import InvalidProgramError
 
-__all__ = ["collection_converter", "convert_collection"]
+__all__ = [
+    "OutputTypeMismatch",
+    "collection_converter",
+    "convert_collection",
+    "java_serializer_takes_null",
+    "output_converter",
+    "output_type_check",
+]
 
 Converter = Callable[[Any], Any]
 
@@ -359,3 +367,413 @@ def convert_collection(elements: list[Any], type_info: Any) -> list[Any]:
                 f"from_collection(): element {index} ({element!r}) does not fit type_info {type_info!r}: {e}"
             ) from None
     return out
+
+
+# --- Declared output types: what a value becomes when it leaves Python ----------------------------
+#
+# In PyFlink a Python operator hands its results to Java encoded with the coder of its declared
+# output_type, wherever the records leave the fused Python chain: at a network edge and at a Java
+# operator (every sink). Inside a chain, fused Python operators pass values on untouched. The coder
+# is strict in its own way (PyFlink's Cython coders): an int field takes anything with __int__ (a
+# float is truncated, a bool is 1) but overflows raise; a float field takes anything with
+# __float__; a tuple must be a tuple, a basic array a list, a row a Row. What Java decodes again
+# is what the next function sees: an int declared FLOAT arrives as a float rounded to 32 bits,
+# a Row with the declared field names, a dict in java.util.HashMap order.
+
+
+class OutputTypeMismatch(Exception):
+    """A value does not fit a declared output type: the error PyFlink raises for it, and the value."""
+
+    def __init__(self, error_type: type[Exception], detail: str) -> None:
+        super().__init__(detail)
+        self.error_type = error_type
+        self.detail = detail
+        self.value: Any = None
+
+
+def _mismatch(error_type: type[Exception], detail: str) -> OutputTypeMismatch:
+    return OutputTypeMismatch(error_type, detail)
+
+
+def _c_integer(v: Any) -> int:
+    """``v`` as the coder's C integer conversion sees it (``__int__``; a float is truncated)."""
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        if v != v:
+            raise _mismatch(ValueError, "cannot convert float NaN to integer")
+        if v in (math.inf, -math.inf):
+            raise _mismatch(OverflowError, "cannot convert float infinity to integer")
+        return int(v)
+    to_int = getattr(type(v), "__int__", None)
+    if to_int is None:
+        raise _mismatch(TypeError, "an integer is required")
+    return int(to_int(v))
+
+
+_C_INT_NAMES = {8: "int8_t", 16: "int16_t", 32: "int32_t"}
+
+
+def _out_int(bits: int) -> Converter:
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    too_large = f"value too large to convert to {_C_INT_NAMES.get(bits, 'C long')}"
+
+    def conv(v: Any) -> int:
+        n = v if v.__class__ is int else _c_integer(v)
+        if not _LONG_MIN <= n <= _LONG_MAX:
+            raise _mismatch(OverflowError, "Python int too large to convert to C long")
+        if not low <= n <= high:
+            raise _mismatch(OverflowError, too_large)
+        return n  # type: ignore[no-any-return]
+
+    return conv
+
+
+def _out_boolean(v: Any) -> bool:
+    if v.__class__ is bool:
+        return v  # type: ignore[no-any-return]
+    n = _c_integer(v)
+    if n < 0:
+        raise _mismatch(OverflowError, "can't convert negative value to unsigned char")
+    if n > 255:
+        raise _mismatch(OverflowError, "value too large to convert to unsigned char")
+    return n != 0
+
+
+def _c_double(v: Any) -> float:
+    if v.__class__ is float:
+        return v  # type: ignore[no-any-return]
+    if not (hasattr(type(v), "__float__") or hasattr(type(v), "__index__")):
+        raise _mismatch(TypeError, f"must be real number, not {_python_type(v)}")
+    try:
+        return float(v)
+    except OverflowError:
+        raise _mismatch(OverflowError, "int too large to convert to float") from None
+
+
+def _out_float(v: Any) -> float:
+    return to_float32(_c_double(v))
+
+
+def _out_string(v: Any) -> str:
+    if v.__class__ is str:
+        return v  # type: ignore[no-any-return]
+    if isinstance(v, str):
+        return str(v)
+    raise _mismatch(AttributeError, f"'{_python_type(v)}' object has no attribute 'encode'")
+
+
+def _out_big_dec(v: Any) -> decimal.Decimal:
+    try:
+        d = decimal.Decimal(str(v))
+    except decimal.InvalidOperation:
+        raise _mismatch(decimal.InvalidOperation, "[<class 'decimal.ConversionSyntax'>]") from None
+    if not d.is_finite():
+        raise _mismatch(ValueError, f"{d} is not a value of java.math.BigDecimal")
+    return d.copy_abs() if d.is_zero() else d  # BigDecimal has no negative zero
+
+
+def _no_attribute(v: Any, name: str) -> OutputTypeMismatch:
+    return _mismatch(AttributeError, f"'{_python_type(v)}' object has no attribute '{name}'")
+
+
+def _out_sql_date(v: Any) -> _dt.date:
+    if v.__class__ is _dt.date:
+        return v  # type: ignore[no-any-return]
+    if not hasattr(v, "toordinal"):
+        raise _no_attribute(v, "toordinal")
+    return _dt.date.fromordinal(v.toordinal())
+
+
+def _out_sql_time(v: Any) -> _dt.time:
+    for name in ("hour", "minute", "second", "microsecond"):
+        if not hasattr(v, name):
+            raise _no_attribute(v, name)
+    return _dt.time(v.hour, v.minute, v.second, v.microsecond // 1000 * 1000)
+
+
+def _out_sql_timestamp(v: Any) -> _dt.datetime:
+    if not hasattr(v, "replace"):
+        raise _no_attribute(v, "replace")
+    if not isinstance(v, _dt.datetime):
+        raise _mismatch(TypeError, "'tzinfo' is an invalid keyword argument for replace()")
+    # The coder sends the wall-clock time as UTC millis and reads it back the same way.
+    return v.replace(tzinfo=None, microsecond=v.microsecond // 1000 * 1000)
+
+
+def _out_instant(v: Any) -> Any:
+    from flott.common.time import Instant
+
+    if isinstance(v, Instant):
+        return v
+    for name in ("seconds", "nanos"):
+        if not hasattr(v, name):
+            raise _no_attribute(v, name)
+    return Instant(int(v.seconds), int(v.nanos))
+
+
+def _too_few(arity: int, got: int) -> OutputTypeMismatch:
+    return _mismatch(ValueError, f"{arity} fields are required while {got} values are provided")
+
+
+def _out_row(ti: Any) -> Converter:
+    names = ti.get_field_names()
+    types = ti.get_field_types()
+    fields = [output_converter(t) for t in types]
+    arity = len(fields)
+    new_row = object.__new__
+
+    def conv(v: Any) -> Row:
+        get_fields = getattr(v, "get_fields_by_names", None)
+        if get_fields is None:
+            raise _no_attribute(v, "get_fields_by_names")
+        try:
+            values = get_fields(names)
+        except Exception as e:  # Row's own error for names it lacks
+            raise _mismatch(type(e), str(e)) from None
+        if len(values) < arity:
+            raise _too_few(arity, len(values))
+        row = new_row(Row)
+        d = row.__dict__
+        d["_values"] = [None if x is None else f(x) for f, x in zip(fields, values, strict=False)]
+        d["_fields"] = names
+        d["_from_dict"] = False
+        d["_row_kind"] = v.get_row_kind()
+        return row
+
+    checks = [_canonical_expr(t, f"a{i}") for i, t in enumerate(types)]
+    if not 0 < arity <= _MAX_GENERATED_FIELDS or any(c is None for c in checks):
+        return conv
+    # Generated fast path for Rows whose fields already fit: a Row that came out of this converter
+    # (it shares the declared name list) passes as it is, any other gets the names in one copy.
+    values = ", ".join(f"a{i}" for i in range(arity))
+    unpack = f"{values}{',' if arity == 1 else ''} = vals[:{arity}]"
+    fit = " and ".join(f"(a{i} is None or {c})" for i, c in enumerate(checks))
+    source = (
+        "def conv_row(v):\n"
+        "    if v.__class__ is ROW:\n"
+        "        d = v.__dict__\n"
+        "        f = d.get('_fields')\n"
+        "        vals = d['_values']\n"
+        f"        if (f is None or f is NAMES or f == NAMES) and len(vals) >= {arity}:\n"
+        f"            {unpack}\n"
+        f"            if {fit}:\n"
+        f"                if f is NAMES and len(vals) == {arity}:\n"
+        "                    return v\n"
+        "                row = NEW(ROW)\n"
+        "                r = row.__dict__\n"
+        f"                r['_values'] = [{values}]\n"
+        "                r['_fields'] = NAMES\n"
+        "                r['_from_dict'] = False\n"
+        "                r['_row_kind'] = d['_row_kind']\n"
+        "                return row\n"
+        "    return SLOW(v)\n"
+    )
+    namespace: dict[str, Any] = {"ROW": Row, "NAMES": names, "NEW": new_row, "SLOW": conv}
+    namespace.update(_CANONICAL_NAMESPACE)
+    exec(compile(source, f"<output conversion {ti!r}>", "exec"), namespace)
+    return namespace["conv_row"]  # type: ignore[no-any-return]
+
+
+def _out_tuple(ti: Any) -> Converter:
+    fields = [output_converter(t) for t in ti.get_field_types()]
+    arity = len(fields)
+
+    def conv(v: Any) -> tuple[Any, ...]:
+        if v.__class__ is not tuple:
+            if v is None:
+                raise _mismatch(TypeError, "'NoneType' object is not subscriptable")
+            raise _mismatch(TypeError, f"Expected tuple, got {_python_type(v)}")
+        if len(v) < arity:
+            raise _too_few(arity, len(v))
+        return tuple([f(x) for f, x in zip(fields, v, strict=False)])
+
+    return conv
+
+
+def _list_of(v: Any) -> list[Any]:
+    if v.__class__ is not list:
+        if v is None:
+            raise _mismatch(TypeError, "object of type 'NoneType' has no len()")
+        raise _mismatch(TypeError, f"Expected list, got {_python_type(v)}")
+    return v  # type: ignore[no-any-return]
+
+
+def _out_array(element: Converter, *, nullable_elements: bool) -> Converter:
+    def conv(v: Any) -> list[Any]:
+        values = _list_of(v)
+        if nullable_elements:
+            return [None if x is None else element(x) for x in values]
+        return [element(x) for x in values]
+
+    return conv
+
+
+def _out_bytes(v: Any) -> bytes:
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v)
+    raise _mismatch(TypeError, f"expected bytes, {_python_type(v)} found")
+
+
+def _out_map(ti: Any) -> Converter:
+    from flott.common.typeinfo import map_key_hash
+
+    key = output_converter(ti.get_key_type())
+    value = output_converter(ti.get_value_type())
+    key_hash = map_key_hash(ti.get_key_type())
+
+    def conv(v: Any) -> dict[Any, Any]:
+        if not hasattr(v, "items"):
+            raise _no_attribute(v, "items")
+        items = [(key(k), None if x is None else value(x)) for k, x in v.items()]
+        if key_hash is None or len(items) < 2:
+            return dict(items)
+        return dict(java_hashmap_order(items, key_hash))  # Java holds it as a HashMap in between
+
+    return conv
+
+
+def output_converter(type_info: Any) -> Converter:
+    """The value a declared ``type_info`` turns ``v`` into on its way through Java (raises
+    :class:`OutputTypeMismatch` where PyFlink's coder fails). ``None`` is not special here: it
+    fails like any other value that does not fit; callers decide where ``null`` is allowed."""
+    from flott.common import typeinfo as ti
+
+    if isinstance(type_info, ti.BasicTypeInfo):
+        basic = type_info.basic_type
+        if basic.value in _INT_BITS:
+            return _out_int(_INT_BITS[basic.value])
+        simple: dict[ti.BasicType, Converter] = {
+            ti.BasicType.STRING: _out_string,
+            ti.BasicType.CHAR: _out_string,
+            ti.BasicType.BOOLEAN: _out_boolean,
+            ti.BasicType.FLOAT: _out_float,
+            ti.BasicType.DOUBLE: _c_double,
+            ti.BasicType.BIG_INT: _out_int(64),  # PyFlink's DataStream coder for BigInteger is 64-bit
+            ti.BasicType.BIG_DEC: _out_big_dec,
+            ti.BasicType.INSTANT: _out_instant,
+        }
+        return simple[basic]
+    if isinstance(type_info, ti.DateTypeInfo):
+        return _out_sql_date
+    if isinstance(type_info, ti.TimeTypeInfo):
+        return _out_sql_time
+    if isinstance(type_info, ti.TimestampTypeInfo):
+        return _out_sql_timestamp
+    if isinstance(type_info, ti.RowTypeInfo):
+        return _out_row(type_info)
+    if isinstance(type_info, ti.TupleTypeInfo):
+        return _out_tuple(type_info)
+    if isinstance(type_info, ti.MapTypeInfo):
+        return _out_map(type_info)
+    if isinstance(type_info, ti.PrimitiveArrayTypeInfo):
+        element = type_info.get_element_type()
+        if isinstance(element, ti.BasicTypeInfo) and element.basic_type is ti.BasicType.BYTE:
+            return _out_bytes
+        return _out_array(output_converter(element), nullable_elements=False)
+    if isinstance(type_info, (ti.BasicArrayTypeInfo, ti.ObjectArrayTypeInfo)):
+        return _out_array(output_converter(type_info.get_element_type()), nullable_elements=True)
+    if isinstance(type_info, ti.ListTypeInfo):
+        return _out_array(output_converter(type_info.elem_type), nullable_elements=False)
+    return _identity
+
+
+def _canonical_expr(type_info: Any, x: str) -> str | None:
+    """A Python expression true when the value ``x`` comes out of :func:`output_converter` as it
+    is (the batch then passes without a copy); None where only the converter can tell."""
+    from flott.common import typeinfo as ti
+
+    if isinstance(type_info, ti.BasicTypeInfo):
+        basic = type_info.basic_type
+        if basic.value in _INT_BITS or basic is ti.BasicType.BIG_INT:
+            bits = _INT_BITS.get(basic.value, 64)
+            return f"({x}.__class__ is int and {-(1 << (bits - 1))} <= {x} <= {(1 << (bits - 1)) - 1})"
+        if basic in (ti.BasicType.STRING, ti.BasicType.CHAR):
+            return f"{x}.__class__ is str"
+        if basic is ti.BasicType.BOOLEAN:
+            return f"{x}.__class__ is bool"
+        if basic is ti.BasicType.DOUBLE:
+            return f"{x}.__class__ is float"
+        if basic is ti.BasicType.FLOAT:
+            return f"({x}.__class__ is float and F32({x}) == {x})"
+        return None
+    if isinstance(type_info, ti.DateTypeInfo):
+        return f"{x}.__class__ is DATE"
+    if isinstance(type_info, ti.TupleTypeInfo):
+        types = type_info.get_field_types()
+        parts = [_canonical_expr(t, f"{x}[{i}]") for i, t in enumerate(types)]
+        if any(p is None for p in parts):
+            return None
+        checks = "".join(f" and {p}" for p in parts)
+        return f"({x}.__class__ is tuple and len({x}) == {len(types)}{checks})"
+    return None
+
+
+_CANONICAL_NAMESPACE: dict[str, Any] = {"F32": to_float32, "DATE": _dt.date}
+"""The names :func:`_canonical_expr`'s expressions use."""
+
+_MAX_GENERATED_FIELDS = 32
+
+
+_NULLABLE_IN_JAVA = ("String", "BigInteger", "BigDecimal", "Instant")
+"""Basic types whose Java serializer writes ``null`` (the others fail on a ``null`` record)."""
+
+
+def java_serializer_takes_null(type_info: Any) -> bool:
+    """Whether Flink's serializer of ``type_info`` accepts a ``null`` record (a Python ``None``)."""
+    from flott.common import typeinfo as ti
+
+    if isinstance(type_info, ti.BasicTypeInfo):
+        return type_info.basic_type.value in _NULLABLE_IN_JAVA
+    return isinstance(type_info, (ti.DateTypeInfo, ti.TimeTypeInfo, ti.TimestampTypeInfo))
+
+
+BatchCheck = Callable[[list[Any]], list[Any]]
+
+
+def output_type_check(type_info: Any, *, none_allowed: bool, timestamped: bool = False) -> BatchCheck | None:
+    """A per-batch check of records against their declared ``type_info``, or None when there is
+    nothing to check (no declared type, ``PICKLED_BYTE_ARRAY``, types without a Java counterpart).
+
+    The check returns the batch itself when every value already is what Java would hand back (one
+    tight generated loop, no copy), else a new list of converted values; it raises
+    :class:`OutputTypeMismatch` with ``value`` set for the first value that does not fit.
+    ``timestamped``: records are ``(value, timestamp)`` pairs. ``none_allowed``: a ``None`` record
+    passes (inside a keyed edge's row, or a type whose Java serializer writes ``null``)."""
+    from flott.common import typeinfo as ti
+
+    if type_info is None or isinstance(type_info, ti.PickledBytesTypeInfo):
+        return None
+    conv = output_converter(type_info)
+    if conv is _identity:
+        return None
+
+    def convert(v: Any) -> Any:
+        if v is None:
+            if none_allowed:
+                return None
+            raise _mismatch(TypeError, f"a None record, which Flink's serializer of {type_info!r} rejects")
+        return conv(v)
+
+    def slow(batch: list[Any]) -> list[Any]:
+        out: list[Any] = []
+        append = out.append
+        for r in batch:
+            v = r[0] if timestamped else r
+            try:
+                c = convert(v)
+            except OutputTypeMismatch as e:
+                e.value = v
+                raise
+            append((c, r[1]) if timestamped else c)
+        return out
+
+    expr = _canonical_expr(type_info, "v")
+    if expr is None:
+        return slow
+    head = "    for r in batch:\n        v = r[0]\n" if timestamped else "    for v in batch:\n"
+    source = f"def check(batch):\n{head}        if not {expr}:\n            return SLOW(batch)\n"
+    source += "    return batch\n"
+    namespace: dict[str, Any] = {"SLOW": slow, **_CANONICAL_NAMESPACE}
+    exec(compile(source, f"<output type check {type_info!r}>", "exec"), namespace)
+    return namespace["check"]  # type: ignore[no-any-return]

@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from flott.common.configuration import parse_config_value
 from flott.datastream.checkpoint_config import MODE, CheckpointConfig
 from flott.datastream.checkpointing_mode import CheckpointingMode
 from flott.datastream.data_stream import DataStream, not_yet
@@ -141,9 +142,9 @@ class StreamExecutionEnvironment:
         ec = self._execution_config
         for key, value in values.items():
             if key == PARALLELISM_DEFAULT:
-                ec.set_parallelism(int(value))
+                ec.set_parallelism(parse_config_value(key, value, int))
             elif key == MAX_PARALLELISM:
-                ec.set_max_parallelism(int(value))
+                ec.set_max_parallelism(parse_config_value(key, value, int))
             elif key == AUTO_WATERMARK_INTERVAL:
                 ec.set_auto_watermark_interval(configured_millis(key, value))
             elif key == OBJECT_REUSE:

@@ -23,10 +23,10 @@ from flott.common.watermark_strategy import WatermarkStrategy
 from flott.datastream import AsyncDataStream, AsyncFunction, StreamExecutionEnvironment
 from flott.datastream.connectors.file_sink import FileSink
 from flott.datastream.connectors.number_seq import NumberSequenceSource
-from tests.e2e.conftest import read_output_lines
-from tests.e2e.test_checkpointing import (
+from tests.e2e.conftest import (
     KEYS,
     assert_exactly_once,
+    read_output_lines,
     task_executor_processes,
     wait_committed_output,
 )

@@ -7,15 +7,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
-from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
+from flott.client.pipeline_executor import EmbeddedExecutor
 from flott.common.restart_strategy import RestartStrategies
 from flott.common.watermark_strategy import WatermarkStrategy
-from flott.configuration import Configuration
 from flott.datastream import StreamExecutionEnvironment
 from flott.datastream.connectors.number_seq import NumberSequenceSource
+from tests.e2e.conftest import embedded_executor, task_executor_processes
 
 
 def _slow_now_and_then(x: int) -> int:
@@ -24,18 +23,9 @@ def _slow_now_and_then(x: int) -> int:
     return x
 
 
-def task_executor_processes() -> list[psutil.Process]:
-    return [
-        p
-        for p in psutil.Process().children(recursive=True)
-        if "flott.runtime.taskexecutor" in " ".join(p.cmdline())
-    ]
-
-
 @pytest.fixture
 def embedded() -> Iterator[EmbeddedExecutor]:
-    executor = EmbeddedExecutor(Configuration({"heartbeat.interval": "300", "heartbeat.timeout": "3000"}))
-    with use_executor(executor):
+    with embedded_executor(heartbeat_interval_ms=300, heartbeat_timeout_ms=3000) as executor:
         yield executor
 
 

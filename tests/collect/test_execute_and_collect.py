@@ -4,34 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
-import psutil
 import pytest
 
 from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
 from flott.client.rest_cluster_client import RestExecutor
 from flott.common import Row, Types, WatermarkStrategy
-from flott.configuration import Configuration
 from flott.datastream import StreamExecutionEnvironment
 from flott.datastream.connectors.datagen import DataGeneratorSource, RateLimiterStrategy
 from flott.datastream.data_stream import CloseableIterator
 from flott.graph import MissingUidWarning
+from tests.e2e.conftest import embedded as embedded
 from tests.rest.conftest import RestCluster
-
-
-@pytest.fixture
-def embedded() -> Iterator[EmbeddedExecutor]:
-    executor = EmbeddedExecutor(Configuration({"heartbeat.interval": "500", "heartbeat.timeout": "5000"}))
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
-    with use_executor(executor):
-        yield executor
-    leftover = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
-    _gone, alive = psutil.wait_procs(leftover, timeout=15)
-    for p in alive:
-        p.kill()
-    assert not alive, "the embedded cluster is shut down once the iterator is done"
 
 
 def unbounded_stream(env: StreamExecutionEnvironment, rate: float = 1000.0) -> Any:

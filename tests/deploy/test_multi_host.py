@@ -22,8 +22,7 @@ from typing import Any
 import pytest
 
 from tests.deploy.netns import Host, Network, network, unavailable_reason
-from tests.e2e.conftest import read_output_lines
-from tests.e2e.test_checkpointing import assert_exactly_once
+from tests.e2e.conftest import assert_exactly_once, read_output_lines
 
 KEYS = 7
 N = 40_000

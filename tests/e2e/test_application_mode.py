@@ -237,7 +237,9 @@ def test_attached_application_prints_its_result_and_exits_0(app: App) -> None:
 def test_failing_job_ends_the_application_failed_with_its_cause(app: App) -> None:
     done = app.run("run-application", *app.conf, str(app.script), str(app.out), "1000", "fail")
     assert done.returncode == ApplicationStatus.FAILED.process_exit_code % 256 == 163, done.stderr
-    assert "The job failed." in done.stderr and "ValueError: boom at record 100" in flat(done.stderr)
+    # as `flott run` reports it: the job's cause, then the user's frames on the TaskExecutor
+    assert "failed: ValueError: boom at record 100 in task" in flat(done.stderr)
+    assert 'raise ValueError("boom at record 100")' in done.stderr
     job_id_of(done.stderr)
     app.assert_nothing_left()
 
@@ -279,6 +281,9 @@ def test_program_that_fails_before_submitting_fails_the_application(app: App) ->
     assert "preparing" in done.stdout
     assert "RuntimeError: the program gave up before building a job" in done.stderr
     assert "before submitting a job" in done.stderr
+    # one line, as `flott run` prints it (-v for the traceback), not a traceback
+    assert "The program failed (no_job.py, line" in done.stderr
+    assert "Traceback (most recent call last)" not in done.stderr
     app.assert_nothing_left()
 
 

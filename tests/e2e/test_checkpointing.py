@@ -8,14 +8,11 @@ was killed, stopped or rescaled in between.
 
 from __future__ import annotations
 
-import collections
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import psutil
 import pytest
 
 from flott.client.pipeline_executor import EmbeddedExecutor
@@ -28,9 +25,14 @@ from flott.datastream import StreamExecutionEnvironment
 from flott.datastream.connectors.file_sink import FileSink
 from flott.datastream.connectors.number_seq import NumberSequenceSource
 from flott.errors import FlottError
-from tests.e2e.conftest import read_output_lines
-
-KEYS = 7
+from tests.e2e.conftest import (
+    KEYS,
+    assert_exactly_once,
+    read_output_lines,
+    task_executor_processes,
+    wait_committed_output,
+    wait_running,
+)
 
 
 def _pause_now_and_then(x: int) -> tuple[int, int]:
@@ -68,46 +70,6 @@ def counting_job(
         .uid("files")
     )
     return env
-
-
-def assert_exactly_once(out: Path, n: int) -> None:
-    seen: dict[int, list[int]] = collections.defaultdict(list)
-    for line in read_output_lines(out):
-        key_text, count_text = line[1:-1].split(",")
-        seen[int(key_text)].append(int(count_text))
-    expected = collections.Counter(x % KEYS for x in range(n))
-    for key, total in expected.items():
-        updates = collections.Counter(seen[key])
-        duplicated = sorted(c for c, times in updates.items() if times > 1)
-        missing = sorted(set(range(1, total + 1)) - set(updates))
-        assert not duplicated and not missing, (
-            f"key {key}: {len(duplicated)} duplicated updates (first {duplicated[:5]}), "
-            f"{len(missing)} missing (first {missing[:5]}) of {total}"
-        )
-    assert sum(len(v) for v in seen.values()) == n
-
-
-def task_executor_processes() -> list[psutil.Process]:
-    return [
-        p
-        for p in psutil.Process().children(recursive=True)
-        if "flott.runtime.taskexecutor" in " ".join(p.cmdline())
-    ]
-
-
-def wait_running(client: Any, timeout_s: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while client.get_job_status().result() is not JobStatus.RUNNING:
-        assert time.monotonic() < deadline, "job did not reach RUNNING"
-        time.sleep(0.05)
-
-
-def wait_committed_output(out: Path, timeout_s: float = 30.0) -> None:
-    """Until a checkpoint completed and the sink committed something (the job is truly under way)."""
-    deadline = time.monotonic() + timeout_s
-    while not (out.exists() and read_output_lines(out)):
-        assert time.monotonic() < deadline, "no output committed"
-        time.sleep(0.05)
 
 
 @pytest.fixture

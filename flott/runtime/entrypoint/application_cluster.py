@@ -73,10 +73,12 @@ _PR_SET_PDEATHSIG = 1
 
 @dataclass
 class ApplicationProgram:
-    """The user's program: a script and its arguments."""
+    """The user's program: a script and its arguments (``verbose``: the CLI's ``-v`` count, so a
+    failing program reports its traceback as ``flott -v run`` would)."""
 
     script: str
     args: list[str] = field(default_factory=list)
+    verbose: int = 0
 
 
 def high_availability_enabled(config: Configuration) -> bool:
@@ -161,6 +163,7 @@ class _ApplicationEntrypoint:
         cmd = [sys.executable, "-m", PROGRAM_MODULE, "--rest", self.rest_address]
         if self.mode is ExecutionMode.DETACHED:
             cmd.append("--detached")
+        cmd += ["-v"] * self.program.verbose
         plain, _ = split_secrets(self.config.to_dict())  # secrets: see _start_program
         for key, value in plain.items():
             cmd += ["-D", f"{key}={value}"]

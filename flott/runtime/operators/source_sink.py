@@ -14,6 +14,13 @@ Event time starts at a source given a WatermarkStrategy with a timestamp
 assigner (``from_source(source, strategy, name)``): the source operator pairs
 records with timestamps and generates watermarks per subtask. A sink on an
 event-time path drops the timestamps before handing records to the writer.
+
+Declared types at a sink: every PyFlink sink is a Java operator, so a Python operator chained to
+one hands it its records encoded with their declared type, as across a network edge (see
+:mod:`flott.runtime.tasks.record_writer`); a chained sink checks (and converts) its input the same
+way. ``print()`` is the exception PyFlink makes: it formats Row streams in Python (a record that is
+not a Row fails its assertion) and undeclared streams with ``str``. A sink at the head of its task
+gets records that were checked where they left the task before.
 """
 
 from __future__ import annotations
@@ -23,7 +30,10 @@ from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
-from flott.errors import InvalidJobGraphError
+from flott.common.type_conversion import java_serializer_takes_null
+from flott.common.typeinfo import RowTypeInfo
+from flott.common.types import Row
+from flott.errors import InvalidJobGraphError, UserCodeError
 from flott.runtime.checkpoint.metadata import SPLIT_DISTRIBUTE
 from flott.runtime.operators.specs import SourceWithWatermarks
 from flott.runtime.operators.stream_operator import DeferredOutput, OperatorSetup, StreamOperator
@@ -144,11 +154,41 @@ class SinkWriterOperator(StreamOperator):
                 "create_writer(subtask, parallelism, input_type)"
             )
         self._input_type = setup.load_optional(setup.descriptor.input_type)
+        self._declared = self._input_check(setup)
         self.writer: Any = None
         self._strip_timestamps = setup.timestamped_input
         self._transactional = False
         self._pending: dict[int, list[Any]] = {}
         """Committables per checkpoint id, prepared but not yet known to be complete."""
+
+    def _input_check(self, setup: OperatorSetup) -> Any:
+        """What this sink checks its input with (None: nothing, see the module docstring)."""
+        from flott.datastream.connectors.print_sink import PrintSink
+        from flott.runtime.tasks.record_writer import DeclaredOutputType
+
+        ids = [o.operator_id for o in setup.env.vertex.operators]
+        here = ids.index(setup.descriptor.operator_id) if setup.descriptor.operator_id in ids else 0
+        if self._input_type is None or here == 0:
+            return None  # a task's head: its input was checked where it left the producing task
+        before = setup.env.vertex.operators[here - 1]
+        if before.kind == "source":
+            return None  # sources are Java operators in PyFlink: nothing Python to check
+        producer = before.name
+        task = setup.env.task_name_with_subtasks
+        if isinstance(self._sink, PrintSink):
+            if isinstance(self._input_type, RowTypeInfo):
+                return _RowsForPrint(producer, task)
+            return DeclaredOutputType.of(
+                self._input_type, producer, task, keyed=False, timestamped=False, none_allowed=False
+            )
+        return DeclaredOutputType.of(
+            self._input_type,
+            producer,
+            task,
+            keyed=False,
+            timestamped=False,
+            none_allowed=java_serializer_takes_null(self._input_type),
+        )
 
     def enable_checkpointing(self, periodic: bool) -> None:
         """Called before :meth:`open` in a checkpointing task: two-phase sinks become transactional."""
@@ -202,9 +242,12 @@ class SinkWriterOperator(StreamOperator):
 
     def process_batch(self, batch: Iterable[Any]) -> list[Any]:
         if self._strip_timestamps:
-            self.writer.write_batch(list(map(_value, batch)))
+            records = list(map(_value, batch))
         else:
-            self.writer.write_batch(batch if type(batch) is list else list(batch))
+            records = batch if type(batch) is list else list(batch)
+        if self._declared is not None:
+            records = self._declared.apply(records)
+        self.writer.write_batch(records)
         return []
 
     def end_input(self) -> list[Any]:
@@ -218,3 +261,20 @@ class SinkWriterOperator(StreamOperator):
         writer, self.writer = self.writer, None
         if writer is not None:
             writer.close()
+
+
+class _RowsForPrint:
+    """PyFlink's ``print()`` of a Row stream formats each record in Python, asserting it is a Row."""
+
+    __slots__ = ("_producer", "_task_name")
+
+    def __init__(self, producer: str, task_name: str) -> None:
+        self._producer = producer
+        self._task_name = task_name
+
+    def apply(self, batch: list[Any]) -> list[Any]:
+        for v in batch:
+            if not isinstance(v, Row):
+                message = f"print() of a Row stream: '{self._producer}' emitted {v!r}, which is not a Row"
+                raise UserCodeError("AssertionError", message, "", self._task_name)
+        return batch

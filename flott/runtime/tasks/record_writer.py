@@ -15,6 +15,14 @@ operator instead of its main output (the operator's descriptor config maps
 edge ids to tag ids, :data:`OUTPUT_TAGS`). Only then is a batch split, in
 one pass, into the main records and the ``(tag, value)`` records per tag.
 
+Declared output types: records leave a task here, so this is where PyFlink's Python operators
+hand their results to Java encoded with the coder of their declared ``output_type`` (side
+outputs: their OutputTag's type). :func:`~flott.common.type_conversion.output_type_check` does
+that per batch: a value that does not fit fails the task with PyFlink's error, a value the coder
+converts (an int declared FLOAT, a Row's field names) is converted, and a batch that already fits
+passes as it is after one generated loop. Undeclared and ``PICKLED_BYTE_ARRAY`` outputs, and the
+outputs of sources (Java operators in PyFlink), are not checked at all.
+
 Back-pressured time is the time ``emit`` spent blocked waiting for the
 consumer. A writer that measures that itself (a ``back_pressured_time_ns``
 counter, as the network's ResultPartition has) is trusted, so serialising a
@@ -28,7 +36,14 @@ from collections.abc import Callable
 from time import perf_counter_ns
 from typing import Any
 
+from flott.common.type_conversion import (
+    BatchCheck,
+    OutputTypeMismatch,
+    java_serializer_takes_null,
+    output_type_check,
+)
 from flott.datastream.output_tag import OutputTag
+from flott.errors import UserCodeError
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
@@ -45,9 +60,10 @@ OUTPUT_TAGS = "output_tags"
 
 
 def split_side_outputs(
-    batch: list[Any], timestamped: bool
+    batch: list[Any], timestamped: bool, tags: dict[str, OutputTag] | None = None
 ) -> tuple[list[Any], dict[str, list[Any]]]:
-    """The main records of ``batch`` and, per OutputTag id, the values sent to that side output."""
+    """The main records of ``batch`` and, per OutputTag id, the values sent to that side output
+    (``tags``, if given, receives each OutputTag seen, by id)."""
     main: list[Any] = []
     sides: dict[str, list[Any]] = {}
     keep = main.append
@@ -59,11 +75,55 @@ def split_side_outputs(
             bucket = sides.get(tag_id)
             if bucket is None:
                 sides[tag_id] = [side]
+                if tags is not None:
+                    tags[tag_id] = value[0]
             else:
                 bucket.append(side)
         else:
             keep(record)
     return main, sides
+
+
+class DeclaredOutputType:
+    """The check of one output (main or side) against its declared type, with the error to raise."""
+
+    __slots__ = ("_check", "_producer", "_task_name", "_type_info")
+
+    def __init__(self, check: BatchCheck, type_info: Any, producer: str, task_name: str) -> None:
+        self._check = check
+        self._type_info = type_info
+        self._producer = producer
+        self._task_name = task_name
+
+    @classmethod
+    def of(
+        cls,
+        type_info: Any,
+        producer: str,
+        task_name: str,
+        *,
+        keyed: bool,
+        timestamped: bool,
+        none_allowed: bool | None = None,
+    ) -> DeclaredOutputType | None:
+        """None when there is nothing to check. ``keyed``: the records travel as a field of the
+        key row PyFlink's key_by builds, where ``None`` is a ``null`` field; else ``None`` passes
+        where Flink's serializer of the type writes ``null`` (or as ``none_allowed`` says)."""
+        if none_allowed is None:
+            none_allowed = keyed or java_serializer_takes_null(type_info)
+        check = output_type_check(type_info, none_allowed=none_allowed, timestamped=timestamped)
+        return None if check is None else cls(check, type_info, producer, task_name)
+
+    def apply(self, batch: list[Any]) -> list[Any]:
+        try:
+            return self._check(batch)
+        except OutputTypeMismatch as e:
+            # The user's mistake, with PyFlink's error type; no frame of it is the user's.
+            message = (
+                f"{e.detail}: '{self._producer}' emitted {e.value!r}, which does not fit its "
+                f"declared type {self._type_info!r}"
+            )
+            raise UserCodeError(e.error_type.__name__, message, "", self._task_name) from None
 
 
 class RecordWriter:
@@ -186,6 +246,8 @@ class RecordWriterDelegate:
         buffer_timeout_ms: int,
         tags: list[str | None] | None = None,
         timestamped: bool = False,
+        declared: DeclaredOutputType | None = None,
+        side_type_check: Callable[[OutputTag], DeclaredOutputType | None] | None = None,
     ) -> None:
         self.writers = writers
         self._metrics = metrics
@@ -194,6 +256,11 @@ class RecordWriterDelegate:
         self._tags = tags if tags is not None and any(t is not None for t in tags) else None
         """Per writer: the OutputTag id it carries (None: main output); None when no writer has one."""
         self._timestamped = timestamped
+        self._declared = declared
+        """The check of the main output against the last operator's declared output type."""
+        self._side_type_check = side_type_check
+        self._side_declared: dict[str, DeclaredOutputType | None] = {}
+        self._side_tags: dict[str, OutputTag] = {}
 
     @classmethod
     def create(
@@ -234,7 +301,26 @@ class RecordWriterDelegate:
                 partitioner.open(StreamingRuntimeContext(env, None))
             writers.append(RecordWriter(output.writer, partitioner, batch_size, env.metrics))
             tags.append(edge_tags.get(output.edge.id))
-        return cls(writers, env.metrics, buffer_timeout_ms, tags, timestamped)
+        declared = None
+        side_type_check = None
+        if last is not None and last.kind != "source" and env.outputs:
+            keyed = all(o.edge.partitioner.kind == "hash" for o in env.outputs)
+            producer = last.name
+
+            def side_type_check(tag: OutputTag) -> DeclaredOutputType | None:
+                return DeclaredOutputType.of(
+                    tag.type_info, producer, env.task_name_with_subtasks, keyed=False, timestamped=timestamped
+                )
+
+            if last.output_type is not None:
+                declared = DeclaredOutputType.of(
+                    load(last.output_type),
+                    producer,
+                    env.task_name_with_subtasks,
+                    keyed=keyed,
+                    timestamped=timestamped,
+                )
+        return cls(writers, env.metrics, buffer_timeout_ms, tags, timestamped, declared, side_type_check)
 
     def write(self, batch: list[Any]) -> None:
         writers = self.writers
@@ -243,13 +329,24 @@ class RecordWriterDelegate:
         if self._tags is not None:
             self._write_split(batch)
             return
+        if self._declared is not None:
+            batch = self._declared.apply(batch)
         self._metrics.num_records_out += len(batch)
         for writer in writers:
             writer.write(batch)
 
     def _write_split(self, batch: list[Any]) -> None:
         assert self._tags is not None
-        main, sides = split_side_outputs(batch, self._timestamped)
+        main, sides = split_side_outputs(batch, self._timestamped, self._side_tags)
+        if self._declared is not None and main:
+            main = self._declared.apply(main)
+        if self._side_type_check is not None:
+            for tag_id, values in sides.items():
+                if tag_id not in self._side_declared:
+                    self._side_declared[tag_id] = self._side_type_check(self._side_tags[tag_id])
+                declared = self._side_declared[tag_id]
+                if declared is not None:
+                    sides[tag_id] = declared.apply(values)
         self._metrics.num_records_out += len(main) + sum(map(len, sides.values()))
         for writer, tag in zip(self.writers, self._tags, strict=True):
             records = main if tag is None else sides.get(tag)
