@@ -112,9 +112,8 @@ def _is_test_file(filename: str) -> bool:
 
 
 def _source_file(obj: Any) -> str | None:
-    code = getattr(obj, "__code__", None)
-    if code is not None:
-        return str(code.co_filename)
+    if isinstance(obj, FunctionType):
+        return obj.__code__.co_filename
     module = sys.modules.get(getattr(obj, "__module__", None) or "")
     return getattr(module, "__file__", None)
 
@@ -129,9 +128,8 @@ def _definition(obj: Any) -> ast.AST | None:
     filename = _source_file(obj)
     if filename is None:
         return None
-    code = getattr(obj, "__code__", None)
-    if code is not None:
-        return _definitions(filename).get(code.co_firstlineno)
+    if isinstance(obj, FunctionType):
+        return _definitions(filename).get(obj.__code__.co_firstlineno)
     return _definitions(filename).get(getattr(obj, "__qualname__", ""))
 
 
@@ -188,7 +186,10 @@ class CodeReader:
         if key in self._verdict:
             return self._verdict[key]
         self._verdict[key] = None  # recursion guard: a cycle adds nothing
-        verdict = self._read(obj)
+        try:
+            verdict = self._read(obj)
+        except Exception:  # never break collection: the audit hook still checks at run time
+            verdict = None
         self._verdict[key] = verdict
         return verdict
 
@@ -205,7 +206,7 @@ class CodeReader:
         if isinstance(obj, type):
             for base in obj.__mro__[1:]:
                 if _in_tests(base) and (found := self.starter(base)):
-                    return f"{obj.__name__} -> {found}"
+                    return f"{base.__name__} -> {found}"
         follow: list[Any] = []
         for chain in _names(node):
             hit = next((n for n in chain if n in PROCESS_STARTERS), None)
@@ -380,6 +381,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if c.marked_started + c.marked_quiet + c.unmarked_started == 0:
         return
     terminalreporter.write_line(
-        f"lanes: {c.marked_started + c.marked_quiet} '{MARK}' tests ran ({c.marked_quiet} of them started "
-        f"none: marked by a name only); {c.unmarked_started} unmarked tests started processes"
+        f"lanes: {c.marked_started + c.marked_quiet} '{MARK}' tests ran ({c.marked_quiet} started none "
+        f"themselves: a shared fixture had, or only a name marked them); {c.unmarked_started} "
+        "unmarked tests started processes"
     )
