@@ -125,6 +125,8 @@ class CollectingPartitionWriter:
         self.emit_times: list[float] = []
         self.finished = False
         self.released = threading.Event()
+        self.blocked = threading.Event()
+        """Set once an emit waits for room (the writer is full): the task is back-pressured."""
         self._lock = threading.Condition()
 
     @property
@@ -141,6 +143,7 @@ class CollectingPartitionWriter:
             while self._capacity is not None and sum(map(len, self.buffers)) >= self._capacity:
                 if self.released.is_set():
                     raise TaskCancelledError("partition released")
+                self.blocked.set()
                 self._lock.wait(0.01)
             if self.released.is_set():
                 raise TaskCancelledError("partition released")

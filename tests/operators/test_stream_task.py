@@ -204,29 +204,33 @@ def test_cancel_mid_stream_is_quick() -> None:
     t = TaskThread(make_env(v, blobs, outputs=[OutputEdge(e, out)])).start()
     while len(out.records()) < 10_000:
         time.sleep(0.01)
-    start = time.monotonic()
     t.task.cancel()
-    t.join(5)
-    assert time.monotonic() - start < 1.0
+    t.join(30)  # raises if the task does not end: no wall-clock bound, a loaded machine is slow
     assert isinstance(t.error, TaskCancelledError)
     assert out.released.is_set() and not out.finished
 
 
 def test_cancel_while_blocked_in_emit_under_backpressure() -> None:
+    """Cancel wakes a task blocked in emit, and the time it was blocked counts as back-pressured.
+
+    No wall-clock thresholds: the test waits for the condition (the writer full, an emit waiting)
+    and compares the metric with the interval it saw the task blocked itself, which the metric must
+    cover however slowly the machine runs."""
     blobs = Blobs()
     v = vertex("endless", 1, op(blobs, "source", UnboundedSource(endless=True)))
     out = CollectingPartitionWriter(1, capacity=2048)  # never drained: emit blocks
     e = JobEdge(id=new_id(), source=v.id, target=new_id(), partitioner=PartitionerDescriptor(kind="forward"))
     env = make_env(v, blobs, outputs=[OutputEdge(e, out)])
     t = TaskThread(env).start()
-    time.sleep(0.3)
+    assert out.blocked.wait(30), "the task never filled its output"
+    seen_blocked_ns = time.perf_counter_ns()
+    time.sleep(0.05)  # let it stay blocked a while; the assertion below does not depend on how long
     assert not t.done.is_set()
-    start = time.monotonic()
+    blocked_for_ns = time.perf_counter_ns() - seen_blocked_ns
     t.task.cancel()
-    t.join(5)
-    assert time.monotonic() - start < 1.0
+    t.join(30)  # raises if cancel did not wake the task blocked in emit
     assert isinstance(t.error, TaskCancelledError)
-    assert env.metrics.back_pressured_time_ns > 100_000_000  # it was blocked for most of the 0.3 s
+    assert env.metrics.back_pressured_time_ns >= blocked_for_ns
 
 
 def test_cancel_by_flag_while_waiting_for_input() -> None:
@@ -235,11 +239,9 @@ def test_cancel_by_flag_while_waiting_for_input() -> None:
     dst = vertex("sink", 1, op(blobs, "sink", sink))
     run = run_job([src, dst], [edge(blobs, src, dst)], blobs)
     time.sleep(0.3)
-    start = time.monotonic()
     for t in run.all_tasks():
         t.env.cancelled.set()  # the TaskExecutor may only set the flag
-    run.join(5)
-    assert time.monotonic() - start < 1.0
+    run.join(30)  # raises if a task does not notice the flag
     assert all(isinstance(e, TaskCancelledError) for e in run.errors()) and len(run.errors()) == 2
     assert sorted(sink.all()) == [1, 2, 3]
 
