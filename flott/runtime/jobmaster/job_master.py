@@ -280,7 +280,9 @@ class JobMaster(RpcEndpoint):
             assert ex.resource_id is not None
             tm = self._task_managers.get(ex.resource_id)
             if tm is None:
-                await self._handle(TaskExecutorLost(ex.resource_id, "task executor gone before deployment"))
+                await self._handle(
+                    TaskExecutorLost(ex.resource_id, f"TaskExecutor {ex.resource_id} gone before deployment")
+                )
                 return
             tdd = build_deployment(
                 self.graph,
@@ -316,7 +318,12 @@ class JobMaster(RpcEndpoint):
         except JobNotFoundError:
             pass  # the task ended on its own; its final state report is on the way
         except RpcError as e:
-            await self._handle(TaskExecutorLost(action.resource_id, f"cancel failed: {e}"))
+            await self._handle(
+                TaskExecutorLost(
+                    action.resource_id,
+                    f"TaskExecutor {action.resource_id} lost: cancelling a task failed: {e}",
+                )
+            )
 
     async def _finish(self) -> None:
         if self._terminated:
