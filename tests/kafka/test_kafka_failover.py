@@ -167,7 +167,13 @@ def test_kafka_to_kafka_exactly_once_after_task_executor_kills_no_loss_on_tansu_
     client.get_job_execution_result().result(timeout=240)
     thread.join()
     assert len(kills) == 2, "the job ended before it could be killed twice; make it longer"
-    got = counts(m.value().decode() for m in kafka_broker.read(dst, expect=n, idle_s=2.0))
+    # Tansu neither hides aborted records from read_committed readers nor aborts a fenced writer's
+    # open transaction, whose first offset then holds read_committed readers back for good (when a
+    # kill lands while a transaction has records, all output stays invisible): on Tansu the check
+    # for loss reads everything written; a real Kafka is read committed-only and checked exactly.
+    committed_only = not kafka_broker.is_tansu
+    records = kafka_broker.read(dst, committed_only=committed_only, expect=n, idle_s=2.0)
+    got = counts(m.value().decode() for m in records)
     expected = counts(f"out-{i}" for i in range(n))
     assert not expected - got, f"{sum((expected - got).values())} records lost"
     if not kafka_broker.is_tansu:
@@ -198,8 +204,11 @@ def test_stop_with_savepoint_and_resume_at_another_parallelism_continues_at_the_
     first = job(2, None).execute_async("p2")
     wait_running(first)
     deadline = time.monotonic() + 120
-    while len(kafka_broker.read(dst, idle_s=0.3, timeout_s=5)) < first_n // 3:
-        assert time.monotonic() < deadline, "nothing committed"
+    # Progress is watched on everything written: with a later transaction open, Tansu's read_committed
+    # readers sometimes miss records of committed ones. The exact checks below read committed-only,
+    # after stop-with-savepoint has committed the last transaction.
+    while len(kafka_broker.read(dst, committed_only=False, idle_s=0.3, timeout_s=5)) < first_n // 3:
+        assert time.monotonic() < deadline, "nothing written"
     savepoint1 = first.stop_with_savepoint(False, str(sp)).result(timeout=120)
     after_first = counts(m.value().decode() for m in kafka_broker.read(dst, idle_s=1.0))
     assert after_first and max(after_first.values()) == 1
@@ -208,7 +217,7 @@ def test_stop_with_savepoint_and_resume_at_another_parallelism_continues_at_the_
     second = job(3, savepoint1).execute_async("p3")
     wait_running(second)
     deadline = time.monotonic() + 180
-    while len(kafka_broker.read(dst, idle_s=0.3, timeout_s=5)) < n:
+    while len(kafka_broker.read(dst, committed_only=False, idle_s=0.3, timeout_s=5)) < n:
         assert time.monotonic() < deadline, "the resumed job did not catch up"
     second.stop_with_savepoint(False, str(sp)).result(timeout=120)
     got = counts(m.value().decode() for m in kafka_broker.read(dst, expect=n, idle_s=1.0))
