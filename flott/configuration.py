@@ -117,6 +117,11 @@ _OPTIONS = [
         "flott: a connection's first request headers must arrive within this.",
     ),
     ConfigOption(
+        "flott.rest.body-idle-timeout",
+        "30 s",
+        "flott: longest wait for the next bytes of a request body before answering 408.",
+    ),
+    ConfigOption(
         "flott.rest.max-connections-per-client",
         "512",
         "flott: connections one client address may hold open at a time.",

@@ -17,6 +17,7 @@ answers with, so the mapping lives here and nowhere else::
     ├── InvalidProgramError                 400  the program itself is wrong (plan time; also a ValueError)
     ├── RestRequestError                    400  malformed REST request (the REST layer's own)
     │   ├── PayloadTooLargeError            413
+    │   ├── RequestBodyTimeoutError         408  the body stopped arriving (flott.rest.body-idle-timeout)
     │   ├── AuthenticationError             401  REST auth is on and no valid bearer token was sent
     │   ├── AuthorizationError              403  the token's role may not use this route
     │   └── LogFileNotFoundError            404  no such log file (or a name leading out of the log dir)
@@ -98,6 +99,14 @@ class RestRequestError(FlottError):
 
 class PayloadTooLargeError(RestRequestError):
     http_status = 413
+
+
+class RequestBodyTimeoutError(RestRequestError):
+    """A request whose body stopped arriving: no byte within ``flott.rest.body-idle-timeout``.
+    Without it, a client that sends headers and then trickles (or withholds) the body holds a
+    handler, its buffers and a connection for as long as it likes."""
+
+    http_status = 408
 
 
 class AuthenticationError(RestRequestError):

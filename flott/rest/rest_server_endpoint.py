@@ -43,9 +43,11 @@ from flott.errors import (
     ConfigurationError,
     FlottError,
     PayloadTooLargeError,
+    RequestBodyTimeoutError,
     RestRequestError,
 )
 from flott.rest import authentication
+from flott.rest.body_reading import BODY_IDLE_TIMEOUT_KEY, DEFAULT_BODY_IDLE_TIMEOUT
 from flott.rest.browser_guard import BrowserGuard
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError, error_body
 from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
@@ -95,8 +97,8 @@ def _error_response(err: BaseException, headers: CIMultiDict[str] = _JSON_HEADER
     resp = _json_bytes_response(status, payload, headers)
     if isinstance(err, RestMethodNotAllowedError):
         resp.headers["Allow"] = ", ".join(err.allowed)
-    if isinstance(err, PayloadTooLargeError):
-        resp.force_close()  # do not read the rest of an oversized upload on this connection
+    if isinstance(err, PayloadTooLargeError | RequestBodyTimeoutError):
+        resp.force_close()  # do not read the rest of an oversized or stalled upload on this connection
     elif isinstance(err, AuthenticationError):
         resp.headers["WWW-Authenticate"] = authentication.www_authenticate(err)
     return resp
@@ -234,6 +236,7 @@ class RestServerEndpoint:
             gateway_provider=self._provider,
             upload_dir=self._upload_root / "jobs",
             max_content_length=max_len,
+            body_idle_timeout_s=self.config.get_seconds(BODY_IDLE_TIMEOUT_KEY, DEFAULT_BODY_IDLE_TIMEOUT),
             extras={DATASET_DELETE_CACHE: CompletedOperationCache[None](store_s)},
         )
         app = web.Application(client_max_size=max_len)

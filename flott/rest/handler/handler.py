@@ -20,7 +20,8 @@ import msgspec
 from aiohttp import web
 
 from flott.configuration import Configuration
-from flott.errors import RestRequestError
+from flott.errors import PayloadTooLargeError, RestRequestError
+from flott.rest.body_reading import within_idle_timeout
 from flott.rest.errors import NoLeaderError
 from flott.runtime.dispatcher.gateway import DispatcherGateway
 
@@ -88,6 +89,8 @@ class EndpointContext:
     gateway_provider: GatewayProvider
     upload_dir: Path
     max_content_length: int
+    body_idle_timeout_s: float = 30.0
+    """``flott.rest.body-idle-timeout``: longest wait for the next bytes of a request body."""
     started_ms: int = field(default_factory=lambda: int(time.time() * 1000))
     extras: dict[str, Any] = field(default_factory=dict)
     """Per-endpoint objects handlers keep between requests (e.g. operation caches), by name."""
@@ -201,7 +204,7 @@ class HandlerRequest:
 
         An empty body counts as ``{}``, as in Flink.
         """
-        raw = await self.request.read()
+        raw = await read_body(self.request, self.context.body_idle_timeout_s, self.context.max_content_length)
         if not raw.strip():
             raw = b"{}"
         try:
@@ -210,6 +213,19 @@ class HandlerRequest:
             raise RestRequestError(
                 f"Request did not match expected format {name or getattr(tp, '__name__', 'body')}. ({e})"
             ) from None
+
+
+async def read_body(request: web.Request, idle_timeout_s: float, limit: int) -> bytes:
+    """The whole body, each read within the idle deadline, at most ``limit`` bytes (else 413)."""
+    data = bytearray()
+    while chunk := await within_idle_timeout(request.content.readany(), idle_timeout_s):
+        data += chunk
+        if len(data) > limit:
+            raise PayloadTooLargeError(
+                f"Request entity too large: the request exceeds the maximum content length of {limit} "
+                "bytes (rest.server.max-content-length)."
+            )
+    return bytes(data)
 
 
 Handler = Callable[[HandlerRequest], Awaitable[Any]]

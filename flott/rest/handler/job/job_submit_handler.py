@@ -29,6 +29,7 @@ import msgspec
 from aiohttp import BodyPartReader, web
 
 from flott.errors import FlottError, InvalidJobGraphError, PayloadTooLargeError, RestRequestError
+from flott.rest.body_reading import within_idle_timeout
 from flott.rest.handler.handler import HandlerRequest, RestRoute
 from flott.rest.messages.job import JobSubmitRequestBody, JobSubmitResponseBody
 from flott.runtime.jobgraph import JobGraph, decode_job_graph
@@ -86,8 +87,9 @@ def check_file_name(name: str, max_bytes: int = MAX_FILE_NAME_BYTES, what: str =
     return name
 
 
-async def _receive(request: web.Request, dest: Path, limit: int) -> _Upload:
-    """Stream every part into ``dest``, counting bytes against ``limit``."""
+async def _receive(request: web.Request, dest: Path, limit: int, idle_s: float) -> _Upload:
+    """Stream every part into ``dest``, counting bytes against ``limit``; each read waits at most
+    ``idle_s`` for data (``flott.rest.body-idle-timeout``)."""
     try:
         reader = await request.multipart()
     except (AssertionError, ValueError, KeyError) as e:
@@ -97,7 +99,7 @@ async def _receive(request: web.Request, dest: Path, limit: int) -> _Upload:
     index = 0
     while True:
         try:
-            part = await reader.next()
+            part = await within_idle_timeout(reader.next(), idle_s)
         except FlottError:
             raise
         except Exception as e:  # aiohttp raises assorted errors for broken multipart framing
@@ -121,7 +123,7 @@ async def _receive(request: web.Request, dest: Path, limit: int) -> _Upload:
                 if upload.request_json is not None:
                     raise RestRequestError("The attribute 'request' was sent more than once.")
                 data = bytearray()
-                while chunk := await part.read_chunk(_CHUNK):
+                while chunk := await within_idle_timeout(part.read_chunk(_CHUNK), idle_s):
                     total += len(chunk)
                     if total > limit:
                         raise too_large(limit)
@@ -136,7 +138,7 @@ async def _receive(request: web.Request, dest: Path, limit: int) -> _Upload:
             digest = hashlib.sha256()
             size = 0
             with path.open("wb") as f:
-                while chunk := await part.read_chunk(_CHUNK):
+                while chunk := await within_idle_timeout(part.read_chunk(_CHUNK), idle_s):
                     total += len(chunk)
                     if total > limit:
                         raise too_large(limit)
@@ -212,7 +214,7 @@ async def submit_job(req: HandlerRequest) -> JobSubmitResponseBody:
     req.context.upload_dir.mkdir(parents=True, exist_ok=True)
     request_dir = Path(tempfile.mkdtemp(prefix="submission-", dir=req.context.upload_dir))
     try:
-        upload = await _receive(request, request_dir, limit)
+        upload = await _receive(request, request_dir, limit, req.context.body_idle_timeout_s)
         body = _parse_request(upload.request_json)
         graph_name = body.job_graph_file_name or body.execution_plan_file_name
         if graph_name is None:
