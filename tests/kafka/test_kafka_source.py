@@ -222,6 +222,8 @@ def test_builder_refuses_what_it_cannot_do(kafka_broker: Broker) -> None:
         builder(kafka_broker, "t").set_properties({"no.such.thing": "10"}).build()
     with pytest.raises(ConfigurationError, match="set by the source"):
         builder(kafka_broker, "t").set_property("enable.auto.commit", "true").build()
+    with pytest.raises(ConfigurationError, match=r"max\.poll\.records is a property of Kafka's Java"):
+        builder(kafka_broker, "t").set_property("max.poll.records", "500").build()
     with pytest.raises(ConfigurationError, match="earliest"):
         base.set_bounded(KafkaOffsetsInitializer.earliest())
     # accepted: discovery off, a librdkafka property, a client id prefix

@@ -9,8 +9,9 @@ accepted and ignored:
 * ``partition.discovery.interval.ms`` > 0: the source reads the partitions that exist when the job
   starts (Flink's default is to look for new ones every 5 minutes);
 * ``register.consumer.metrics``: librdkafka's statistics are not flott metrics;
-* Java client properties that librdkafka does not know (``key.deserializer``, ``max.poll.records``
-  ...): every other property is handed to librdkafka, which refuses unknown names at build time;
+* Java client properties: those librdkafka does not know (``key.deserializer`` ...) it refuses, the
+  ones it accepts and ignores (``max.poll.records``) flott refuses itself; every other property is
+  handed to librdkafka, which refuses unknown names at build time;
 * the legacy ``FlinkKafkaConsumer`` / ``FlinkKafkaProducer`` (deprecated in Flink; use
   ``KafkaSource`` / ``KafkaSink``).
 
@@ -388,9 +389,22 @@ class KafkaSourceBuilder:
         return self
 
 
+_IGNORED_BY_LIBRDKAFKA = {
+    "max.poll.records": "the source fetches in batches of its own size",
+}
+"""Java consumer properties librdkafka accepts without doing anything with them: refused here, as
+it would not refuse them itself."""
+
+
 def _check_client_config(what: str, config: dict[str, Any], consumer: bool) -> None:
     """librdkafka refuses unknown or invalid properties when a client is made: do it now, at build
     time, so a Java-only property fails the program rather than the TaskExecutor."""
+    for key, why in _IGNORED_BY_LIBRDKAFKA.items():
+        if consumer and key in config:
+            raise ConfigurationError(
+                f"{what}: {key} is a property of Kafka's Java consumer that librdkafka (flott's client) "
+                f"accepts and ignores; {why}. Remove it."
+            )
     ck = _require_client()
     probe = dict(config)
     if consumer:
