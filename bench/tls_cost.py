@@ -1,8 +1,8 @@
 """What internal TLS costs a job: the TLS tests' word count (parallelism 2, a keyBy between two
 TaskExecutors) on a session cluster with and without ``security.ssl.internal.*``.
 
-    PYTHONPATH=. python3 -m tests.security.tls.measure_tls_cost [--lines 100000] [--rounds 2]
-    PYTHONPATH=. python3 -m tests.security.tls.measure_tls_cost --exchange [--batches 20000]
+    python3 bench/tls_cost.py [--lines 100000] [--rounds 2]
+    python3 bench/tls_cost.py --exchange [--batches 20000]
 
 Prints the wall time of ``flott run`` (attached, submit to FINISHED) and the job's own duration
 from the REST API for each round; with ``--exchange``, the records per second one remote channel
@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the certificates and jobs of the TLS tests
 
 from tests.security.conftest import start_session_cluster, stop_session_cluster
 from tests.security.tls.certificates import internal_tls_config, make_pki
