@@ -21,7 +21,7 @@ from flott.datastream.connectors.kafka import (
     KafkaSourceBuilder,
     KafkaTopicPartition,
 )
-from flott.datastream.connectors.kafka_source import java_string_hash, split_owner
+from flott.datastream.connectors.kafka_source import java_string_hash, new_owned_partitions, split_owner
 from flott.datastream.formats.json import JsonRowDeserializationSchema
 from flott.errors import ConfigurationError
 from tests.kafka.broker import Broker
@@ -89,12 +89,110 @@ def test_snapshot_then_restore_at_other_parallelisms_loses_and_duplicates_nothin
         pooled.extend(pickle.loads(pickle.dumps(reader.snapshot_state(1))))
         reader.poll_batch(7)  # read after the barrier: lost with the crash, read again after restore
         reader.close()
+    assert [e for e in pooled if e[0] == "kafka-reader"] == [("kafka-reader", 0, 2), ("kafka-reader", 1, 2)]
+    everything = sorted(f"{p}:{i}" for p in range(3) for i in range(40))
     for new_p in (1, 3):
         after = []
         for i in range(new_p):
             restored = cloudpickle.loads(cloudpickle.dumps(source))
-            after.extend(drain(restored.restore_reader(i, new_p, split_share(pooled, i, new_p))))
-        assert sorted(before + after) == sorted(f"{p}:{i}" for p in range(3) for i in range(40))
+            # UNION state: every new subtask sees all old splits and keeps the partitions it owns
+            reader = restored.restore_reader(i, new_p, pooled)
+            owned = {tp for tp in reader.active_split_keys()}
+            assert owned == {(topic3, p) for p in range(3) if split_owner(topic3, p, new_p) == i}
+            after.extend(drain(reader))
+        assert sorted(before + after) == everything
+    # state without reader headers (checkpoints of older versions): each takes its share as given
+    legacy = [e for e in pooled if e[0] != "kafka-reader"]
+    after = []
+    for i in range(2):
+        restored = cloudpickle.loads(cloudpickle.dumps(source))
+        after.extend(drain(restored.restore_reader(i, 2, split_share(legacy, i, 2))))
+    assert sorted(before + after) == everything
+
+
+def test_new_partitions_are_new_to_the_job_and_owned_by_the_flink_rule() -> None:
+    known = {("a", 0), ("a", 1)}
+    listed = [("a", 0), ("a", 1), ("a", 2), ("a", 3), ("b", 0)]
+    for parallelism in (1, 2, 3):
+        taken = []
+        for subtask in range(parallelism):
+            new, mine = new_owned_partitions(listed, known, subtask, parallelism)
+            assert new == [("a", 2), ("a", 3), ("b", 0)]
+            assert all(split_owner(t, p, parallelism) == subtask for t, p in mine)
+            taken.extend(mine)
+        assert sorted(taken) == new, "each new partition is taken by exactly one subtask"
+
+
+def test_partition_discovery_defaults_are_flinks(kafka_broker: Broker) -> None:
+    unbounded = builder(kafka_broker, "t").build()
+    assert unbounded._settings["discovery_ms"] == 300_000  # KafkaSourceOptions' 5 minutes
+    bounded = builder(kafka_broker, "t").set_property("partition.discovery.interval.ms", "10")
+    assert bounded.set_bounded(KafkaOffsetsInitializer.latest()).build()._settings["discovery_ms"] == -1
+    set_off = builder(kafka_broker, "t").set_property("partition.discovery.interval.ms", "0").build()
+    assert set_off._settings["discovery_ms"] == 0
+    with pytest.raises(ConfigurationError, match="not a number"):
+        builder(kafka_broker, "t").set_property("partition.discovery.interval.ms", "soon").build()
+
+
+def _poll_until(reader: object, want: int, timeout_s: float = 30.0) -> list:
+    import time
+
+    out: list = []
+    deadline = time.monotonic() + timeout_s
+    while len(out) < want and time.monotonic() < deadline:
+        out.extend(reader.poll_batch(100) or [])  # type: ignore[attr-defined]
+    return out
+
+
+def test_topics_matching_the_pattern_created_while_reading_are_read_from_their_start(
+    kafka_broker: Broker,
+) -> None:
+    stem = f"disc-{uuid.uuid4().hex[:6]}"
+    first = kafka_broker.create_topic(partitions=2, name=f"{stem}-a")
+    for p in range(2):
+        kafka_broker.produce(first, [f"a{p}:{i}".encode() for i in range(10)], partition=p)
+    source = (
+        KafkaSource.builder()
+        .set_bootstrap_servers(kafka_broker.bootstrap)
+        .set_topic_pattern(stem + "-.*")
+        .set_value_only_deserializer(SimpleStringSchema())
+        .set_starting_offsets(KafkaOffsetsInitializer.latest())  # the initial partitions: the user's
+        .set_property("partition.discovery.interval.ms", "100")
+        .build()
+    )
+    readers = [cloudpickle.loads(cloudpickle.dumps(source)).create_reader(i, 2) for i in range(2)]
+    try:
+        for r in readers:
+            assert r.poll_batch(100) == []
+        kafka_broker.produce(first, [b"a0:late"], partition=0)
+        second = kafka_broker.create_topic(partitions=3, name=f"{stem}-b")
+        for p in range(3):
+            kafka_broker.produce(second, [f"b{p}:{i}".encode() for i in range(5)], partition=p)
+        got = []
+        for _ in range(2):
+            for r in readers:
+                got.extend(_poll_until(r, 16 - len(got), timeout_s=5))
+        # the old topic from "latest", the new one from its start (Flink: EARLIEST for discovered partitions)
+        assert sorted(got) == sorted(["a0:late"] + [f"b{p}:{i}" for p in range(3) for i in range(5)])
+        owners = {k for i, r in enumerate(readers) for k in r.active_split_keys() if k[0] == second}
+        assert owners == {(second, p) for p in range(3)}
+        for i, r in enumerate(readers):
+            assert all(split_owner(t, p, 2) == i for t, p in r.active_split_keys())
+        state = [e for r in readers for e in r.snapshot_state(7)]
+        assert {(e[0], e[1]) for e in state if e[0] != "kafka-reader"} == {
+            (first, 0), (first, 1), (second, 0), (second, 1), (second, 2)
+        }, "discovered partitions are in the checkpoint"
+    finally:
+        for r in readers:
+            r.close()
+    # restored from that state, a topic created meanwhile is read from its start; nothing else again
+    third = kafka_broker.create_topic(partitions=1, name=f"{stem}-c")
+    kafka_broker.produce(third, [b"c0:0", b"c0:1"], partition=0)
+    again = [source.restore_reader(i, 3, state) for i in range(3)]
+    assert sorted(r for reader in again for r in _poll_until(reader, 2, timeout_s=5)) == ["c0:0", "c0:1"]
+    for reader in again:
+        assert _poll_until(reader, 1, timeout_s=0.5) == []
+        reader.close()
 
 
 def test_offsets_initializers(kafka_broker: Broker) -> None:
@@ -214,10 +312,6 @@ def test_builder_refuses_what_it_cannot_do(kafka_broker: Broker) -> None:
     base = builder(kafka_broker, "t")
     with pytest.raises(ConfigurationError, match="group id"):
         builder(kafka_broker, "t").set_starting_offsets(KafkaOffsetsInitializer.committed_offsets()).build()
-    from flott.errors import NotYetSupportedError
-
-    with pytest.raises(NotYetSupportedError, match=r"partition\.discovery\.interval\.ms"):
-        builder(kafka_broker, "t").set_property("partition.discovery.interval.ms", "10000").build()
     with pytest.raises(ConfigurationError, match=r"No such configuration property: \"no.such.thing\""):
         builder(kafka_broker, "t").set_properties({"no.such.thing": "10"}).build()
     with pytest.raises(ConfigurationError, match="set by the source"):

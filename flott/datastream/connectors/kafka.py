@@ -6,14 +6,17 @@ The builders, initializers and schemas have PyFlink's names and signatures; the 
 Java connector does that flott's does not is refused when the source or sink is built, never
 accepted and ignored:
 
-* ``partition.discovery.interval.ms`` > 0: the source reads the partitions that exist when the job
-  starts (Flink's default is to look for new ones every 5 minutes);
 * ``register.consumer.metrics``: librdkafka's statistics are not flott metrics;
 * Java client properties: those librdkafka does not know (``key.deserializer`` ...) it refuses, the
   ones it accepts and ignores (``max.poll.records``) flott refuses itself; every other property is
   handed to librdkafka, which refuses unknown names at build time;
 * the legacy ``FlinkKafkaConsumer`` / ``FlinkKafkaProducer`` (deprecated in Flink; use
   ``KafkaSource`` / ``KafkaSink``).
+
+``partition.discovery.interval.ms`` is Flink's: new partitions of the subscribed topics and new
+topics matching the pattern are read from their earliest offset, every 5 minutes by default for
+unbounded sources, never for bounded ones (Flink's builder turns it off for them); see
+:mod:`.kafka_source`.
 
 Differences in defaults that follow from the client: the source reads with
 ``isolation.level=read_uncommitted`` unless told otherwise, as Kafka's Java consumer (librdkafka's
@@ -209,6 +212,7 @@ class KafkaRecordDeserializationSchema(DeserializationSchema):
 # Flink's KafkaSourceOptions: read by the source, not handed to librdkafka.
 _CLIENT_ID_PREFIX = "client.id.prefix"
 _DISCOVERY = "partition.discovery.interval.ms"
+_DEFAULT_DISCOVERY_MS = 300_000  # Flink's KafkaSourceOptions: 5 minutes
 _COMMIT_ON_CHECKPOINT = "commit.offsets.on.checkpoint"
 _CONSUMER_METRICS = "register.consumer.metrics"
 # Set by the source itself (as Flink overrides them).
@@ -244,7 +248,7 @@ class KafkaSource:
     def restore_reader(self, subtask_index: int, parallelism: int, splits: list[Any]) -> Any:
         from flott.datastream.connectors.kafka_source import KafkaSourceReader
 
-        return KafkaSourceReader.restore(self._settings, subtask_index, splits)
+        return KafkaSourceReader.restore(self._settings, subtask_index, splits, parallelism)
 
     def __repr__(self) -> str:
         return f"KafkaSource({self._settings['subscription']!r})"
@@ -278,11 +282,12 @@ class KafkaSourceBuilder:
             )
         props = dict(self._props)
         discovery = props.pop(_DISCOVERY, None)
-        if discovery is not None and not self._bounded and int(discovery) > 0:
-            raise NotYetSupportedError(
-                f"KafkaSource: {_DISCOVERY}={discovery}: flott's Kafka source reads the partitions that "
-                f"exist when the job starts and does not discover new ones (set it to -1)"
-            )
+        try:
+            discovery_ms = _DEFAULT_DISCOVERY_MS if discovery is None else int(discovery)
+        except ValueError:
+            raise ConfigurationError(f"KafkaSource: {_DISCOVERY}={discovery!r} is not a number") from None
+        if self._bounded:
+            discovery_ms = -1  # Flink's builder overrides it for bounded sources
         if props.pop(_CONSUMER_METRICS, "false").lower() == "true":
             raise NotYetSupportedError(
                 f"KafkaSource: {_CONSUMER_METRICS}=true: the consumer's metrics are not flott metrics"
@@ -313,6 +318,7 @@ class KafkaSourceBuilder:
                 "stopping": self._stopping,
                 "bounded": self._bounded,
                 "deserializer": self._deserializer,
+                "discovery_ms": discovery_ms,
             }
         )
 

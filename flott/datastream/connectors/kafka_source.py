@@ -13,6 +13,24 @@ Starting and stopping offsets are resolved to numbers when a fresh reader starts
 TaskExecutor, as Flink's enumerator resolves them when it assigns a split), so what a checkpoint
 stores is exact and restoring never asks the broker where "latest" is now.
 
+Checkpoints hold every reader's splits as UNION state (``union_split_state``), headed by a
+``("kafka-reader", subtask, parallelism)`` entry, with the splits that reached their stopping
+offset kept as ``(t, p, stop, stop)``: a restored reader sees the splits of *all* old readers,
+keeps those it owns by the rule above at the new parallelism (rescaling redistributes partitions
+as a fresh start would assign them), and knows every partition the job has ever read, which is
+what Flink's enumerator keeps (``assignedPartitions``) and what partition discovery needs.
+Splits without a header (checkpoints written before) are taken as this reader's share.
+
+Partition discovery (``partition.discovery.interval.ms``, Flink's default 5 minutes for unbounded
+sources, off for bounded ones as Flink's builder forces): each reader lists the subscribed topics
+(or the topics matching the pattern) in a background thread every interval and takes the
+partitions that are new to the job and that it owns, from the *earliest* offset (Flink's
+enumerator: partitions found after its first discovery start at EARLIEST; their stopping offsets
+come from the stopping initializer). A restored reader discovers once when it starts (as Flink's
+restored enumerator does), so partitions created while the job was down are read from their
+start. An unbounded source never ends (also once every split reached a stopping offset), as in
+Flink.
+
 Where the position comes from: ``Consumer.position()`` after the records handed out (the offset of
 the next record the consumer will deliver, past transaction markers and aborted records), taken
 between two ``poll_batch`` calls, which is when the runtime snapshots.
@@ -31,7 +49,9 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from flott.errors import ConfigurationError
@@ -41,6 +61,8 @@ log = logging.getLogger(__name__)
 _POLL_TIMEOUT_S = 0.05
 _META_TIMEOUT_S = 30.0
 _EARLIEST, _LATEST = -2, -1  # librdkafka's OFFSET_BEGINNING / OFFSET_END
+READER_TAG = "kafka-reader"
+Split = tuple[str, int, int, "int | None"]
 
 
 def java_string_hash(s: str) -> int:
@@ -59,20 +81,48 @@ def split_owner(topic: str, partition: int, parallelism: int) -> int:
 
 
 def normalize_splits(splits: Iterable[Any]) -> list[tuple[str, int, int, int | None]]:
+    return parse_state(splits)[0]
+
+
+def parse_state(entries: Iterable[Any]) -> tuple[list[tuple[str, int, int, int | None]], bool]:
+    """The splits in restored state, and whether it is a whole job's (UNION, reader headers present)."""
     out = []
-    for split in splits:
+    union = False
+    for split in entries:
+        if isinstance(split, list | tuple) and len(split) == 3 and split[0] == READER_TAG:
+            union = True
+            continue
         try:
             topic, partition, offset, stop = split
         except (TypeError, ValueError):
             raise ValueError(f"not a Kafka split (topic, partition, offset, stop): {split!r}") from None
         out.append((str(topic), int(partition), int(offset), None if stop is None else int(stop)))
-    return out
+    return out, union
+
+
+def new_owned_partitions(
+    listed: Iterable[tuple[str, int]], known: set[tuple[str, int]], subtask: int, parallelism: int
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """Of the partitions a discovery ``listed``: those new to the job, and of them the ones this
+    subtask owns (and so starts reading)."""
+    new = sorted(set(listed) - known)
+    return new, [tp for tp in new if split_owner(tp[0], tp[1], parallelism) == subtask]
 
 
 class KafkaSourceReader:
     """Reads its splits with one librdkafka consumer (created on the task thread)."""
 
-    def __init__(self, settings: dict[str, Any], subtask_index: int, splits: list[Any]) -> None:
+    union_split_state = True
+    """The runtime keeps the splits as UNION state (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: dict[str, Any],
+        subtask_index: int,
+        splits: list[Any],
+        parallelism: int = 1,
+        known: set[tuple[str, int]] | None = None,
+    ) -> None:
         import confluent_kafka as ck
 
         self._ck = ck
@@ -88,10 +138,16 @@ class KafkaSourceReader:
         )
         if settings["client_id_prefix"]:
             config["client.id"] = f"{settings['client_id_prefix']}-{subtask_index}"
+        self._client_config = config
         self._consumer: Any = ck.Consumer(config)
         self._subtask = subtask_index
+        self._parallelism = parallelism
         self._splits: dict[tuple[str, int], list[Any]] = {}
         """(topic, partition) -> [start offset, stop offset or None]; start is used until consumed."""
+        self._finished: dict[tuple[str, int], int] = {}
+        """Partitions of this reader that reached their stopping offset (kept in snapshots)."""
+        self._known: set[tuple[str, int]] | None = known
+        """Every partition the job reads or has read (None: not known yet, see ``restore``)."""
         self._pending_commits: dict[int, list[Any]] = {}
         deserializer = settings["deserializer"]
         self._deserializer = deserializer
@@ -103,54 +159,115 @@ class KafkaSourceReader:
         self._stopping = False
         self._emit_timestamps = False
         self._batch_keys: list[tuple[str, int]] = []
+        interval = int(settings.get("discovery_ms") or 0)
+        fixed = settings["subscription"][0] == "partitions"  # nothing to discover
+        self._discovery_s = interval / 1000 if interval > 0 and not fixed else 0.0
+        self._discovery_due = time.monotonic() + self._discovery_s
+        self._discovery: Future[Any] | None = None
+        self._background: ThreadPoolExecutor | None = None
+        self._meta_client: Any = None
+        """A consumer of the background thread: metadata and offsets for discovery (never assigned)."""
+        self._add_splits(normalize_splits(splits))
+
+    def _add_splits(self, splits: list[tuple[str, int, int, int | None]]) -> None:
         tps = []
-        for topic, partition, offset, stop in normalize_splits(splits):
+        for topic, partition, offset, stop in splits:
+            key = (topic, partition)
+            if self._known is not None:
+                self._known.add(key)
             if stop is not None and offset >= stop:
-                continue  # finished before the snapshot
-            self._splits[(topic, partition)] = [offset, stop]
+                self._finished[key] = stop  # finished before the snapshot
+                continue
+            self._splits[key] = [offset, stop]
             self._stopping = self._stopping or stop is not None
-            tps.append(ck.TopicPartition(topic, partition, offset))
+            tps.append(self._ck.TopicPartition(topic, partition, offset))
         if tps:
-            self._consumer.assign(tps)
-        self._unbounded_idle = not settings["bounded"] and not self._splits
+            self._consumer.incremental_assign(tps)
 
     # --- creation ---------------------------------------------------------------------------
 
     @classmethod
     def create(cls, settings: dict[str, Any], subtask_index: int, parallelism: int) -> KafkaSourceReader:
-        """A fresh reader: this subtask's partitions, offsets resolved now."""
-        reader = cls(settings, subtask_index, [])
+        """A fresh reader: this subtask's partitions, offsets resolved now (the user's initializers)."""
+        reader = cls(settings, subtask_index, [], parallelism)
         try:
-            partitions = [
-                tp for tp in reader._discover() if split_owner(tp[0], tp[1], parallelism) == subtask_index
-            ]
-            starts = reader._resolve(settings["starting"], partitions, starting=True)
-            stops = (
-                reader._resolve(settings["stopping"], partitions, starting=False)
-                if settings["stopping"] is not None
-                else dict.fromkeys(partitions)
-            )
+            listed = reader._discover(reader._consumer)
+            partitions = [tp for tp in listed if split_owner(tp[0], tp[1], parallelism) == subtask_index]
+            splits = reader._initial_splits(reader._consumer, partitions, settings["starting"])
         except BaseException:
             reader.close()
             raise
-        reader.close()
-        splits = [(t, p, starts[(t, p)], stops[(t, p)]) for t, p in partitions]
-        return cls(settings, subtask_index, splits)
+        reader._known = set(listed)
+        reader._add_splits(splits)
+        return reader
 
     @classmethod
-    def restore(cls, settings: dict[str, Any], subtask_index: int, splits: list[Any]) -> KafkaSourceReader:
-        return cls(settings, subtask_index, splits)
+    def restore(
+        cls, settings: dict[str, Any], subtask_index: int, splits: list[Any], parallelism: int = 1
+    ) -> KafkaSourceReader:
+        """A reader of restored state: of a whole job's (UNION) state the splits it owns, and the
+        partitions new since the snapshot from their earliest offset; else exactly ``splits``."""
+        parsed, union = parse_state(splits)
+        if not union:
+            return cls(settings, subtask_index, parsed, parallelism)
+        mine = [s for s in parsed if split_owner(s[0], s[1], parallelism) == subtask_index]
+        reader = cls(settings, subtask_index, mine, parallelism, known={(s[0], s[1]) for s in parsed})
+        if settings["subscription"][0] != "partitions":
+            try:
+                reader._take_discovered(reader._discover_new(reader._consumer, reader._known))
+            except BaseException:
+                reader.close()
+                raise
+        return reader
 
-    def _discover(self) -> list[tuple[str, int]]:
+    def _initial_splits(
+        self, client: Any, partitions: list[tuple[str, int]], starting: Any
+    ) -> list[tuple[str, int, int, int | None]]:
+        settings = self._settings
+        starts = self._resolve(client, starting, partitions)
+        stops = (
+            self._resolve(client, settings["stopping"], partitions)
+            if settings["stopping"] is not None
+            else dict.fromkeys(partitions)
+        )
+        return [(t, p, starts[(t, p)], stops[(t, p)]) for t, p in partitions]
+
+    def _discover_new(
+        self, client: Any, known: set[tuple[str, int]] | None
+    ) -> tuple[list[tuple[str, int]], list[tuple[str, int, int, int | None]]]:
+        """The partitions new to the job (not in ``known``; None: everything listed counts as
+        known), and splits of those this reader owns, from EARLIEST (as Flink starts partitions
+        found after its first discovery). Safe on the background thread: reads only ``known``."""
+        from flott.datastream.connectors.kafka import KafkaOffsetsInitializer
+
+        listed = self._discover(client, missing_ok=True)
+        if known is None:
+            return listed, []  # state of an older checkpoint: what exists now counts as known
+        new, mine = new_owned_partitions(listed, known, self._subtask, self._parallelism)
+        splits = self._initial_splits(client, mine, KafkaOffsetsInitializer.earliest()) if mine else []
+        if mine:
+            log.info("KafkaSource: subtask %d reads the new partitions %s", self._subtask, mine)
+        return new, splits
+
+    def _take_discovered(
+        self, found: tuple[list[tuple[str, int]], list[tuple[str, int, int, int | None]]]
+    ) -> None:
+        new, splits = found
+        if self._known is None:
+            self._known = set()
+        self._known.update(new)
+        self._add_splits(splits)
+
+    def _discover(self, client: Any, missing_ok: bool = False) -> list[tuple[str, int]]:
         kind, what = self._settings["subscription"]
         if kind == "partitions":
             return [(t, int(p)) for t, p in what]
-        md = self._consumer.list_topics(timeout=_META_TIMEOUT_S)
+        md = client.list_topics(timeout=_META_TIMEOUT_S)
         if kind == "topics":
             missing = [t for t in what if t not in md.topics or md.topics[t].error is not None]
-            if missing:
+            if missing and not missing_ok:
                 raise ConfigurationError(f"KafkaSource: topics {missing} do not exist on {self._bootstrap()}")
-            names = list(what)
+            names = [t for t in what if t not in missing]
         else:
             pattern = re.compile(what)
             names = sorted(t for t in md.topics if pattern.fullmatch(t) and not t.startswith("__"))
@@ -159,7 +276,7 @@ class KafkaSourceReader:
     def _bootstrap(self) -> str:
         return str(self._settings["config"].get("bootstrap.servers"))
 
-    def _resolve(self, initializer: Any, partitions: list[tuple[str, int]], starting: bool) -> dict:
+    def _resolve(self, client: Any, initializer: Any, partitions: list[tuple[str, int]]) -> dict:
         """Offsets of ``partitions`` per ``initializer`` (a KafkaOffsetsInitializer), as numbers."""
         ck = self._ck
         kind = initializer._kind
@@ -173,8 +290,8 @@ class KafkaSourceReader:
                     need_committed.append(tp)
         elif kind == "committed":
             need_committed = list(partitions)
-        elif kind == "timestamp":
-            found = self._consumer.offsets_for_times(
+        elif kind == "timestamp" and partitions:
+            found = client.offsets_for_times(
                 [ck.TopicPartition(t, p, initializer._timestamp) for t, p in partitions],
                 timeout=_META_TIMEOUT_S,
             )
@@ -182,14 +299,14 @@ class KafkaSourceReader:
                 out[(found_tp.topic, found_tp.partition)] = (
                     found_tp.offset
                     if found_tp.offset >= 0
-                    else self._watermarks(found_tp.topic, found_tp.partition)[1]
+                    else self._watermarks(client, found_tp.topic, found_tp.partition)[1]
                 )
         for tp in partitions:
             if kind in ("earliest", "latest"):
-                low, high = self._watermarks(*tp)
+                low, high = self._watermarks(client, *tp)
                 out[tp] = low if kind == "earliest" else high
         if need_committed:
-            committed = self._consumer.committed(
+            committed = client.committed(
                 [ck.TopicPartition(t, p) for t, p in need_committed], timeout=_META_TIMEOUT_S
             )
             for ctp in committed:
@@ -203,15 +320,45 @@ class KafkaSourceReader:
                         f"KafkaSource: group {self._settings['group_id']!r} has no committed offset for "
                         f"{ctp.topic}-{ctp.partition} and the offset reset strategy is NONE"
                     )
-                low, high = self._watermarks(*key)
+                low, high = self._watermarks(client, *key)
                 out[key] = low if reset == "EARLIEST" else high
         return out
 
-    def _watermarks(self, topic: str, partition: int) -> tuple[int, int]:
-        low, high = self._consumer.get_watermark_offsets(
+    def _watermarks(self, client: Any, topic: str, partition: int) -> tuple[int, int]:
+        low, high = client.get_watermark_offsets(
             self._ck.TopicPartition(topic, partition), timeout=_META_TIMEOUT_S
         )
         return int(low), int(high)
+
+    # --- partition discovery (background thread) --------------------------------------------
+
+    def _discovery_step(self, now: float) -> None:
+        """Start a discovery when one is due; take the partitions of a finished one."""
+        future = self._discovery
+        if future is None:
+            if self._background is None:
+                self._background = ThreadPoolExecutor(1, thread_name_prefix="kafka-partition-discovery")
+            known = None if self._known is None else set(self._known)
+            self._discovery = self._background.submit(self._discover_in_background, known)
+            return
+        if not future.done():
+            return
+        self._discovery = None
+        self._discovery_due = now + self._discovery_s
+        try:
+            found = future.result()
+        except Exception as e:  # the broker is unreachable for now: try again next interval
+            log.warning(
+                "KafkaSource: partition discovery failed (retrying in %.0f s): %s", self._discovery_s, e
+            )
+            return
+        self._take_discovered(found)
+
+    def _discover_in_background(self, known: set[tuple[str, int]] | None) -> Any:
+        if self._meta_client is None:
+            client_id = f"{self._client_config.get('client.id', 'flott-kafka-source')}-discovery"
+            self._meta_client = self._ck.Consumer({**self._client_config, "client.id": client_id})
+        return self._discover_new(self._meta_client, known)
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -228,10 +375,15 @@ class KafkaSourceReader:
         return self._batch_keys
 
     def poll_batch(self, max_records: int) -> list | None:
+        if self._discovery_s:
+            now = time.monotonic()
+            if now >= self._discovery_due:
+                self._discovery_step(now)
         if not self._splits:
-            if self._unbounded_idle:
-                return []
-            return None
+            if self._settings["bounded"]:
+                return None
+            time.sleep(_POLL_TIMEOUT_S)  # an unbounded source never ends (Flink)
+            return []
         messages = self._consumer.consume(max_records, _POLL_TIMEOUT_S)
         if not messages:
             return []
@@ -310,6 +462,7 @@ class KafkaSourceReader:
         split = self._splits.pop(key, None)
         if split is None:
             return
+        self._finished[key] = split[1]
         self._consumer.incremental_unassign([self._ck.TopicPartition(key[0], key[1])])
 
     def _find_bad_record(self, messages: list[Any]) -> None:
@@ -321,19 +474,20 @@ class KafkaSourceReader:
 
     # --- checkpoints ------------------------------------------------------------------------
 
-    def snapshot_state(self, checkpoint_id: int) -> list[tuple[str, int, int, int | None]]:
-        """Every unfinished split at the offset of the next record it will hand out."""
-        if not self._splits:
-            return []
+    def snapshot_state(self, checkpoint_id: int) -> list[tuple]:
+        """A header naming this reader, every unfinished split at the offset of the next record it
+        will hand out, and the finished ones as ``(t, p, stop, stop)`` (UNION state)."""
         ck = self._ck
-        positions = self._consumer.position([ck.TopicPartition(t, p) for t, p in self._splits])
-        for tp in positions:
-            if tp.offset >= 0:
-                self._splits[(tp.topic, tp.partition)][0] = tp.offset
-        out = [(t, p, s[0], s[1]) for (t, p), s in self._splits.items()]
-        if self._settings["commit_offsets"]:
+        if self._splits:
+            positions = self._consumer.position([ck.TopicPartition(t, p) for t, p in self._splits])
+            for tp in positions:
+                if tp.offset >= 0:
+                    self._splits[(tp.topic, tp.partition)][0] = tp.offset
+        out: list[tuple] = [(t, p, s[0], s[1]) for (t, p), s in self._splits.items()]
+        if self._settings["commit_offsets"] and out:
             self._pending_commits[checkpoint_id] = out
-        return out
+        finished = [(t, p, stop, stop) for (t, p), stop in self._finished.items()]
+        return [(READER_TAG, self._subtask, self._parallelism), *out, *finished]
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
         """Commit the checkpoint's offsets to the group (asynchronously; monitoring only)."""
@@ -351,6 +505,12 @@ class KafkaSourceReader:
                 log.warning("KafkaSource: committing offsets to the group failed: %s", e)
 
     def close(self) -> None:
+        background, self._background = self._background, None
+        if background is not None:
+            background.shutdown(wait=True, cancel_futures=True)  # the discovery client is free after
+        meta, self._meta_client = self._meta_client, None
+        if meta is not None:
+            meta.close()
         consumer, self._consumer = self._consumer, None
         if consumer is not None:
             consumer.close()

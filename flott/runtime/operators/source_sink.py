@@ -34,7 +34,7 @@ from flott.common.type_conversion import java_serializer_takes_null
 from flott.common.typeinfo import RowTypeInfo
 from flott.common.types import Row
 from flott.errors import InvalidJobGraphError, UserCodeError
-from flott.runtime.checkpoint.metadata import SPLIT_DISTRIBUTE
+from flott.runtime.checkpoint.metadata import SPLIT_DISTRIBUTE, UNION
 from flott.runtime.operators.specs import SourceWithWatermarks
 from flott.runtime.operators.stream_operator import DeferredOutput, OperatorSetup, StreamOperator
 from flott.runtime.operators.timestamps_watermarks import (
@@ -47,6 +47,9 @@ _timestamp = itemgetter(1)
 log = logging.getLogger(__name__)
 
 SOURCE_SPLITS_STATE = "source-splits"
+SOURCE_UNION_SPLITS_STATE = "source-splits-union"
+"""Splits of readers with ``union_split_state = True`` (Kafka): every restored subtask gets all of
+them and keeps its own, as Flink's split enumerator knows every split (partition discovery needs it)."""
 SINK_COMMITTABLES_STATE = "sink-committables"
 
 
@@ -87,6 +90,7 @@ class SourceOperator(StreamOperator):
         restore_reader = getattr(self._source, "restore_reader", None)
         if self._setup.restore is not None and restore_reader is not None:
             splits = self._setup.restored_operator_state(SOURCE_SPLITS_STATE)
+            splits += self._setup.restored_union_state(SOURCE_UNION_SPLITS_STATE)
             self.reader = restore_reader(env.subtask_index, env.parallelism, splits)
         else:
             if env.restore is not None and self._setup.restore is None:
@@ -108,6 +112,8 @@ class SourceOperator(StreamOperator):
         snapshot = getattr(self.reader, "snapshot_state", None)
         if snapshot is None:
             return None
+        if getattr(self.reader, "union_split_state", False) is True:
+            return {SOURCE_UNION_SPLITS_STATE: (UNION, list(snapshot(checkpoint_id)))}
         return {SOURCE_SPLITS_STATE: (SPLIT_DISTRIBUTE, list(snapshot(checkpoint_id)))}
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:

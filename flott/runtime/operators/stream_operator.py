@@ -148,6 +148,19 @@ class OperatorSetup:
                 out.extend(read_operator_state(storage, path).get(name, [])[start:end])
         return out
 
+    def restored_union_state(self, state_name: str) -> list[Any]:
+        """Every old subtask's elements of UNION list state ``state_name`` (in subtask order)."""
+        restore = self.restore
+        if restore is None:
+            return []
+        from flott.runtime.checkpoint.snapshot import read_operator_state
+
+        storage = checkpoint_storage()
+        out: list[Any] = []
+        for path in restore.union_state_files:
+            out.extend(read_operator_state(storage, path).get(state_name, []))
+        return out
+
     @property
     def config(self) -> dict[str, Any]:
         return self.descriptor.config
