@@ -8,6 +8,7 @@ import pickle
 import subprocess
 import sys
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cloudpickle
@@ -131,6 +132,73 @@ def test_a_pre_committed_transaction_whose_writer_was_killed_is_committed_on_rec
         assert got == sorted(expected * 2), "Tansu: the aborted (fenced) transaction stays visible"
     else:
         assert got == expected
+
+
+def _commits(producers: list) -> list[bool]:
+    """Whether committing each producer's open transaction succeeds (in parallel). A producer whose
+    id a newer producer took cannot commit: Kafka says it is fenced, Tansu 0.6 never answers."""
+    import confluent_kafka as ck
+
+    def commit(producer: object) -> bool:
+        try:
+            producer.commit_transaction(5)  # type: ignore[attr-defined]
+        except ck.KafkaException:
+            return False
+        return True
+
+    with ThreadPoolExecutor(len(producers)) as pool:
+        return list(pool.map(commit, producers))
+
+
+def test_restoring_at_a_lower_parallelism_aborts_the_transactions_of_subtasks_that_are_gone(
+    kafka_broker: Broker,
+) -> None:
+    """Flink's rule: after scaling down from 4 to 2, subtask i aborts what old subtasks i, i+2 left
+    open (ids from the restored checkpoint on, until one the broker never saw), instead of leaving
+    them to transaction.timeout.ms. Each old writer has two: one pre-committed for a checkpoint that
+    never completed, and the next one with records."""
+    topic = kafka_broker.create_topic(partitions=3)
+    prefix = f"f-{uuid.uuid4().hex[:8]}"
+    sink = string_sink(kafka_broker, topic, DeliveryGuarantee.EXACTLY_ONCE, prefix)
+    old = []
+    for i in range(4):
+        writer = cloudpickle.loads(cloudpickle.dumps(sink)).create_writer(i, 4, None)
+        writer.set_restored_checkpoint_id(5)
+        writer.set_transactional(True)
+        writer.write_batch([f"old{i}-{j}" for j in range(5)])
+        assert len(writer.prepare_commit(6)) == 1  # checkpoint 6 never completes
+        writer.write_batch([f"later{i}-{j}" for j in range(5)])
+        writer._flush_all()
+        old.append(writer)
+    open_transactions = [p for w in old for p in (*w._precommitted.values(), w._producer)]
+    assert len(open_transactions) == 8
+    # the control: an id outside the rule (old subtask 9 of a parallelism the run never had) is left alone
+    stray = cloudpickle.loads(cloudpickle.dumps(sink)).create_writer(9, 10, None)
+    stray.set_restored_checkpoint_id(5)
+    stray.write_batch(["stray"])
+    stray._flush_all()
+
+    new = []
+    for i in range(2):  # restored from checkpoint 5 at parallelism 2
+        writer = cloudpickle.loads(cloudpickle.dumps(sink)).create_writer(i, 2, None)
+        writer.set_restored_checkpoint_id(5)
+        writer.set_transactional(True)
+        writer.write_batch([f"new{i}"])  # the first transaction starts after the lingering ones are aborted
+        new.append(writer)
+    committed = _commits([*open_transactions, stray._producer])
+    assert committed == [False] * 8 + [True], "every transaction of the old run is fenced, no other"
+    stray._producer = None
+    stray.close()
+    for writer in new:
+        writer.flush(True)
+        writer.close()
+    for writer in old:
+        writer._precommitted.clear()
+        writer._producer = None
+        writer.close()
+    if not kafka_broker.is_tansu:  # Tansu keeps a fenced producer's records and holds read_committed back
+        got = values(kafka_broker, topic, expect=3, idle_s=1.0, timeout_s=20)
+        assert got == ["new0", "new1", "stray"], "the aborted transactions do not hold readers back"
 
 
 class _FieldS(SerializationSchema):

@@ -6,10 +6,22 @@ records go to the broker as they come, inside a transaction; at the barrier the 
 the committable (below) goes into the checkpoint; when the checkpoint completes the runtime calls
 ``KafkaSink.commit`` and the kept producer commits. Records after the barrier go to a new
 transaction with a new producer. Transactional ids are ``<prefix>-<subtask>-<n>``, ``n`` being the
-id of the checkpoint after which the transaction started (plus one), so a restored writer's first
-id is the one its crashed predecessor had open: ``init_transactions`` fences that producer and
-the broker aborts its transaction (as Flink's writer aborts lingering transactions); the next two
-ids are fenced as well, for transactions of checkpoints that were taken but never completed.
+id of the checkpoint after which the transaction started (plus one), as Flink names them. Every
+barrier moves the writer to the next id, also when its transaction is empty (the empty one is
+dropped and the next id's producer is initialised in the background), and a writer initialises
+its first id when it opens: so the ids a writer has used are consecutive from the one it started
+with, which is what lets a restored writer find every transaction its predecessors left open.
+
+Lingering transactions (Flink's ``TransactionAborter``): a writer starting at checkpoint ``k``
+(0 for a fresh job) initialises ``<prefix>-<s>-<n>`` for ``n = k+1, k+2, ...``, which fences the
+producer that had the id (the broker aborts its open transaction), until an id the broker had
+never seen (producer epoch 0, read from librdkafka's statistics, the only place the Python client
+shows it). It does so for its own subtask ``s = i`` and then for ``s = i + p, i + 2p, ...`` (p the
+new parallelism), stopping at the first such subtask that had nothing to abort: after scaling
+down from X to p subtasks, subtask ``i`` cleans up every old subtask ``j < X`` with
+``j mod p = i``, so no transaction of a subtask that no longer exists waits for the broker's
+``transaction.timeout.ms`` (and holds ``read_committed`` readers of its partitions back until then).
+This runs on the writer's background thread before its first transaction starts.
 
 The crash between checkpoint completion and commit. Flink's Java writer resumes the
 pre-committed transaction after a restart by setting the producer id and epoch through
@@ -32,19 +44,17 @@ transaction with the marker, committed at once. Committing is so idempotent, as 
 requires, and does not depend on the broker keeping the old transaction open: a transaction
 the broker aborted on ``transaction.timeout.ms`` is written again too (Flink loses it).
 
-Known limits: transactions left open by subtasks that no longer exist after scaling down are not
-fenced (the broker aborts them after ``transaction.timeout.ms``, an hour by default here, and
-``read_committed`` consumers of their partitions wait until then); markers compare wall-clock
-microseconds, so a host whose clock is behind by more than a checkpoint interval can confuse
-the check after a rescale onto it. Tansu 0.6 (the test broker) shows the records of aborted
-transactions to ``read_committed`` consumers, so on Tansu exactly-once holds only without
-failures; the tests say so.
+Known limits: markers compare wall-clock microseconds, so a host whose clock is behind by more
+than a checkpoint interval can confuse the check after a rescale onto it. Tansu 0.6 (the test
+broker) shows the records of aborted transactions to ``read_committed`` consumers and does not
+abort a fenced producer's transaction, so on Tansu exactly-once holds only without failures; the
+tests say so.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -54,7 +64,6 @@ from flott.datastream.connectors.base import DeliveryGuarantee
 log = logging.getLogger(__name__)
 
 _TIMEOUT_S = 60.0
-_FENCE_AHEAD = 2
 
 
 def _marker_value(last: int) -> int:
@@ -73,6 +82,7 @@ class KafkaWriter:
         self._eos = self._guarantee is DeliveryGuarantee.EXACTLY_ONCE
         self._prefix: str = settings["prefix"]
         self._subtask = subtask_index
+        self._parallelism = parallelism
         schema = settings["serializer"]
         schema._value_schema.open()
         if schema._key_schema is not None:
@@ -85,7 +95,8 @@ class KafkaWriter:
         self._partitions: dict[str, list[int]] = {}
         self._transactional = False
         self._next_name = 1
-        self._fenced_ahead = False
+        self._started = False
+        self._lingering: Future[list[str]] | None = None
         self._producer: Any = None
         self._errors: list[str] = []
         self._runs: dict[tuple[str, int], list[list[int]]] = {}
@@ -102,6 +113,27 @@ class KafkaWriter:
 
     def set_transactional(self, enabled: bool = True) -> None:
         self._transactional = enabled
+        if enabled and self._eos and not self._started:
+            self._start()  # the first id is initialised now: ids in use stay consecutive
+
+    def _start(self) -> None:
+        """Abort what earlier writers left open, then initialise the first transaction (background)."""
+        self._started = True
+        background = self._background_executor()
+        self._lingering = background.submit(
+            abort_lingering_transactions,
+            self._config,
+            self._prefix,
+            self._subtask,
+            self._parallelism,
+            self._next_name,
+        )
+        self._next = background.submit(self._transactional_producer, self._next_name)
+
+    def _background_executor(self) -> ThreadPoolExecutor:
+        if self._background is None:
+            self._background = ThreadPoolExecutor(1, thread_name_prefix="kafka-sink-next-transaction")
+        return self._background
 
     def set_restored_checkpoint_id(self, checkpoint_id: int) -> None:
         """The job restores from ``checkpoint_id``: the crashed writer's open transaction has the next id."""
@@ -117,9 +149,16 @@ class KafkaWriter:
         if producer is not None:
             return producer
         if self._eos:
-            if not self._fenced_ahead:
-                self._fence(range(self._next_name + 1, self._next_name + 1 + _FENCE_AHEAD))
-                self._fenced_ahead = True
+            if not self._started:
+                self._start()
+            lingering, self._lingering = self._lingering, None
+            if lingering is not None:
+                try:
+                    aborted = lingering.result()
+                    if aborted:
+                        log.info("KafkaSink: aborted lingering transactions %s", aborted)
+                except Exception as e:
+                    log.warning("KafkaSink: aborting lingering transactions failed: %s", e)
             upcoming, self._next = self._next, None
             if upcoming is not None:
                 producer = upcoming.result()
@@ -137,20 +176,21 @@ class KafkaWriter:
         return producer
 
     def _prepare_next(self) -> None:
-        if self._background is None:
-            self._background = ThreadPoolExecutor(1, thread_name_prefix="kafka-sink-next-transaction")
-        self._next = self._background.submit(self._transactional_producer, self._next_name)
+        self._next = self._background_executor().submit(self._transactional_producer, self._next_name)
 
-    def _fence(self, names: range) -> None:
-        """Abort what crashed writers left open under these ids (in parallel: each takes a round trip)."""
-        threads = [
-            threading.Thread(target=fence_transactional_id, args=(self._config, self._transactional_id(n)))
-            for n in names
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+    def _discard_empty(self) -> None:
+        """Drop the producers of ids whose transactions got no records (in the background)."""
+        producer, self._producer = self._producer, None
+        upcoming, self._next = self._next, None
+        if producer is None and upcoming is None:
+            return
+
+        def discard() -> None:
+            for p in (producer, upcoming.result() if upcoming is not None else None):
+                if p is not None:
+                    p.abort_transaction(_TIMEOUT_S)  # nothing was added: no broker round trip
+
+        self._background_executor().submit(discard)
 
     def write_batch(self, records: list) -> None:
         if self._errors:
@@ -226,12 +266,16 @@ class KafkaWriter:
         if self._guarantee is DeliveryGuarantee.NONE:
             return []
         self._flush_all()
-        if not self._eos or self._producer is None or not self._runs:
-            return []  # at least once: flushed; exactly once: nothing in the transaction yet
-        committable = self._precommit()
+        if not self._eos:
+            return []  # at least once: flushed
+        if self._producer is not None and self._runs:
+            committables = [self._precommit()]
+        else:
+            committables = []  # nothing in the transaction: its id is dropped all the same
+            self._discard_empty()
         self._next_name = checkpoint_id + 1
         self._prepare_next()
-        return [committable]
+        return committables
 
     def _precommit(self) -> tuple:
         """Marker into the open transaction; keep its producer for the commit."""
@@ -304,15 +348,44 @@ class KafkaWriter:
         self._precommitted.clear()
 
 
-def fence_transactional_id(config: dict[str, Any], tid: str) -> None:
-    """Make the broker abort whatever transaction ``tid`` has open (a new producer fences the old)."""
+def fence_transactional_id(config: dict[str, Any], tid: str) -> int:
+    """Make the broker abort whatever transaction ``tid`` has open (a new producer fences the old);
+    returns the producer epoch the broker gave the new producer: 0 means ``tid`` was never used."""
     import confluent_kafka as ck
 
-    producer = ck.Producer({**config, "transactional.id": tid})
-    try:
-        producer.init_transactions(_TIMEOUT_S)
-    except ck.KafkaException as e:
-        log.warning("KafkaSink: could not fence transactional id %s: %s", tid, e)
+    stats: list[str] = []
+    producer = ck.Producer(
+        {**config, "transactional.id": tid, "statistics.interval.ms": 10, "stats_cb": stats.append}
+    )
+    producer.init_transactions(_TIMEOUT_S)
+    deadline = time.monotonic() + _TIMEOUT_S
+    while time.monotonic() < deadline:
+        producer.poll(0.01)
+        for raw in stats:
+            eos = json.loads(raw).get("eos") or {}
+            if int(eos.get("producer_id", -1)) >= 0:
+                return int(eos["producer_epoch"])
+        stats.clear()
+    raise RuntimeError(f"KafkaSink: librdkafka reported no producer epoch for {tid}")
+
+
+def abort_lingering_transactions(
+    config: dict[str, Any], prefix: str, subtask: int, parallelism: int, start: int
+) -> list[str]:
+    """Fence every transactional id earlier writers may have left open (Flink's TransactionAborter,
+    see the module docstring); returns the ids that had been used."""
+    fenced: list[str] = []
+    owner = subtask
+    while True:
+        used = 0
+        n = start
+        while fence_transactional_id(config, f"{prefix}-{owner}-{n}") > 0:
+            fenced.append(f"{prefix}-{owner}-{n}")
+            used += 1
+            n += 1
+        if used == 0:
+            return fenced  # no such subtask (and none with a higher number)
+        owner += parallelism
 
 
 def commit_transactions(
