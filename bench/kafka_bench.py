@@ -24,8 +24,17 @@ the start, appends ``b"!"`` to each value and writes it to a fresh output topic:
   and ``latest()`` must be right), which makes every contender of that run slower.
 
 The rate is taken from the output records' own timestamps (producer CreateTime): records / (last
-- first), so start-up and the end of the job are outside it. End-to-end latency is not measured:
-the input is written before the jobs start.
+- first), so start-up and the end of the job are outside it.
+
+End-to-end latency (``--latency``, after the throughput table): each contender runs first, then a
+producer writes ``--latency-rate`` records/s for ``--latency-seconds`` into a fresh input topic,
+each value starting with its produce time (µs); a ``read_committed`` consumer of the output topic
+takes (time consumed - time produced) per record. The first second of records (start-up) is left
+out; p50 and p99 of the rest are reported. flott's jobs are bounded at the offsets the producer
+will reach, so they end by themselves. Under EXACTLY_ONCE a record becomes visible only when the
+checkpoint after it completes and its transaction commits, so its latency is bounded below by
+about half the checkpoint interval on average and up to one whole interval (``--checkpoint-ms``)
+plus the commit; AT_LEAST_ONCE records are out after the producer's ``linger.ms`` (5 ms here).
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -138,8 +148,15 @@ def _bang(value: bytes) -> bytes:
 
 
 def flott_job(
-    broker: Broker, src: str, per_partition: list[int], dst: str, parallelism: int, eos: bool
-) -> None:
+    broker: Broker,
+    src: str,
+    per_partition: list[int],
+    dst: str,
+    parallelism: int,
+    eos: bool,
+    checkpoint_ms: int = 1000,
+    wait: bool = True,
+) -> Any:
     from flott.common.serialization import ByteArraySchema
     from flott.common.watermark_strategy import WatermarkStrategy
     from flott.datastream import StreamExecutionEnvironment
@@ -155,7 +172,7 @@ def flott_job(
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(parallelism)
     if eos:
-        env.enable_checkpointing(1000)
+        env.enable_checkpointing(checkpoint_ms)
         env.get_checkpoint_config().set_checkpoint_storage_dir(Path(tempfile.mkdtemp()).as_uri())
     ends = {KafkaTopicPartition(src, p): n for p, n in enumerate(per_partition)}
     source = (
@@ -186,7 +203,99 @@ def flott_job(
         .sink_to(sink)
         .uid("out")
     )
+    if not wait:
+        return env.execute_async(f"kafka bench p={parallelism}")
     env.execute(f"kafka bench p={parallelism}")
+    return None
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def read_latencies(broker: Broker, topic: str, expect: int, out: list[float], timeout_s: float) -> None:
+    """(now - produce time in the value) in ms for every output record, read committed."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    md = broker.admin().list_topics(topic, timeout=10)
+    consumer = Consumer(
+        {
+            "bootstrap.servers": broker.bootstrap,
+            "group.id": uuid.uuid4().hex,
+            "isolation.level": "read_committed",
+            "fetch.wait.max.ms": 5,
+        }
+    )
+    consumer.assign([TopicPartition(topic, p, 0) for p in md.topics[topic].partitions])
+    deadline = time.monotonic() + timeout_s
+    try:
+        while len(out) < expect and time.monotonic() < deadline:
+            for m in consumer.consume(1000, 0.05):
+                if m.error() is None:
+                    now_us = time.time_ns() // 1000
+                    out.append((now_us - int(m.value()[:16])) / 1000.0)
+    finally:
+        consumer.close()
+
+
+def produce_paced(broker: Broker, topic: str, n: int, rate: float, partitions: int, value_bytes: int) -> None:
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 1})
+    pad = b"x" * max(0, value_bytes - 16)
+    t0 = time.monotonic()
+    for i in range(n):
+        delay = t0 + i / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        producer.produce(topic, b"%016d" % (time.time_ns() // 1000) + pad, partition=i % partitions)
+        producer.poll(0)
+    assert producer.flush(60) == 0
+
+
+def latency_run(
+    broker: Broker, start: Any, rate: float, seconds: float, partitions: int, value_bytes: int
+) -> tuple[int, float, float]:
+    """(records measured, p50 ms, p99 ms) of one contender; ``start(src, per_partition, dst)``
+    starts it and returns a function that waits for its end."""
+    n = int(rate * seconds)
+    per_partition = [n // partitions + (1 if p < n % partitions else 0) for p in range(partitions)]
+    src = broker.create_topic(partitions=partitions)
+    dst = broker.create_topic(partitions=partitions)
+    latencies: list[float] = []
+    reader = threading.Thread(target=read_latencies, args=(broker, dst, n, latencies, seconds + 120))
+    reader.start()
+    wait = start(src, per_partition, dst)
+    produce_paced(broker, src, n, rate, partitions, value_bytes)
+    reader.join()
+    wait()
+    assert len(latencies) >= n, f"{len(latencies)} of {n} records reached the output"
+    measured = sorted(latencies[int(rate) :])  # the first second is start-up
+    return len(measured), percentile(measured, 0.5), percentile(measured, 0.99)
+
+
+def started_flott(broker: Broker, parallelism: int, eos: bool, checkpoint_ms: int) -> Any:
+    from flott.common.job_status import JobStatus
+
+    def start(src: str, per_partition: list[int], dst: str) -> Any:
+        client = flott_job(broker, src, per_partition, dst, parallelism, eos, checkpoint_ms, wait=False)
+        deadline = time.monotonic() + 60
+        while client.get_job_status().result() is not JobStatus.RUNNING:
+            assert time.monotonic() < deadline, "the job did not start"
+            time.sleep(0.05)
+        time.sleep(1.0)  # the readers open and resolve their offsets
+        return lambda: client.get_job_execution_result().result(timeout=300)
+
+    return start
+
+
+def started_bare_loop(broker: Broker) -> Any:
+    def start(src: str, per_partition: list[int], dst: str) -> Any:
+        thread = threading.Thread(target=bare_loop, args=(broker, src, per_partition, dst))
+        thread.start()
+        return thread.join
+
+    return start
 
 
 PYFLINK_JOB = """
@@ -239,6 +348,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", default="", help="comma-separated words: run the contenders named so")
     parser.add_argument("--pyflink-python", default=str(PEERS_PY), help="a Python with apache-flink 2.3")
+    parser.add_argument("--latency", action="store_true", help="also measure end-to-end latency")
+    parser.add_argument("--latency-rate", type=float, default=2000.0, help="records/s written")
+    parser.add_argument("--latency-seconds", type=float, default=10.0)
+    parser.add_argument("--checkpoint-ms", type=int, default=1000, help="EXACTLY_ONCE's checkpoint interval")
     args = parser.parse_args()
 
     def run(broker: Broker) -> None:
@@ -285,6 +398,29 @@ def main() -> None:
                 log(f"{name}: {rate:,.0f} records/s ({count} records, {wall:.1f} s wall)")
             rows.append((name, f"{max(rates):,.0f}", f"{min(rates):,.0f}"))
         print(markdown_table(["contender", "records/s (best)", "records/s (worst)"], rows))
+        if args.latency:
+            latency_table(broker)
+
+    def latency_table(broker: Broker) -> None:
+        cp = args.checkpoint_ms
+        contenders: list[tuple[str, Any]] = [
+            ("bare confluent-kafka loop", started_bare_loop(broker)),
+            ("flott p=1 AT_LEAST_ONCE", started_flott(broker, 1, False, cp)),
+            ("flott p=2 AT_LEAST_ONCE", started_flott(broker, 2, False, cp)),
+            (f"flott p=1 EXACTLY_ONCE (checkpoints every {cp} ms)", started_flott(broker, 1, True, cp)),
+            (f"flott p=2 EXACTLY_ONCE (checkpoints every {cp} ms)", started_flott(broker, 2, True, cp)),
+        ]
+        if args.only:
+            contenders = [c for c in contenders if any(word in c[0] for word in args.only.split(","))]
+        rows = []
+        for name, start in contenders:
+            count, p50, p99 = latency_run(
+                broker, start, args.latency_rate, args.latency_seconds, args.partitions, args.value_bytes
+            )
+            log(f"{name}: latency p50 {p50:.1f} ms, p99 {p99:.1f} ms ({count} records)")
+            rows.append((name, f"{p50:.1f}", f"{p99:.1f}", count))
+        log(f"latency at {args.latency_rate:,.0f} records/s for {args.latency_seconds:.0f} s")
+        print(markdown_table(["contender", "latency p50 (ms)", "latency p99 (ms)", "records"], rows))
 
     bootstrap = os.environ.get(BOOTSTRAP_ENV)
     if bootstrap:
