@@ -29,12 +29,13 @@ The rate is taken from the output records' own timestamps (producer CreateTime):
 End-to-end latency (``--latency``, after the throughput table): each contender runs first, then a
 producer writes ``--latency-rate`` records/s for ``--latency-seconds`` into a fresh input topic,
 each value starting with its produce time (µs); a ``read_committed`` consumer of the output topic
-takes (time consumed - time produced) per record. The first second of records (start-up) is left
-out; p50 and p99 of the rest are reported. flott's jobs are bounded at the offsets the producer
-will reach, so they end by themselves. Under EXACTLY_ONCE a record becomes visible only when the
-checkpoint after it completes and its transaction commits, so its latency is bounded below by
-about half the checkpoint interval on average and up to one whole interval (``--checkpoint-ms``)
-plus the commit; AT_LEAST_ONCE records are out after the producer's ``linger.ms`` (5 ms here).
+takes (time consumed - time produced) per record. Start-up is left out (the paced records start
+once a few warm-up records came through); p50 and p99 of the paced records are reported. flott's
+jobs are bounded at the offsets the producer will reach, so they end by themselves. Under
+EXACTLY_ONCE a record becomes visible only when the checkpoint after it completes and its
+transaction commits: its latency is about half the checkpoint interval (``--checkpoint-ms``) on
+average and up to a whole interval plus the commit; AT_LEAST_ONCE records are out after the
+sink's ``linger.ms`` (5 ms here).
 """
 
 from __future__ import annotations
@@ -258,19 +259,27 @@ def latency_run(
 ) -> tuple[int, float, float]:
     """(records measured, p50 ms, p99 ms) of one contender; ``start(src, per_partition, dst)``
     starts it and returns a function that waits for its end."""
+    warm = 10 * partitions
     n = int(rate * seconds)
-    per_partition = [n // partitions + (1 if p < n % partitions else 0) for p in range(partitions)]
+    total = warm + n
+    per_partition = [total // partitions + (1 if p < total % partitions else 0) for p in range(partitions)]
     src = broker.create_topic(partitions=partitions)
     dst = broker.create_topic(partitions=partitions)
     latencies: list[float] = []
-    reader = threading.Thread(target=read_latencies, args=(broker, dst, n, latencies, seconds + 120))
+    reader = threading.Thread(target=read_latencies, args=(broker, dst, total, latencies, seconds + 300))
     reader.start()
     wait = start(src, per_partition, dst)
+    # start-up is outside the figures: the paced records start once warm-up records came through
+    produce_paced(broker, src, warm, 1000.0, partitions, value_bytes)
+    deadline = time.monotonic() + 180
+    while len(latencies) < warm:
+        assert time.monotonic() < deadline, "the contender did not start"
+        time.sleep(0.05)
     produce_paced(broker, src, n, rate, partitions, value_bytes)
     reader.join()
     wait()
-    assert len(latencies) >= n, f"{len(latencies)} of {n} records reached the output"
-    measured = sorted(latencies[int(rate) :])  # the first second is start-up
+    assert len(latencies) >= total, f"{len(latencies)} of {total} records reached the output"
+    measured = sorted(latencies[warm:])
     return len(measured), percentile(measured, 0.5), percentile(measured, 0.99)
 
 
@@ -283,7 +292,6 @@ def started_flott(broker: Broker, parallelism: int, eos: bool, checkpoint_ms: in
         while client.get_job_status().result() is not JobStatus.RUNNING:
             assert time.monotonic() < deadline, "the job did not start"
             time.sleep(0.05)
-        time.sleep(1.0)  # the readers open and resolve their offsets
         return lambda: client.get_job_execution_result().result(timeout=300)
 
     return start

@@ -62,7 +62,6 @@ _POLL_TIMEOUT_S = 0.05
 _META_TIMEOUT_S = 30.0
 _EARLIEST, _LATEST = -2, -1  # librdkafka's OFFSET_BEGINNING / OFFSET_END
 READER_TAG = "kafka-reader"
-Split = tuple[str, int, int, "int | None"]
 
 
 def java_string_hash(s: str) -> int:
