@@ -166,6 +166,7 @@ class KafkaSourceReader:
         self._background: ThreadPoolExecutor | None = None
         self._meta_client: Any = None
         """A consumer of the background thread: metadata and offsets for discovery (never assigned)."""
+        self._assigned = False
         self._add_splits(normalize_splits(splits))
 
     def _add_splits(self, splits: list[tuple[str, int, int, int | None]]) -> None:
@@ -180,8 +181,11 @@ class KafkaSourceReader:
             self._splits[key] = [offset, stop]
             self._stopping = self._stopping or stop is not None
             tps.append(self._ck.TopicPartition(topic, partition, offset))
-        if tps:
-            self._consumer.incremental_assign(tps)
+        if tps and self._assigned:
+            self._consumer.incremental_assign(tps)  # discovered partitions join the assignment
+        elif tps:
+            self._consumer.assign(tps)
+            self._assigned = True
 
     # --- creation ---------------------------------------------------------------------------
 
