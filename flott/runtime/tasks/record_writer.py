@@ -32,7 +32,7 @@ buffer in ``emit`` counts as busy time; otherwise the whole ``emit`` call counts
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from time import perf_counter_ns
 from typing import Any
 
@@ -47,7 +47,12 @@ from flott.errors import UserCodeError
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
-from flott.runtime.operators.stream_operator import TIMESTAMPED_OUTPUT, user_method
+from flott.runtime.operators.stream_operator import (
+    TIMESTAMPED_INPUT,
+    TIMESTAMPED_OUTPUT,
+    StreamOperator,
+    user_method,
+)
 from flott.runtime.partitioner import CustomPartitionerWrapper, StreamPartitioner, create_partitioner
 
 log = logging.getLogger(__name__)
@@ -57,6 +62,16 @@ MAX_POLL_TIMEOUT_S = 0.1
 
 OUTPUT_TAGS = "output_tags"
 """Config key of a vertex's last operator: ``{edge id: OutputTag id}`` for edges carrying a side output."""
+
+UNCHECKED_OUTPUT = "declared_output_unchecked"
+"""Config flag of an operator whose results PyFlink does not serialise where they leave flott's task:
+its consumer is fused into it in PyFlink (``env.disable_operator_chaining()`` splits flott's tasks,
+not PyFlink's fused Python operators), or flott added the operator (a BATCH combiner)."""
+
+CHECK_INPUT = "declared_input_check"
+"""Config of an operator whose chained producer's results PyFlink serialises before they reach it
+(``{"type": blob id, "producer": name, "keyed": bool}``): a watermark assigner or async I/O after a
+Python function, a BATCH combiner after the function feeding key_by."""
 
 
 def split_side_outputs(
@@ -124,6 +139,37 @@ class DeclaredOutputType:
                 f"declared type {self._type_info!r}"
             )
             raise UserCodeError(e.error_type.__name__, message, "", self._task_name) from None
+
+
+def check_declared_input(operator: StreamOperator, env: TaskEnvironment, config: dict[str, Any]) -> None:
+    """Make ``operator`` check its input against its chained producer's declared output type
+    when the JobGraph says PyFlink serialises the records there (:data:`CHECK_INPUT`).
+
+    The check wraps the operator's batch entry point once, at build time, so operators without
+    it pay nothing; with it, each batch is checked in one generated loop before the operator runs."""
+    spec = config.get(CHECK_INPUT)
+    if not spec:
+        return
+    declared = DeclaredOutputType.of(
+        env.load_user_object(spec["type"]),
+        spec["producer"],
+        env.task_name_with_subtasks,
+        keyed=bool(spec.get("keyed", False)),
+        timestamped=bool(config.get(TIMESTAMPED_INPUT, False)),
+    )
+    if declared is None:
+        return
+    check = declared.apply
+
+    def checked(records: Iterable[Any]) -> list[Any]:
+        return check(records if records.__class__ is list else list(records))
+
+    if operator.lazy:
+        transform = operator.transform
+        operator.transform = lambda records: transform(checked(records))  # type: ignore[method-assign]
+    else:
+        process_batch = operator.process_batch
+        operator.process_batch = lambda batch: process_batch(checked(batch))  # type: ignore[method-assign]
 
 
 class RecordWriter:
@@ -312,7 +358,7 @@ class RecordWriterDelegate:
                     tag.type_info, producer, env.task_name_with_subtasks, keyed=False, timestamped=timestamped
                 )
 
-            if last.output_type is not None:
+            if last.output_type is not None and not last.config.get(UNCHECKED_OUTPUT):
                 declared = DeclaredOutputType.of(
                     load(last.output_type),
                     producer,
