@@ -29,7 +29,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from flott.common.java_text import java_double_to_string, java_hashmap_order, to_float32
@@ -44,6 +44,7 @@ __all__ = [
     "java_serializer_takes_null",
     "output_converter",
     "output_type_check",
+    "output_type_check_lazy",
     "with_declared_key_type",
 ]
 
@@ -778,6 +779,53 @@ def output_type_check(type_info: Any, *, none_allowed: bool, timestamped: bool =
     source += "    return batch\n"
     namespace: dict[str, Any] = {"SLOW": slow, **_CANONICAL_NAMESPACE}
     exec(compile(source, f"<output type check {type_info!r}>", "exec"), namespace)
+    return namespace["check"]  # type: ignore[no-any-return]
+
+
+LazyCheck = Callable[[Iterable[Any]], Iterator[Any]]
+
+
+def output_type_check_lazy(
+    type_info: Any,
+    *,
+    none_allowed: bool,
+    timestamped: bool = False,
+    on_mismatch: Callable[[OutputTypeMismatch], Exception] | None = None,
+) -> LazyCheck | None:
+    """:func:`output_type_check` as an iterator over the records, for a check in the middle of a
+    lazily composed chain: each record is checked while the operator before it just made it (a
+    separate pass over a batch costs more than the check, in cache misses). Records that fit pass
+    as they are, others are converted; ``on_mismatch`` turns a mismatch into the error to raise."""
+    from flott.common import typeinfo as ti
+
+    if type_info is None or isinstance(type_info, ti.PickledBytesTypeInfo):
+        return None
+    conv = output_converter(type_info)
+    if conv is _identity:
+        return None
+
+    def slow_one(r: Any) -> Any:
+        v = r[0] if timestamped else r
+        try:
+            if v is None:
+                if none_allowed:
+                    return r
+                rejects = f"a None record, which Flink's serializer of {type_info!r} rejects"
+                raise _mismatch(TypeError, rejects)
+            c = conv(v)
+        except OutputTypeMismatch as e:
+            e.value = v
+            if on_mismatch is None:
+                raise
+            raise on_mismatch(e) from None
+        return (c, r[1]) if timestamped else c
+
+    expr = _canonical_expr(type_info, "v") or "False"
+    value = "r[0]" if timestamped else "r"
+    head = f"    for r in records:\n        v = {value}\n"
+    source = f"def check(records):\n{head}        if not {expr}:\n            r = SLOW(r)\n        yield r\n"
+    namespace: dict[str, Any] = {"SLOW": slow_one, **_CANONICAL_NAMESPACE}
+    exec(compile(source, f"<lazy output type check {type_info!r}>", "exec"), namespace)
     return namespace["check"]  # type: ignore[no-any-return]
 
 
