@@ -29,7 +29,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from flott.common.java_text import java_double_to_string, java_hashmap_order, to_float32
@@ -37,12 +37,15 @@ from flott.common.types import Row, RowKind
 from flott.errors import InvalidProgramError
 
 __all__ = [
+    "DeclaredKeySelector",
     "OutputTypeMismatch",
     "collection_converter",
     "convert_collection",
     "java_serializer_takes_null",
     "output_converter",
     "output_type_check",
+    "output_type_check_lazy",
+    "with_declared_key_type",
 ]
 
 Converter = Callable[[Any], Any]
@@ -777,3 +780,132 @@ def output_type_check(type_info: Any, *, none_allowed: bool, timestamped: bool =
     namespace: dict[str, Any] = {"SLOW": slow, **_CANONICAL_NAMESPACE}
     exec(compile(source, f"<output type check {type_info!r}>", "exec"), namespace)
     return namespace["check"]  # type: ignore[no-any-return]
+
+
+LazyCheck = Callable[[Iterable[Any]], Iterator[Any]]
+
+
+def output_type_check_lazy(
+    type_info: Any,
+    *,
+    none_allowed: bool,
+    timestamped: bool = False,
+    on_mismatch: Callable[[OutputTypeMismatch], Exception] | None = None,
+) -> LazyCheck | None:
+    """:func:`output_type_check` as an iterator over the records, for a check in the middle of a
+    lazily composed chain: each record is checked while the operator before it just made it (a
+    separate pass over a batch costs more than the check, in cache misses). Records that fit pass
+    as they are, others are converted; ``on_mismatch`` turns a mismatch into the error to raise."""
+    from flott.common import typeinfo as ti
+
+    if type_info is None or isinstance(type_info, ti.PickledBytesTypeInfo):
+        return None
+    conv = output_converter(type_info)
+    if conv is _identity:
+        return None
+
+    def slow_one(r: Any) -> Any:
+        v = r[0] if timestamped else r
+        try:
+            if v is None:
+                if none_allowed:
+                    return r
+                rejects = f"a None record, which Flink's serializer of {type_info!r} rejects"
+                raise _mismatch(TypeError, rejects)
+            c = conv(v)
+        except OutputTypeMismatch as e:
+            e.value = v
+            if on_mismatch is None:
+                raise
+            raise on_mismatch(e) from None
+        return (c, r[1]) if timestamped else c
+
+    expr = _canonical_expr(type_info, "v") or "False"
+    value = "r[0]" if timestamped else "r"
+    head = f"    for r in records:\n        v = {value}\n"
+    source = f"def check(records):\n{head}        if not {expr}:\n            r = SLOW(r)\n        yield r\n"
+    namespace: dict[str, Any] = {"SLOW": slow_one, **_CANONICAL_NAMESPACE}
+    exec(compile(source, f"<lazy output type check {type_info!r}>", "exec"), namespace)
+    return namespace["check"]  # type: ignore[no-any-return]
+
+
+# --- Declared key types: key_by(key_selector, key_type) -----------------------------------------
+#
+# PyFlink's key_by runs the key selector in a Python operator that emits Row(key, value) typed
+# Types.ROW([key_type, <the stream's type>]); Java keys the stream on the Row's first field. So
+# the key leaves Python through key_type's coder: a key that does not fit fails the job with the
+# coder's error (an int declared STRING: "'int' object has no attribute 'encode'"), a key the coder
+# converts is converted (1.5 declared INT is the key 1, shared with 1.7; 1 declared FLOAT is 1.0),
+# and None passes (a Row field may be null). What partitions the records, what keyed state is
+# scoped by and what ctx.get_current_key() returns is that converted key.
+
+
+class DeclaredKeySelector:
+    """A key selector whose keys go through their declared ``key_type`` as PyFlink's do.
+
+    It wraps the user's selector (a KeySelector or a callable) where the keyed stream is built,
+    so the producer's partitioner and the keyed operators after the shuffle see the same key.
+    ``open``/``close`` reach the user's selector; the converter is built where the key is first
+    needed (it is not pickled with the job)."""
+
+    def __init__(self, key_selector: Any, key_type: Any) -> None:
+        self.key_selector = key_selector
+        self.key_type = key_type
+        self._get_key: Converter | None = None
+        self._convert: Converter | None = None
+        self._task_name = ""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"key_selector": self.key_selector, "key_type": self.key_type}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["key_selector"], state["key_type"])  # type: ignore[misc]
+
+    def open(self, runtime_context: Any) -> None:
+        name = getattr(runtime_context, "get_task_name_with_subtasks", None)
+        if callable(name):
+            self._task_name = str(name())
+        opener = getattr(self.key_selector, "open", None)
+        if callable(opener) and not isinstance(self.key_selector, type):
+            opener(runtime_context)
+
+    def close(self) -> None:
+        closer = getattr(self.key_selector, "close", None)
+        if callable(closer) and not isinstance(self.key_selector, type):
+            closer()
+
+    def get_key(self, value: Any) -> Any:
+        get_key = self._get_key
+        convert = self._convert
+        if get_key is None or convert is None:
+            method = getattr(self.key_selector, "get_key", None)
+            get_key = self._get_key = method if callable(method) else self.key_selector
+            convert = self._convert = output_converter(self.key_type)
+        key = get_key(value)
+        if key is None:
+            return None
+        try:
+            return convert(key)
+        except OutputTypeMismatch as e:
+            from flott.errors import UserCodeError
+
+            message = (
+                f"{e.detail}: the key selector of key_by returned {key!r}, which does not fit its "
+                f"declared key_type {self.key_type!r}"
+            )
+            raise UserCodeError(e.error_type.__name__, message, "", self._task_name) from None
+
+
+def with_declared_key_type(key_selector: Any, key_type: Any) -> Any:
+    """``key_selector`` as ``key_by(key_selector, key_type)`` uses it: wrapped in a
+    :class:`DeclaredKeySelector` where ``key_type`` checks or converts anything, else itself."""
+    from flott.common import typeinfo as ti
+
+    if key_type is None or isinstance(key_type, ti.PickledBytesTypeInfo):
+        return key_selector
+    if not isinstance(key_type, ti.TypeInformation):
+        got = type(key_type).__name__
+        raise TypeError(f"key_by(): key_type must be a TypeInformation (Types.*), got {got}")
+    if output_converter(key_type) is _identity:
+        return key_selector
+    return DeclaredKeySelector(key_selector, key_type)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from flott.common.type_conversion import with_declared_key_type
 from flott.datastream.broadcast_stream import (
     BroadcastConnectedStream,
     BroadcastStream,
@@ -78,9 +79,13 @@ def not_yet(feature: str, call: str) -> NotYetSupportedError:
 
 
 def _check_function(func: Any, function_class: type, method: str) -> None:
-    """PyFlink accepts a Function instance or any callable; anything else is a TypeError."""
+    """PyFlink accepts a Function instance or any callable (``map(str)`` too); anything else is a
+    TypeError. A Function *class* (``map(MyMapFunction)``) is refused: PyFlink would call the
+    class on each record and emit the new instances."""
     if isinstance(func, function_class) or (callable(func) and not isinstance(func, type)):
         return
+    if isinstance(func, type) and not hasattr(func, method):
+        return  # a type used as a function
     if not isinstance(func, type) and callable(getattr(func, method, None)):
         return
     raise TypeError(f"The input must be a {function_class.__name__} or a callable function")
@@ -294,8 +299,11 @@ class DataStream:
         return DataStream(t, self._env)
 
     def key_by(self, key_selector: Callable[[Any], Any] | KeySelector, key_type: Any = None) -> KeyedStream:
-        """Partition by key (hash of the key into key groups); ``key_type`` is recorded, unused yet."""
+        """Partition by key (hash of the key into key groups). With ``key_type`` the keys go
+        through that type as in PyFlink: one that does not fit fails the job, one the type
+        converts (1.5 declared INT) is the converted key everywhere after the shuffle."""
         _check_key_selector(key_selector)
+        key_selector = with_declared_key_type(key_selector, key_type)
         t = PartitionTransformation(
             name="Keyed",
             parallelism=self._transformation.parallelism,

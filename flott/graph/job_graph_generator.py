@@ -20,6 +20,7 @@ Three decisions happen here:
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import sys
@@ -30,6 +31,7 @@ from typing import Any
 from flott.datastream.transformations import ChainingStrategy
 from flott.errors import InvalidJobGraphError
 from flott.graph.local_aggregation import add_local_pre_aggregation
+from flott.graph.python_operator_fusion import pyflink_fuses
 from flott.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 from flott.graph.unsupported_settings import refuse_unsupported_settings
 from flott.graph.user_code import dumps_user_object
@@ -49,7 +51,7 @@ from flott.runtime.operators.stream_operator import (
     TIMESTAMPED_INPUT2,
     TIMESTAMPED_OUTPUT,
 )
-from flott.runtime.tasks.record_writer import OUTPUT_TAGS
+from flott.runtime.tasks.record_writer import CHECK_INPUT, OUTPUT_TAGS, UNCHECKED_OUTPUT
 
 __all__ = ["MissingUidWarning", "create_job_graph", "operator_ids"]
 
@@ -275,6 +277,34 @@ def _operator(
     )
 
 
+# --------------------------------------------------------------------------- declared output types
+
+
+def _mark_declared_type_checks(
+    graph: StreamGraph,
+    all_chains: list[list[StreamNode]],
+    ids: dict[int, str],
+    artifacts: _Artifacts,
+    extra_config: dict[str, dict[str, Any]],
+) -> None:
+    """Where PyFlink's boundaries of fused Python operators and flott's task boundaries differ,
+    say so in the operators' config: a task's last operator whose consumer PyFlink fuses into it
+    is not checked where it leaves the task (:data:`UNCHECKED_OUTPUT`); a chained operator that
+    PyFlink feeds through its producer's coder checks its input (:data:`CHECK_INPUT`). Chained
+    sinks check their input themselves."""
+    for chain in all_chains:
+        for up, down in itertools.pairwise(chain):
+            if up.is_source or up.output_type is None or down.is_sink:
+                continue
+            if not pyflink_fuses(down.in_edges[0], graph):
+                type_ref = artifacts.add(up.output_type, f"the output type of operator '{up.name}'")
+                spec = {"type": type_ref, "producer": up.name, "keyed": False}
+                extra_config.setdefault(ids[down.id], {})[CHECK_INPUT] = spec
+        last = chain[-1]
+        if len(last.out_edges) == 1 and pyflink_fuses(last.out_edges[0], graph):
+            extra_config.setdefault(ids[last.id], {})[UNCHECKED_OUTPUT] = True
+
+
 # --------------------------------------------------------------------------- the JobGraph
 
 
@@ -331,6 +361,7 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
                     target_input=e.type_number,
                 )
             )
+    _mark_declared_type_checks(graph, all_chains, ids, artifacts, extra_config)
     vertices: list[JobVertex] = []
     for chain in all_chains:
         head = chain[0]

@@ -8,6 +8,11 @@ partial value per key over the network instead of every record, as Flink's
 batch runtime and Spark do with combiners. For a word count that turns ten
 million shuffled records into a few thousand, and splits the reduce work over
 the producers. STREAMING jobs are untouched: there every update is output.
+
+Declared output types: in PyFlink the records reach the shuffle through the coder of the
+feeding function's declared type (a float declared INT is an int before any reduce call), and
+the combiner's partial results are flott's own. So the combiner checks its input as the task's
+output would have been checked, and its own output is not checked again.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import hashlib
 
 from flott.runtime.jobgraph import JobEdge, JobVertex, OperatorDescriptor
+from flott.runtime.tasks.record_writer import CHECK_INPUT, UNCHECKED_OUTPUT
 
 COMBINABLE_KINDS = frozenset({"reduce", "sum"})
 LOCAL_PRE_AGGREGATION = "local_pre_aggregation"
@@ -51,6 +57,13 @@ def add_local_pre_aggregation(
             or producer.id in replaced
         ):
             continue
+        feeder = producer.operators[-1]
+        config = {k: v for k, v in head.config.items() if k != CHECK_INPUT}
+        config.update({LOCAL_PRE_AGGREGATION: True, UNCHECKED_OUTPUT: True})
+        if feeder.kind != "source" and feeder.output_type is not None:
+            # PyFlink serialises the records before the shuffle, as fields of key_by's rows: check
+            # them where they enter the combiner, not the partial results it sends on.
+            config[CHECK_INPUT] = {"type": feeder.output_type, "producer": feeder.name, "keyed": True}
         combiner = OperatorDescriptor(
             operator_id=_combiner_id(head.operator_id),
             name=f"Local {head.name}",
@@ -59,7 +72,7 @@ def add_local_pre_aggregation(
             key_selector=head.key_selector,
             input_type=head.input_type,
             output_type=head.output_type,
-            config={**head.config, LOCAL_PRE_AGGREGATION: True},
+            config=config,
         )
         replaced[producer.id] = JobVertex(
             id=producer.id,

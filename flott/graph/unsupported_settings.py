@@ -102,6 +102,29 @@ _CHECKS: list[tuple[str, Callable[[str], bool], str]] = [
 ]
 
 
+_ADAPTIVE_BATCH = "execution.batch.adaptive.auto-parallelism."
+_ADAPTIVE_BATCH_DEPRECATED = "jobmanager.adaptive-batch-scheduler."
+_ADAPTIVE_BATCH_MESSAGE = (
+    "flott runs a BATCH job's operators at the parallelism the job asks for; deciding the "
+    "parallelism of downstream operators from the data volume (Flink's adaptive batch scheduler) "
+    "is not supported yet (remove the setting, or set "
+    "execution.batch.adaptive.auto-parallelism.enabled: false, which is what flott does)"
+)
+
+
+def _refuse_adaptive_batch_settings(config: Mapping[str, str]) -> None:
+    """In BATCH mode, Flink's auto-parallelism settings change what runs; flott does not decide
+    parallelism from data volume, so any of them but ``enabled: false`` is refused."""
+    if str(config.get("execution.runtime-mode", "STREAMING")).strip().upper() != "BATCH":
+        return  # they mean nothing to a STREAMING job, in Flink too
+    for key, value in config.items():
+        if not key.startswith((_ADAPTIVE_BATCH, _ADAPTIVE_BATCH_DEPRECATED)):
+            continue
+        if key.endswith(".enabled") and str(value).strip().lower() == "false":
+            continue
+        raise NotYetSupportedError(f"'{key}: {value}': {_ADAPTIVE_BATCH_MESSAGE}")
+
+
 def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
     """Raise NotYetSupportedError for the first setting flott would otherwise ignore
     (ConfigurationError for a checkpointing mode that does not exist)."""
@@ -109,6 +132,7 @@ def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
         value = config.get(key)
         if value is not None and unsupported(str(value)):
             raise NotYetSupportedError(f"'{key}: {value}': {message}")
+    _refuse_adaptive_batch_settings(config)
     mode = config.get("execution.checkpointing.mode")
     if mode is not None and mode.strip().upper().replace("-", "_") not in ("EXACTLY_ONCE", "AT_LEAST_ONCE"):
         raise ConfigurationError(

@@ -140,3 +140,35 @@ def test_the_environment_refuses_a_parallelism_that_is_not_a_number() -> None:
     expected = r"Could not parse value 'abc' for key 'parallelism\.default'"
     with pytest.raises(ConfigurationError, match=expected):
         StreamExecutionEnvironment.get_execution_environment(config)
+
+
+def test_the_lazy_check_passes_fitting_records_and_converts_the_others() -> None:
+    from flott.common.type_conversion import output_type_check_lazy
+
+    check = output_type_check_lazy(Types.TUPLE([Types.STRING(), Types.INT()]), none_allowed=True)
+    assert check is not None
+    fitting = ("a", 1)
+    out = list(check(iter([fitting, ("b", 1.7), None])))
+    assert out[0] is fitting and out[1] == ("b", 1) and out[2] is None
+    timestamped = output_type_check_lazy(Types.FLOAT(), none_allowed=False, timestamped=True)
+    assert timestamped is not None
+    assert list(timestamped([(1, 5)])) == [(1.0, 5)]
+    assert output_type_check_lazy(Types.PICKLED_BYTE_ARRAY(), none_allowed=False) is None
+
+
+def test_the_lazy_check_raises_what_on_mismatch_makes_of_the_mismatch() -> None:
+    from flott.common.type_conversion import output_type_check_lazy
+
+    seen: list[OutputTypeMismatch] = []
+
+    def error(e: OutputTypeMismatch) -> Exception:
+        seen.append(e)
+        return ValueError(f"{e.error_type.__name__}: {e.detail} ({e.value!r})")
+
+    check = output_type_check_lazy(Types.INT(), none_allowed=False, on_mismatch=error)
+    assert check is not None
+    with pytest.raises(ValueError, match=r"TypeError: an integer is required \('x'\)"):
+        list(check(["x"]))
+    with pytest.raises(ValueError, match="None record"):
+        list(check([None]))
+    assert [e.value for e in seen] == ["x", None]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from flott.common.type_conversion import DeclaredKeySelector
 from flott.runtime.partitioner.stream_partitioner import StreamPartitioner
 from flott.runtime.state.key_groups import key_to_subtask_function
 
@@ -56,6 +57,10 @@ class KeyGroupStreamPartitioner(StreamPartitioner):
             )
         self._subtask_of = key_to_subtask_function(self._max_parallelism, num_channels)
         self._cache.clear()
+        if isinstance(getattr(self._key_selector, "__self__", None), DeclaredKeySelector):
+            # A declared key_type is checked on every key, as PyFlink's key coder does, even
+            # where one consumer would take every record without its key.
+            self.single_channel = None
 
     def select_channel(self, record: Any) -> int:
         """The channel of one record (for tests and single-record callers; batches use distribute)."""

@@ -32,6 +32,7 @@ from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.source_sink import SourceOperator
 from flott.runtime.operators.stream_operator import OperatorSetup, Output, StreamOperator
 from flott.runtime.operators.watermark import Watermark, WatermarkStatus
+from flott.runtime.tasks.record_writer import check_declared_input
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +169,8 @@ class OperatorChain:
         built = [
             create_operator(OperatorSetup(env, d, streaming, batch_size, claimed, pts)) for d in descriptors
         ]
+        for operator, descriptor in zip(built, descriptors, strict=True):
+            check_declared_input(operator, env, descriptor.config)
         source: SourceOperator | None = None
         if isinstance(built[0], SourceOperator):
             source = built[0]

@@ -41,13 +41,19 @@ from flott.common.type_conversion import (
     OutputTypeMismatch,
     java_serializer_takes_null,
     output_type_check,
+    output_type_check_lazy,
 )
 from flott.datastream.output_tag import OutputTag
 from flott.errors import UserCodeError
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
-from flott.runtime.operators.stream_operator import TIMESTAMPED_OUTPUT, user_method
+from flott.runtime.operators.stream_operator import (
+    TIMESTAMPED_INPUT,
+    TIMESTAMPED_OUTPUT,
+    StreamOperator,
+    user_method,
+)
 from flott.runtime.partitioner import CustomPartitionerWrapper, StreamPartitioner, create_partitioner
 
 log = logging.getLogger(__name__)
@@ -57,6 +63,16 @@ MAX_POLL_TIMEOUT_S = 0.1
 
 OUTPUT_TAGS = "output_tags"
 """Config key of a vertex's last operator: ``{edge id: OutputTag id}`` for edges carrying a side output."""
+
+UNCHECKED_OUTPUT = "declared_output_unchecked"
+"""Config flag of an operator whose results PyFlink does not serialise where they leave flott's task:
+its consumer is fused into it in PyFlink (``env.disable_operator_chaining()`` splits flott's tasks,
+not PyFlink's fused Python operators), or flott added the operator (a BATCH combiner)."""
+
+CHECK_INPUT = "declared_input_check"
+"""Config of an operator whose chained producer's results PyFlink serialises before they reach it
+(``{"type": blob id, "producer": name, "keyed": bool}``): a watermark assigner or async I/O after a
+Python function, a BATCH combiner after the function feeding key_by."""
 
 
 def split_side_outputs(
@@ -118,12 +134,52 @@ class DeclaredOutputType:
         try:
             return self._check(batch)
         except OutputTypeMismatch as e:
-            # The user's mistake, with PyFlink's error type; no frame of it is the user's.
-            message = (
-                f"{e.detail}: '{self._producer}' emitted {e.value!r}, which does not fit its "
-                f"declared type {self._type_info!r}"
-            )
-            raise UserCodeError(e.error_type.__name__, message, "", self._task_name) from None
+            raise declared_type_error(e, self._producer, self._type_info, self._task_name) from None
+
+
+def declared_type_error(
+    e: OutputTypeMismatch, producer: str, type_info: Any, task_name: str
+) -> UserCodeError:
+    """The user's mistake, with PyFlink's error type; no frame of it is the user's."""
+    message = (
+        f"{e.detail}: '{producer}' emitted {e.value!r}, which does not fit its declared type {type_info!r}"
+    )
+    return UserCodeError(e.error_type.__name__, message, "", task_name)
+
+
+def check_declared_input(operator: StreamOperator, env: TaskEnvironment, config: dict[str, Any]) -> None:
+    """Make ``operator`` check its input against its chained producer's declared output type
+    when the JobGraph says PyFlink serialises the records there (:data:`CHECK_INPUT`).
+
+    The check wraps the operator's batch entry point once, at build time, so operators without
+    it pay nothing; with it, each record is checked by a generated generator as the operator pulls
+    it, while the record is fresh in the cache (a second pass over a materialised batch cost twice
+    as much in a BATCH word count)."""
+    spec = config.get(CHECK_INPUT)
+    if not spec:
+        return
+    type_info = env.load_user_object(spec["type"])
+    producer = spec["producer"]
+    task_name = env.task_name_with_subtasks
+    keyed = bool(spec.get("keyed", False))
+
+    def error(e: OutputTypeMismatch) -> Exception:
+        return declared_type_error(e, producer, type_info, task_name)
+
+    checked = output_type_check_lazy(
+        type_info,
+        none_allowed=keyed or java_serializer_takes_null(type_info),
+        timestamped=bool(config.get(TIMESTAMPED_INPUT, False)),
+        on_mismatch=error,
+    )
+    if checked is None:
+        return
+    if operator.lazy:
+        transform = operator.transform
+        operator.transform = lambda records: transform(checked(records))  # type: ignore[method-assign]
+    else:
+        process_batch = operator.process_batch
+        operator.process_batch = lambda batch: process_batch(checked(batch))  # type: ignore[method-assign,arg-type]
 
 
 class RecordWriter:
@@ -312,7 +368,7 @@ class RecordWriterDelegate:
                     tag.type_info, producer, env.task_name_with_subtasks, keyed=False, timestamped=timestamped
                 )
 
-            if last.output_type is not None:
+            if last.output_type is not None and not last.config.get(UNCHECKED_OUTPUT):
                 declared = DeclaredOutputType.of(
                     load(last.output_type),
                     producer,
