@@ -31,6 +31,7 @@ answers with, so the mapping lives here and nowhere else::
     │   ├── OperationCacheClosedError       503  shutting down: no new async operations
     │   ├── NoResourceAvailableError        500  not enough slots in time
     │   ├── TaskExecutorLostError           500  a worker process died / stopped heartbeating
+    │   ├── SlotAllocationError             500  a slot asked of a TaskExecutor is taken or not there
     │   └── DataExchangeError               500  a data channel between tasks broke
     ├── JobError                            500  something about one job
     │   ├── JobNotFoundError                404
@@ -172,6 +173,11 @@ class NoResourceAvailableError(ClusterError):
 
 class TaskExecutorLostError(ClusterError):
     pass
+
+
+class SlotAllocationError(ClusterError):
+    """A TaskExecutor refused a slot request: the slot is held by another allocation, or it has no
+    such slot (the ResourceManager's view was stale)."""
 
 
 class DataExchangeError(ClusterError):
