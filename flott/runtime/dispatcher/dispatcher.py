@@ -204,7 +204,7 @@ class Dispatcher(RpcEndpoint):
             if isinstance(action, CancelJobMaster):
                 runner = self.runners.get(action.job_id)
                 if runner is not None:
-                    self._spawn(runner.job_master.cancel())
+                    runner.job_master.request_cancel()
             elif isinstance(action, StopJobMaster):
                 runner = self.runners.pop(action.job_id, None)
                 if runner is not None:

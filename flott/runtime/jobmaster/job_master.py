@@ -471,6 +471,10 @@ class JobMaster(RpcEndpoint):
         self._handle(TaskExecutorLost(resource_id, cause))
 
     async def cancel(self) -> None:
+        self.request_cancel()
+
+    def request_cancel(self) -> None:
+        """Cancel the job (synchronous: the cancellations of its tasks go out in the background)."""
         self._handle(CancelJob())
 
     async def request_job(self) -> ExecutionGraphInfo:
