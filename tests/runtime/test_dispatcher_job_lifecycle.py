@@ -191,7 +191,7 @@ def test_recovery_from_ha_runs_stored_jobs_and_restores_the_archive() -> None:
     old = archived("done", "FINISHED", at=-5.0)
     assert jobs.handle(RestoreArchived(old), 0) == []
     assert jobs.archived("done") is old
-    jobs.handle(Submit("stored", 2, recovered=True), 0)
+    jobs.handle(Submit("stored", 2), 0)
     jobs.handle(InitializationStarted("stored"), 0)
     jobs.handle(JobMasterStarted("stored"), 0)
     assert jobs.status("stored") is S.RUNNING

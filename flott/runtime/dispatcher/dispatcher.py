@@ -260,9 +260,7 @@ class Dispatcher(RpcEndpoint):
     ) -> None:
         """Run a job a previous leader acknowledged, from ``snapshot`` (its latest checkpoint)."""
         job_id = job_graph.job_id
-        self._handle(job_lifecycle.Submit(
-            job_id, admission.subtasks_of(job_graph), tuple(artifacts), recovered=True
-        ))  # fmt: skip
+        self._handle(job_lifecycle.Submit(job_id, admission.subtasks_of(job_graph), tuple(artifacts)))
         try:
             await self._start_job(job_graph, python_artifacts, recovered=snapshot, persist=False)
         except BaseException:

@@ -100,13 +100,12 @@ class DispatcherJob:
 
 @dataclass(frozen=True)
 class Submit:
-    """A submission passed admission control: claim the id (``recovered``: a job a previous leader
-    acknowledged, started again from HA)."""
+    """A submission passed admission control, or HA recovery starts a job a previous leader
+    acknowledged: claim the id."""
 
     job_id: str
     subtasks: int
     artifacts: tuple[JobArtifact, ...] = ()
-    recovered: bool = False
 
 
 @dataclass(frozen=True)
