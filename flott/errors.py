@@ -31,12 +31,15 @@ answers with, so the mapping lives here and nowhere else::
     │   ├── OperationCacheClosedError       503  shutting down: no new async operations
     │   ├── NoResourceAvailableError        500  not enough slots in time
     │   ├── TaskExecutorLostError           500  a worker process died / stopped heartbeating
+    │   ├── SlotAllocationError             500  a slot asked of a TaskExecutor is taken or not there
     │   └── DataExchangeError               500  a data channel between tasks broke
     ├── JobError                            500  something about one job
     │   ├── JobNotFoundError                404
     │   ├── DuplicateJobSubmissionError     409
     │   ├── JobNotTerminalError             409  result asked before the job ended
     │   ├── JobAlreadyTerminalError         409  e.g. cancel of a FINISHED job
+    │   ├── JobInitializingError            409  the job has no JobMaster yet (savepoint asked while
+    │   │                                        it initializes); retry
     │   ├── OperationNotFoundError          404  status of an async operation never triggered
     │   ├── OperatorNotFoundError           404  a coordination request for an operator the job lacks
     │   ├── JobExecutionError               500  the job ended FAILED (cause attached)
@@ -46,6 +49,8 @@ answers with, so the mapping lives here and nowhere else::
     │   │                                        fetched, verified or installed
     │   └── NotYetSupportedError            501  a Flink capability flott has not built yet
     ├── IllegalStateTransitionError         500  a state machine was asked for an illegal move
+    │   ├── IllegalJobTransitionError       500  the Dispatcher's job lifecycle (dispatcher/job_lifecycle.py)
+    │   └── IllegalCheckpointTransitionError 500 the CheckpointCoordinator (runtime/checkpoint/errors.py)
     ├── TaskCancelledError                  500  raised inside a task thread to unwind it
     └── UserCodeError                       500  the user's function raised (type, message, traceback)
 """
@@ -170,6 +175,11 @@ class TaskExecutorLostError(ClusterError):
     pass
 
 
+class SlotAllocationError(ClusterError):
+    """A TaskExecutor refused a slot request: the slot is held by another allocation, or it has no
+    such slot (the ResourceManager's view was stale)."""
+
+
 class DataExchangeError(ClusterError):
     pass
 
@@ -191,6 +201,14 @@ class JobNotTerminalError(JobError):
 
 
 class JobAlreadyTerminalError(JobError):
+    http_status = 409
+
+
+class JobInitializingError(JobError):
+    """The job is submitted but its JobMaster is not running yet (the savepoint it starts from is
+    being read, it is being persisted, its ExecutionGraph built): savepoints and checkpoints cannot
+    be triggered until it runs."""
+
     http_status = 409
 
 
@@ -245,6 +263,11 @@ class NotYetSupportedError(JobError, NotImplementedError):
 
 class IllegalStateTransitionError(FlottError):
     pass
+
+
+class IllegalJobTransitionError(IllegalStateTransitionError):
+    """The Dispatcher's job lifecycle was asked for a move its state does not allow (a JobMaster
+    reported terminal for a job that has none, a rescale of a job that is not running, ...)."""
 
 
 class TaskCancelledError(FlottError):

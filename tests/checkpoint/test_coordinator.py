@@ -1,4 +1,8 @@
-"""CheckpointCoordinator lifecycle, driven by explicit events and times (no sockets, no clock)."""
+"""CheckpointCoordinator lifecycle, driven by explicit events and times (no sockets, no clock).
+
+The coordinator does no I/O: its storage actions are carried out here by :func:`settle`, the way
+the JobMaster's shell does on its worker thread (in order, each outcome fed back as an event).
+"""
 
 from __future__ import annotations
 
@@ -12,12 +16,16 @@ from flott.runtime.checkpoint.coordinator import (
     CheckpointCompleted,
     CheckpointConfig,
     CheckpointCoordinator,
+    CheckpointDiscarded,
     CheckpointFailed,
     CheckpointPlan,
     DeclineCheckpoint,
+    DiscardCheckpoint,
     FailJob,
     JobNotRunning,
     JobRunning,
+    MetadataWriteFailed,
+    MetadataWritten,
     NotifyCheckpointAborted,
     NotifyCheckpointComplete,
     RestoredFrom,
@@ -26,6 +34,8 @@ from flott.runtime.checkpoint.coordinator import (
     TriggerCheckpoint,
     TriggerCheckpointBarrier,
     TriggerSavepoint,
+    WriteCheckpointMetadata,
+    perform_storage_action,
 )
 from flott.runtime.checkpoint.errors import CheckpointTriggerError, IllegalCheckpointTransitionError
 from flott.runtime.checkpoint.metadata import (
@@ -42,15 +52,39 @@ PLAN = CheckpointPlan(
 )
 
 
-def make(**config: Any) -> tuple[CheckpointCoordinator, MemoryCheckpointStorage]:
+class Coordinator(CheckpointCoordinator):
+    """The coordinator with its storage actions carried out at once (what the shell does, minus the
+    thread): ``handle`` returns every action, the storage ones and those their outcomes caused."""
+
+    storage: MemoryCheckpointStorage
+
+    def handle(self, event: Any, now_ms: int) -> list[Any]:
+        return settle(self, self.storage, super().handle(event, now_ms), now_ms)
+
+
+def settle(coord: CheckpointCoordinator, storage: Any, actions: list[Any], now: int) -> list[Any]:
+    out: list[Any] = []
+    queue = list(actions)
+    while queue:
+        action = queue.pop(0)
+        out.append(action)
+        if isinstance(action, (WriteCheckpointMetadata, DiscardCheckpoint)):
+            queue += CheckpointCoordinator.handle(coord, perform_storage_action(storage, action), now)
+    return out
+
+
+def make(**config: Any) -> tuple[Coordinator, MemoryCheckpointStorage]:
     config.setdefault("interval_ms", 1000)
     config.setdefault("checkpoints_dir", "/chk")
     storage = MemoryCheckpointStorage()
     counter = iter(range(1000))
-    coord = CheckpointCoordinator(
-        JOB, CheckpointConfig(**config), storage, random_hex=lambda n: f"{next(counter):0{2 * n}x}"
-    )
+    coord = Coordinator(JOB, CheckpointConfig(**config), random_hex=lambda n: f"{next(counter):0{2 * n}x}")
+    coord.storage = storage
     return coord, storage
+
+
+def without_storage(actions: list[Any]) -> list[type]:
+    return [type(a) for a in actions if not isinstance(a, (WriteCheckpointMetadata, DiscardCheckpoint))]
 
 
 def snapshot(execution_id: str, key_group: int) -> TaskStateSnapshot:
@@ -127,7 +161,7 @@ def test_missing_ack_times_out_and_never_fails_the_job_by_default() -> None:
         coord.handle(Tick(), 1000 + 1000 * i)
         ack_all(coord, i + 1, 1100 + 1000 * i, skip=("map-1",))
         actions: list[Any] = coord.handle(Tick(), 1500 + 1000 * i)
-        assert [type(a) for a in actions] == [NotifyCheckpointAborted, CheckpointFailed]
+        assert [type(a) for a in actions] == [DiscardCheckpoint, NotifyCheckpointAborted, CheckpointFailed]
 
 
 def test_missing_ack_times_out_and_fails_the_job_when_no_failure_is_tolerated() -> None:
@@ -137,8 +171,8 @@ def test_missing_ack_times_out_and_fails_the_job_when_no_failure_is_tolerated() 
     ack_all(coord, 1, 1100, skip=("map-1",))
     assert coord.next_wakeup() == 1500
     actions: list[Any] = coord.handle(Tick(), 1500)
-    assert [type(a) for a in actions] == [NotifyCheckpointAborted, CheckpointFailed, FailJob]
-    assert "expired" in actions[1].reason
+    assert without_storage(actions) == [NotifyCheckpointAborted, CheckpointFailed, FailJob]
+    assert "expired" in actions[2].reason
     assert storage.deleted_dirs == [f"/chk/{JOB}/chk-1"]
     assert coord.latest_completed() is None
     stats = coord.checkpoint_statistics()
@@ -155,8 +189,8 @@ def test_decline_fails_the_checkpoint() -> None:
     coord.handle(JobRunning(PLAN), 0)
     coord.handle(Tick(), 1000)
     actions: list[Any] = coord.handle(DeclineCheckpoint(1, "map-0", "state too big"), 1010)
-    assert [type(a) for a in actions] == [NotifyCheckpointAborted, CheckpointFailed]
-    assert "declined by task map-0: state too big" in actions[1].reason
+    assert without_storage(actions) == [NotifyCheckpointAborted, CheckpointFailed]
+    assert "declined by task map-0: state too big" in actions[2].reason
     assert coord.pending == {} and coord.consecutive_failures == 1
 
 
@@ -260,7 +294,7 @@ def test_job_not_running_aborts_pending_without_counting() -> None:
     coord.handle(JobRunning(PLAN), 0)
     coord.handle(Tick(), 1000)
     actions = coord.handle(JobNotRunning("task failed"), 1100)
-    assert [type(a) for a in actions] == [CheckpointFailed]
+    assert without_storage(actions) == [CheckpointFailed]
     assert coord.consecutive_failures == 0 and coord.next_wakeup() is None
     assert coord.handle(Tick(), 5000) == []
     with pytest.raises(CheckpointTriggerError):
@@ -285,10 +319,9 @@ def test_illegal_transitions_are_typed_errors() -> None:
     with pytest.raises(IllegalCheckpointTransitionError):
         coord.handle(AcknowledgeCheckpoint(1, "src-0"), 1002)
     with pytest.raises(IllegalCheckpointTransitionError):
-        CheckpointCoordinator(JOB, CheckpointConfig(), MemoryCheckpointStorage()).handle(
-            JobRunning(CheckpointPlan(("a",), {"b": "v"})), 0
-        )
-    assert [type(a) for a in coord.handle(Shutdown(), 2000)] == [CheckpointFailed]
+        bad_plan = CheckpointPlan(("a",), {"b": "v"})
+        CheckpointCoordinator(JOB, CheckpointConfig()).handle(JobRunning(bad_plan), 0)
+    assert without_storage(coord.handle(Shutdown(), 2000)) == [CheckpointFailed]
     assert coord.handle(Tick(), 3000) == []
     with pytest.raises(IllegalCheckpointTransitionError):
         coord.handle(TriggerSavepoint("/sp"), 3000)
@@ -322,3 +355,92 @@ def test_config_from_flink_keys() -> None:
     assert CheckpointConfig.from_config({}).interval_ms is None
     with pytest.raises(ConfigurationError):
         CheckpointConfig.from_config({"execution.checkpointing.max-concurrent-checkpoints": "x"})
+
+
+def raw(**config: Any) -> CheckpointCoordinator:
+    """A coordinator whose storage actions nobody carries out (the test plays the shell)."""
+    config.setdefault("interval_ms", 1000)
+    config.setdefault("checkpoints_dir", "/chk")
+    return CheckpointCoordinator(JOB, CheckpointConfig(**config), random_hex=lambda n: "0" * 2 * n)
+
+
+def ack_raw(coord: CheckpointCoordinator, cid: int, now: int) -> list[Any]:
+    actions: list[Any] = []
+    for i, ex in enumerate(PLAN.tasks_to_ack):
+        actions += coord.handle(AcknowledgeCheckpoint(cid, ex, snapshot(ex, i * 50)), now)
+    return actions
+
+
+def test_the_last_ack_asks_for_the_metadata_write_and_completion_waits_for_it() -> None:
+    """No I/O in the coordinator: the write is an action, completion the event that answers it."""
+    coord = raw()
+    coord.handle(JobRunning(PLAN), 0)
+    coord.handle(Tick(), 1000)
+    (write,) = ack_raw(coord, 1, 1100)
+    assert isinstance(write, WriteCheckpointMetadata)
+    assert write.location == f"/chk/{JOB}/chk-1" and write.metadata.checkpoint_id == 1
+    assert coord.latest_completed() is None and 1 in coord.pending  # FINALIZING
+    # A finalizing checkpoint does not expire while its write is under way, and a late decline of
+    # it changes nothing.
+    assert coord.next_wakeup() is None
+    assert coord.handle(Tick(), 1000 + 600_001) == []
+    assert 1 in coord.pending
+    assert coord.handle(DeclineCheckpoint(1, "map-0", "late"), 1200) == []
+    storage = MemoryCheckpointStorage()
+    assert perform_storage_action(storage, write) == MetadataWritten(1)
+    assert load_metadata(storage, write.location).checkpoint_id == 1
+    actions = coord.handle(MetadataWritten(1), 1300)
+    assert [type(a) for a in actions] == [NotifyCheckpointComplete, CheckpointCompleted]
+    latest = coord.latest_completed()
+    assert latest is not None and latest.checkpoint_id == 1
+    # Flink's end-to-end duration runs from the trigger to the last acknowledgement.
+    assert coord.checkpoint_statistics()["latest"]["completed"]["end_to_end_duration"] == 100
+
+
+def test_metadata_write_failure_fails_the_checkpoint_and_discards_its_directory() -> None:
+    coord = raw(tolerable_failures=0)
+    coord.handle(JobRunning(PLAN), 0)
+    coord.handle(Tick(), 1000)
+    (write,) = ack_raw(coord, 1, 1100)
+    actions = coord.handle(MetadataWriteFailed(1, "Failure to finalize checkpoint: disk full"), 1200)
+    assert actions[0] == DiscardCheckpoint(1, write.location)
+    assert [type(a) for a in actions[1:]] == [NotifyCheckpointAborted, CheckpointFailed, FailJob]
+    assert coord.latest_completed() is None
+    assert coord.checkpoint_statistics()["counts"]["failed"] == 1
+
+
+def test_job_stopping_while_finalizing_aborts_and_a_late_write_result_is_ignored() -> None:
+    coord = raw()
+    coord.handle(JobRunning(PLAN), 0)
+    coord.handle(Tick(), 1000)
+    (write,) = ack_raw(coord, 1, 1100)
+    actions = coord.handle(JobNotRunning("task failed"), 1150)
+    # The discard is emitted after the write: the shell's ordered queue deletes what it wrote.
+    assert actions == [
+        DiscardCheckpoint(1, write.location),
+        CheckpointFailed(1, "CHECKPOINT", "job not running: task failed", None),
+    ]
+    assert coord.handle(MetadataWritten(1), 1200) == []
+    assert coord.latest_completed() is None
+
+
+def test_retained_checkpoints_are_discarded_by_actions_in_order() -> None:
+    coord = raw(num_retained=1)
+    coord.handle(JobRunning(PLAN), 0)
+    for n in (1, 2):
+        coord.handle(Tick(), n * 1000)
+        ack_raw(coord, n, n * 1000 + 10)
+        actions = coord.handle(MetadataWritten(n), n * 1000 + 20)
+    assert actions[0] == DiscardCheckpoint(1, f"/chk/{JOB}/chk-1")
+    assert coord.handle(CheckpointDiscarded(f"/chk/{JOB}/chk-1", "permission denied"), 2100) == []
+    assert any("could not dispose" in h for h in coord.history)
+
+
+def test_storage_outcomes_for_unknown_checkpoints_are_typed_errors() -> None:
+    coord = raw()
+    coord.handle(JobRunning(PLAN), 0)
+    with pytest.raises(IllegalCheckpointTransitionError):
+        coord.handle(MetadataWritten(1), 10)  # never triggered
+    coord.handle(Tick(), 1000)
+    with pytest.raises(IllegalCheckpointTransitionError):
+        coord.handle(MetadataWritten(1), 1010)  # not every task acknowledged: nothing was written

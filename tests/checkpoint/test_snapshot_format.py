@@ -17,6 +17,8 @@ from flott.runtime.checkpoint.coordinator import (
     JobRunning,
     TriggerCheckpointBarrier,
     TriggerSavepoint,
+    WriteCheckpointMetadata,
+    perform_storage_action,
 )
 from flott.runtime.checkpoint.errors import RestoreError, SnapshotFormatError
 from flott.runtime.checkpoint.metadata import (
@@ -57,7 +59,7 @@ def take_savepoint(tmp_path: Path, parallelism: int = 2) -> tuple[str, FsspecChe
     through the coordinator the way tasks will (each subtask writes its files, then acknowledges)."""
     storage = FsspecCheckpointStorage()
     tasks = {f"src-{i}": "src" for i in range(parallelism)} | {f"cnt-{i}": "cnt" for i in range(parallelism)}
-    coord = CheckpointCoordinator("f" * 32, CheckpointConfig(), storage)
+    coord = CheckpointCoordinator("f" * 32, CheckpointConfig())
     coord.handle(JobRunning(CheckpointPlan(tuple(t for t in tasks if t.startswith("src")), tasks)), 0)
     (barrier,) = coord.handle(TriggerSavepoint(str(tmp_path / "sp")), 1)
     assert isinstance(barrier, TriggerCheckpointBarrier)
@@ -90,6 +92,8 @@ def take_savepoint(tmp_path: Path, parallelism: int = 2) -> tuple[str, FsspecChe
         actions += coord.handle(
             AcknowledgeCheckpoint(barrier.checkpoint_id, f"cnt-{i}", TaskStateSnapshot([sub])), 3
         )
+    (write,) = [a for a in actions if isinstance(a, WriteCheckpointMetadata)]
+    actions = coord.handle(perform_storage_action(storage, write), 4)  # what the JobMaster's shell does
     (done,) = [a for a in actions if isinstance(a, CheckpointCompleted)]
     return done.external_path, storage
 

@@ -4,22 +4,35 @@ Flink's CheckpointCoordinator + PendingCheckpoint + CompletedCheckpointStore +
 CheckpointFailureManager + CheckpointStatsTracker, in the style of the ExecutionGraph: events go in
 (:meth:`CheckpointCoordinator.handle` with the current time), actions come out. No sockets, no
 asyncio, no wall clock: time only advances through ``now_ms`` arguments, and periodic checkpoints
-are triggered by :class:`Tick` events (the JobMaster shell ticks at :meth:`next_wakeup`). File I/O
-goes through an injected :class:`CheckpointStorage` (``_metadata`` on completion, directory
-deletion for failed and subsumed checkpoints).
+are triggered by :class:`Tick` events (the JobMaster shell ticks at :meth:`next_wakeup`). No file
+I/O either: writing a checkpoint's ``_metadata`` and deleting the directories of failed, subsumed
+and no-longer-retained checkpoints are *actions* (:class:`WriteCheckpointMetadata`,
+:class:`DiscardCheckpoint`). The shell carries them out off its event loop, one after another in
+the order they were emitted (on S3 a write or a recursive delete takes as long as it takes; the
+loop keeps serving heartbeats and acknowledgements meanwhile), and feeds each outcome back as an
+event (:class:`MetadataWritten`, :class:`MetadataWriteFailed`, :class:`CheckpointDiscarded`);
+:func:`perform_storage_action` is that blocking step, for the shell's worker thread and for tests.
 
 Lifecycle of one checkpoint::
 
     Tick (interval due, concurrency and min pause allow) / TriggerSavepoint / TriggerCheckpoint
       -> action TriggerCheckpointBarrier(id, location, source execution ids)  [PENDING]
     AcknowledgeCheckpoint from every task of the plan (with its TaskStateSnapshot)
-      -> _metadata written atomically, checkpoint added to the store, older ones beyond
-         ``num_retained`` disposed, older pending checkpoints aborted (subsumed)
+      -> action WriteCheckpointMetadata(id, location, metadata)              [FINALIZING]
+    MetadataWritten (the shell wrote ``_metadata`` atomically)
+      -> checkpoint added to the store; DiscardCheckpoint for those beyond ``num_retained``;
+         older pending checkpoints aborted (subsumed)
       -> actions NotifyCheckpointComplete (commit transactional sinks), CheckpointCompleted
                                                                                [COMPLETED]
-    DeclineCheckpoint / Tick past the timeout / metadata write error
-      -> its directory deleted, actions NotifyCheckpointAborted, CheckpointFailed  [FAILED]
+    DeclineCheckpoint / Tick past the timeout / MetadataWriteFailed / JobNotRunning
+      -> actions DiscardCheckpoint (its directory), NotifyCheckpointAborted, CheckpointFailed
+                                                                               [FAILED]
       -> and FailJob when more consecutive checkpoints failed than tolerated.
+
+A FINALIZING checkpoint does not time out (its write is under way and ends in an event); a job
+that stops running aborts it like any pending one, and the DiscardCheckpoint queued behind the
+write removes what the write left. A MetadataWritten for a checkpoint that is no longer pending
+is a late message and changes nothing.
 
 Savepoints are never subsumed or disposed (the user owns them) and their failures do not count
 toward the tolerable failures; a synchronous savepoint (stop-with-savepoint) pauses periodic
@@ -212,9 +225,34 @@ class Shutdown:
     stimulus: str = "shutdown"
 
 
+@dataclass(frozen=True)
+class MetadataWritten:
+    """The shell wrote the ``_metadata`` of a FINALIZING checkpoint."""
+
+    checkpoint_id: int
+    stimulus: str = "metadata written"
+
+
+@dataclass(frozen=True)
+class MetadataWriteFailed:
+    checkpoint_id: int
+    reason: str
+    stimulus: str = "metadata write failed"
+
+
+@dataclass(frozen=True)
+class CheckpointDiscarded:
+    """The shell deleted (or could not delete: ``error``) a checkpoint's directory."""
+
+    location: str
+    error: str | None = None
+    stimulus: str = "checkpoint discarded"
+
+
 Event = (
     JobRunning | JobNotRunning | Tick | TriggerSavepoint | TriggerCheckpoint
     | AcknowledgeCheckpoint | DeclineCheckpoint | RestoredFrom | Shutdown
+    | MetadataWritten | MetadataWriteFailed | CheckpointDiscarded
 )  # fmt: skip
 
 # -- actions ----------------------------------------------------------------------------------
@@ -276,10 +314,48 @@ class FailJob:
     reason: str
 
 
+@dataclass(frozen=True)
+class WriteCheckpointMetadata:
+    """Write ``metadata`` atomically to ``<location>/_metadata``; answer with :class:`MetadataWritten`
+    or :class:`MetadataWriteFailed`."""
+
+    checkpoint_id: int
+    location: str
+    metadata: CheckpointMetadata
+
+
+@dataclass(frozen=True)
+class DiscardCheckpoint:
+    """Delete a checkpoint's directory (failed, subsumed or no longer retained); answer with
+    :class:`CheckpointDiscarded`. Savepoints are never discarded once completed (the user owns them)."""
+
+    checkpoint_id: int
+    location: str
+
+
+StorageAction = WriteCheckpointMetadata | DiscardCheckpoint
+"""The actions the shell runs off its event loop, in order."""
+
 Action = (
     TriggerCheckpointBarrier | NotifyCheckpointComplete | NotifyCheckpointAborted
-    | CheckpointCompleted | CheckpointFailed | FailJob
+    | CheckpointCompleted | CheckpointFailed | FailJob | WriteCheckpointMetadata | DiscardCheckpoint
 )  # fmt: skip
+
+
+def perform_storage_action(storage: CheckpointStorage, action: StorageAction) -> Event:
+    """Carry out one storage action (blocking: the shell runs it in a worker thread) and return
+    the event that reports its outcome to the coordinator."""
+    if isinstance(action, WriteCheckpointMetadata):
+        try:
+            write_metadata(storage, action.location, action.metadata)
+        except (SnapshotFormatError, OSError) as e:
+            return MetadataWriteFailed(action.checkpoint_id, f"Failure to finalize checkpoint: {e}")
+        return MetadataWritten(action.checkpoint_id)
+    try:
+        storage.delete_dir(action.location)
+    except OSError as e:  # leftover files are garbage, not a reason to fail anything
+        return CheckpointDiscarded(action.location, str(e))
+    return CheckpointDiscarded(action.location)
 
 
 @dataclass
@@ -294,6 +370,8 @@ class PendingCheckpoint:
     not_yet_acked: set[str]
     acked: dict[str, TaskStateSnapshot] = field(default_factory=dict)
     drain: bool = False
+    metadata: CheckpointMetadata | None = None
+    """Set once every task acknowledged: the checkpoint is FINALIZING (its metadata being written)."""
 
     @property
     def is_savepoint(self) -> bool:
@@ -316,7 +394,6 @@ class CheckpointCoordinator:
         self,
         job_id: str,
         config: CheckpointConfig,
-        storage: CheckpointStorage,
         *,
         first_checkpoint_id: int = 1,
         random_hex: Callable[[int], str] = secrets.token_hex,
@@ -324,7 +401,6 @@ class CheckpointCoordinator:
     ) -> None:
         self.job_id = job_id
         self.config = config
-        self.storage = storage
         self._random_hex = random_hex
         self.next_checkpoint_id = first_checkpoint_id
         self.plan: CheckpointPlan | None = None
@@ -350,7 +426,7 @@ class CheckpointCoordinator:
 
     def next_wakeup(self) -> int | None:
         """The earliest time a :class:`Tick` has something to do (a trigger or a timeout)."""
-        times = [p.timestamp + self.config.timeout_ms for p in self.pending.values()]
+        times = [p.timestamp + self.config.timeout_ms for p in self.pending.values() if p.metadata is None]
         pending = self.num_pending_checkpoints()
         blocked = pending >= self.config.max_concurrent or (self.config.min_pause_ms > 0 and pending > 0)
         if self._periodic_active() and self.next_trigger_at is not None and not blocked:
@@ -376,8 +452,14 @@ class CheckpointCoordinator:
         self.history.append(f"{now_ms}: {type(event).__name__}: {event.stimulus}")
         if isinstance(event, Shutdown):
             return self._on_shutdown(event, now_ms)
+        if isinstance(event, CheckpointDiscarded):
+            if event.error is not None:
+                self.history.append(f"could not dispose {event.location}: {event.error}")
+            return []
         if self.shut_down:
-            if isinstance(event, (Tick, JobNotRunning, AcknowledgeCheckpoint, DeclineCheckpoint)):
+            late = (Tick, JobNotRunning, AcknowledgeCheckpoint, DeclineCheckpoint, MetadataWritten,
+                    MetadataWriteFailed)  # fmt: skip
+            if isinstance(event, late):
                 return []  # late messages after shutdown are harmless
             raise IllegalCheckpointTransitionError(
                 f"checkpoint coordinator of job {self.job_id} is shut down ({type(event).__name__})"
@@ -396,6 +478,10 @@ class CheckpointCoordinator:
             return self._on_job_running(event, now_ms)
         if isinstance(event, JobNotRunning):
             return self._on_job_not_running(event, now_ms)
+        if isinstance(event, MetadataWritten):
+            return self._on_metadata_written(event, now_ms)
+        if isinstance(event, MetadataWriteFailed):
+            return self._on_metadata_write_failed(event, now_ms)
         return self._on_restored(event, now_ms)
 
     # -- lifecycle of the job -------------------------------------------------------------
@@ -440,7 +526,7 @@ class CheckpointCoordinator:
         actions: list[Action] = []
         for cid in sorted(self.pending):
             p = self.pending[cid]
-            if now_ms >= p.timestamp + self.config.timeout_ms:
+            if p.metadata is None and now_ms >= p.timestamp + self.config.timeout_ms:
                 actions += self._fail(cid, "Checkpoint expired before completing.", now_ms, count=True)
         if not self._periodic_active() or self.next_trigger_at is None or now_ms < self.next_trigger_at:
             return actions
@@ -538,8 +624,8 @@ class CheckpointCoordinator:
 
     def _on_decline(self, event: DeclineCheckpoint, now_ms: int) -> list[Action]:
         pending = self._pending_for(event.checkpoint_id, "decline")
-        if pending is None:
-            return []
+        if pending is None or pending.metadata is not None:
+            return []  # ended already, or every task acknowledged it (a late decline)
         if event.execution_id not in pending.plan.tasks_to_ack:
             raise IllegalCheckpointTransitionError(
                 f"task {event.execution_id} declined checkpoint {event.checkpoint_id} but is not part of it"
@@ -550,10 +636,11 @@ class CheckpointCoordinator:
     # -- completion and failure -----------------------------------------------------------
 
     def _complete(self, pending: PendingCheckpoint, now_ms: int) -> list[Action]:
+        """Every task acknowledged: build the metadata (pure) and ask the shell to write it."""
         cid = pending.checkpoint_id
         states: list[OperatorSubtaskState] = [op for snap in pending.acked.values() for op in snap.operators]
         try:
-            metadata = CheckpointMetadata(
+            pending.metadata = CheckpointMetadata(
                 job_id=self.job_id,
                 checkpoint_id=cid,
                 timestamp=pending.timestamp,
@@ -562,9 +649,30 @@ class CheckpointCoordinator:
                 operators=merge_operator_states(states),
                 savepoint_token=self._random_hex(16) if pending.is_savepoint else "",
             )
-            write_metadata(self.storage, pending.location, metadata)
-        except (SnapshotFormatError, OSError) as e:
+        except SnapshotFormatError as e:
             return self._fail(cid, f"Failure to finalize checkpoint: {e}", now_ms, count=True)
+        return [WriteCheckpointMetadata(cid, pending.location, pending.metadata)]
+
+    def _finalizing(self, checkpoint_id: int, what: str) -> PendingCheckpoint | None:
+        pending = self._pending_for(checkpoint_id, what)
+        if pending is not None and pending.metadata is None:
+            raise IllegalCheckpointTransitionError(
+                f"{what} for checkpoint {checkpoint_id}, whose metadata was never asked to be written"
+            )
+        return pending
+
+    def _on_metadata_write_failed(self, event: MetadataWriteFailed, now_ms: int) -> list[Action]:
+        if self._finalizing(event.checkpoint_id, "metadata write failure") is None:
+            return []
+        return self._fail(event.checkpoint_id, event.reason, now_ms, count=True)
+
+    def _on_metadata_written(self, event: MetadataWritten, now_ms: int) -> list[Action]:
+        pending = self._finalizing(event.checkpoint_id, "metadata written")
+        if pending is None:
+            return []  # aborted while its metadata was being written: its discard follows the write
+        metadata = pending.metadata
+        assert metadata is not None
+        cid = pending.checkpoint_id
         del self.pending[cid]
         self.last_checkpoint_end = now_ms
         self.stats.reported_completed(pending.stats, pending.location)
@@ -578,7 +686,7 @@ class CheckpointCoordinator:
                                                       pending.location, metadata))  # fmt: skip
             while len(self.completed) > self.config.num_retained:
                 old = self.completed.pop(0)
-                self._dispose(old.external_path)
+                actions.append(DiscardCheckpoint(old.checkpoint_id, old.external_path))
                 for s in self.stats.history:
                     if s.checkpoint_id == old.checkpoint_id:
                         s.discarded = True
@@ -594,18 +702,11 @@ class CheckpointCoordinator:
         )
         return actions
 
-    def _dispose(self, location: str) -> None:
-        try:
-            self.storage.delete_dir(location)
-        except OSError as e:  # leftover files are garbage, not a reason to fail anything
-            self.history.append(f"could not dispose {location}: {e}")
-
     def _fail(self, cid: int, reason: str, now_ms: int, *, count: bool, notify: bool = True) -> list[Action]:
         pending = self.pending.pop(cid)
         self.last_checkpoint_end = now_ms
         self.stats.reported_failed(pending.stats, now_ms, reason)
-        self._dispose(pending.location)
-        actions: list[Action] = []
+        actions: list[Action] = [DiscardCheckpoint(cid, pending.location)]
         if notify:
             actions.append(NotifyCheckpointAborted(cid, tuple(pending.plan.tasks_to_ack), reason))
         actions.append(CheckpointFailed(cid, pending.checkpoint_type, reason, pending.request_id))

@@ -9,6 +9,12 @@ executor) go into the BlobServer before the job starts; the JobMaster gets
 their keys and names them in every deployment. When the job is globally
 terminal its blobs are deleted (Flink's global cleanup); a Dispatcher that
 stops with jobs still running leaves them for the server's own shutdown.
+
+Where each job is in its life (submitted, initializing, running, rescaling, archived) is decided
+by the pure :class:`~flott.runtime.dispatcher.job_lifecycle.DispatcherJobs`; this class is its
+shell: it feeds it events (a submission claimed, a JobMaster running, a job terminal, a cancel
+request ...), carries out the actions it returns (cancel or stop a JobMaster, delete the job's
+blobs, record the result in HA) and keeps what cannot be data: the JobMaster objects.
 """
 
 from __future__ import annotations
@@ -17,9 +23,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,12 +47,22 @@ from flott.runtime.checkpoint.storage import (
     FsspecCheckpointStorage,
     StoragePathPolicy,
 )
-from flott.runtime.dispatcher import admission, savepoints
+from flott.runtime.dispatcher import admission, job_lifecycle, savepoints
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
+from flott.runtime.dispatcher.job_lifecycle import (
+    ArchivedJob,
+    CancelJobMaster,
+    CleanupJobFiles,
+    DispatcherJobs,
+    DispatcherJobStatus,
+    RecordJobResult,
+    StopJobMaster,
+)
 from flott.runtime.entrypoint.log_files import LogFileInfo
 from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import web_description
+from flott.runtime.highavailability.job_persistence import ArchivedJobRecord
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.failure_history import archived_execution, exception_history, prior_attempts
 from flott.runtime.jobmaster.job_master import JobMaster, now_ms
@@ -75,18 +90,6 @@ if TYPE_CHECKING:
     from flott.runtime.jobmaster.checkpointing import SnapshotToRestore
 
 log = logging.getLogger(__name__)
-
-_TERMINAL = ("FINISHED", "FAILED", "CANCELED")
-
-
-@dataclass
-class _ArchivedJob:
-    info: ExecutionGraphInfo
-    result: JobResult
-    archived_at: float
-    graph: ArchivedExecutionGraph | None = None
-    checkpoint_statistics: dict[str, Any] = field(default_factory=dict)
-
 
 @dataclass
 class JobManagerRunner:
@@ -173,19 +176,19 @@ class Dispatcher(RpcEndpoint):
         self._config = config
         self._rm = resource_manager
         self._on_shutdown = on_shutdown
+        self.jobs = DispatcherJobs(
+            config.get_int("jobstore.max-capacity"), float(config.get_int("jobstore.expiration-time"))
+        )
+        """Every job's place in its lifecycle (the pure core)."""
         self.runners: dict[str, JobManagerRunner] = {}
-        self.archive: OrderedDict[str, _ArchivedJob] = OrderedDict()
-        self.job_artifacts: dict[str, list[JobArtifact]] = {}
-        self._submitting: set[str] = set()
-        self.client_heartbeats: dict[str, int] = {}
+        """The JobMasters of the jobs the core has RUNNING or RESCALING."""
+        self._clock: Callable[[], float] = time.monotonic
         self._te_endpoints: dict[str, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self._storage = FsspecCheckpointStorage()
         self._operations: CompletedOperationCache[tuple[int | None, str]] = CompletedOperationCache(
             config.get_seconds("rest.async.store-duration", "300 s")
         )
-        self._rescaling: set[str] = set()
-        """Jobs being stopped to be restarted at a new parallelism: their files must stay."""
         self._limits = admission.AdmissionLimits.from_config(config)
         self._storage_policy = StoragePathPolicy.from_config(config.to_dict())
         self._savepoint_locations: set[str] = {
@@ -193,10 +196,29 @@ class Dispatcher(RpcEndpoint):
         }
         """Where disposal may delete savepoints: configured directories, and every directory a
         savepoint of this Dispatcher was written to."""
-        self._admitted_subtasks: dict[str, int] = {}
-        """Subtasks of jobs admitted but not yet running (their submission is still storing files)."""
-        self._max_archived = config.get_int("jobstore.max-capacity")
-        self._archive_ttl = float(config.get_int("jobstore.expiration-time"))
+
+    # -- the core: events in, actions out -------------------------------------------------------
+
+    def _handle(self, event: job_lifecycle.Event) -> None:
+        for action in self.jobs.handle(event, self._clock()):
+            if isinstance(action, CancelJobMaster):
+                runner = self.runners.get(action.job_id)
+                if runner is not None:
+                    runner.job_master.request_cancel()
+            elif isinstance(action, StopJobMaster):
+                runner = self.runners.pop(action.job_id, None)
+                if runner is not None:
+                    self._spawn(runner.job_master.stop())
+            elif isinstance(action, CleanupJobFiles):
+                if self._blob_server is not None:
+                    self._spawn(asyncio.to_thread(self._blob_server.cleanup_job, action.job_id))
+            elif isinstance(action, RecordJobResult):
+                if self._ha is not None:
+                    self._spawn(self._ha.job_terminal(action.job_id, _record_of(action.archived)))
+            self._job_action_done(action)
+
+    def _job_action_done(self, action: job_lifecycle.Action) -> None:
+        """Hook for subclasses (the MiniDispatcher learns the application's end here)."""
 
     async def start(self) -> None:
         self._rpc.register(self)
@@ -237,8 +259,13 @@ class Dispatcher(RpcEndpoint):
         snapshot: SnapshotToRestore | None,
     ) -> None:
         """Run a job a previous leader acknowledged, from ``snapshot`` (its latest checkpoint)."""
-        self.job_artifacts[job_graph.job_id] = list(artifacts)
-        await self._start_job(job_graph, python_artifacts, recovered=snapshot, persist=False)
+        job_id = job_graph.job_id
+        self._handle(job_lifecycle.Submit(job_id, admission.subtasks_of(job_graph), tuple(artifacts)))
+        try:
+            await self._start_job(job_graph, python_artifacts, recovered=snapshot, persist=False)
+        except BaseException:
+            self._handle(job_lifecycle.SubmissionFailed(job_id))
+            raise
 
     def restore_archived_job(
         self,
@@ -249,26 +276,31 @@ class Dispatcher(RpcEndpoint):
         age_s: float,
     ) -> None:
         """A job that finished under an earlier leader: queryable again (not re-run)."""
-        if info.job_id in self.runners:
-            return
-        self._archive(info, result, graph)
-        entry = self.archive[info.job_id]
-        entry.archived_at = time.monotonic() - max(0.0, age_s)
-        entry.checkpoint_statistics = checkpoint_statistics
+        archived_at = self._clock() - max(0.0, age_s)
+        self._handle(job_lifecycle.RestoreArchived(
+            ArchivedJob(info, result, archived_at, graph, checkpoint_statistics)
+        ))  # fmt: skip
+
+    def is_running(self, job_id: str) -> bool:
+        """The job runs here (under a JobMaster, or on its way to one)."""
+        status = self.jobs.status(job_id)
+        return status is not None and status is not DispatcherJobStatus.ARCHIVED
 
     # -- RPC -----------------------------------------------------------------------------------
 
     async def submit_job(self, job_graph: JobGraph) -> None:
-        await self._admit(job_graph)
+        await self._admit(job_graph, [])
         try:
             await self._start_job(job_graph, [])
-        finally:
-            self._admitted_subtasks.pop(job_graph.job_id, None)
+        except BaseException:
+            self._handle(job_lifecycle.SubmissionFailed(job_graph.job_id))
+            raise
 
-    async def _admit(self, job_graph: JobGraph) -> None:
+    async def _admit(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> None:
         """Admission control (:mod:`~flott.runtime.dispatcher.admission`): the graph's own bounds
         and validation off the event loop (their cost grows with the graph), then the cluster's
-        limits; a refused job touches nothing. On success the job's subtasks count as running."""
+        limits; a refused job touches nothing. On success the job id is claimed (a duplicate is
+        refused from here on) and the job's subtasks count as running."""
         def check() -> None:
             admission.check_graph_size(job_graph, self._limits)
             job_graph.validate()
@@ -281,19 +313,14 @@ class Dispatcher(RpcEndpoint):
         await asyncio.to_thread(check)
         self._check_not_submitted(job_graph.job_id)
         capacity = await self._rm.request_slot_capacity()
-        admission.check_cluster_limits(job_graph, self._limits, self._running_subtasks(), capacity)
-        self._check_not_submitted(job_graph.job_id)
-        self._admitted_subtasks[job_graph.job_id] = admission.subtasks_of(job_graph)
+        admission.check_cluster_limits(job_graph, self._limits, self.jobs.active_subtasks(), capacity)
+        # No await between the last check and the claim: two submissions of one id cannot both win.
+        subtasks = admission.subtasks_of(job_graph)
+        self._handle(job_lifecycle.Submit(job_graph.job_id, subtasks, tuple(artifacts)))
 
-    def _running_subtasks(self, without: str | None = None) -> int:
-        running = sum(
-            admission.subtasks_of(r.job_graph) for job_id, r in self.runners.items() if job_id != without
-        )
-        return running + sum(n for job_id, n in self._admitted_subtasks.items() if job_id not in self.runners)
-
-    def _check_not_submitted(self, job_id: str, replacing_archived: bool = False) -> None:
-        archived = job_id in self.archive and not replacing_archived
-        if job_id in self.runners or archived or job_id in self._submitting:
+    def _check_not_submitted(self, job_id: str) -> None:
+        self.jobs.handle(job_lifecycle.Expire(), self._clock())
+        if self.jobs.knows(job_id):
             raise DuplicateJobSubmissionError(f"job {job_id} has already been submitted")
 
     async def _start_job(
@@ -302,42 +329,38 @@ class Dispatcher(RpcEndpoint):
         python_artifacts: list[PythonArtifactDescriptor],
         recovered: SnapshotToRestore | None = None,
         persist: bool = True,
-        replacing_archived: bool = False,
     ) -> None:
-        """``recovered``: the checkpoint a job recovered by a new leader starts from; ``persist``:
-        False for a job that is already in the JobGraphStore (HA recovery); ``replacing_archived``:
-        the job id is in the archive and this run replaces it (rescale), so the job stays visible
-        (archived, then running) throughout."""
+        """Initialize a claimed job (the core has it SUBMITTED, or ARCHIVED with a rescale
+        pending) and run it under a JobMaster. ``recovered``: the checkpoint a job recovered by a
+        new leader starts from; ``persist``: False for a job that is already in the JobGraphStore
+        (HA recovery). Raises if the job cannot start; the caller reports SubmissionFailed."""
         job_id = job_graph.job_id
-        self._check_not_submitted(job_id, replacing_archived)
+        if self.jobs.status(job_id) is DispatcherJobStatus.SUBMITTED:
+            self._handle(job_lifecycle.InitializationStarted(job_id))
+        else:
+            self._handle(job_lifecycle.RescaleRestart(job_id, admission.subtasks_of(job_graph)))
         loop = asyncio.get_running_loop()
         result: asyncio.Future[JobResult] = loop.create_future()
 
         def on_terminal(res: JobResult, info: ExecutionGraphInfo) -> None:
-            self._archive(info, res, graph=archive_execution_graph(jm, self._te_endpoints))
+            archived = ArchivedJob(info, res, self._clock(), archive_execution_graph(jm, self._te_endpoints))
             if jm.checkpointing is not None:
-                stats = jm.checkpointing.coordinator.checkpoint_statistics()
-                self.archive[job_id].checkpoint_statistics = stats
+                archived.checkpoint_statistics = jm.checkpointing.coordinator.checkpoint_statistics()
             if not result.done():
                 result.set_result(res)
-            runner = self.runners.pop(job_id, None)
-            if runner is not None:
-                self._spawn(runner.job_master.stop())
-            if self._blob_server is not None and python_artifacts and job_id not in self._rescaling:
-                self._spawn(asyncio.to_thread(self._blob_server.cleanup_job, job_id))
-            if self._ha is not None and job_id not in self._rescaling and job_id in self.archive:
-                self._spawn(self._ha.job_terminal(job_id, self.archive[job_id]))
+            if self.runners.get(job_id) is runner:
+                self._handle(job_lifecycle.JobReachedTerminalState(job_id, archived))
 
         # A missing or corrupt savepoint, or one whose state does not fit the job, refuses the job.
         initial = recovered
         if initial is None:
             initial = await asyncio.to_thread(savepoints.savepoint_to_restore, self._storage, job_graph)
-        self._check_not_submitted(job_id, replacing_archived)
         ha_options: dict[str, Any] = {}
         if self._ha is not None:
             if persist:  # stored before the submission is acknowledged
-                await self._ha.persist_job(job_graph, python_artifacts, self.job_artifacts.get(job_id, []))
-                self._check_not_submitted(job_id, replacing_archived)
+                job = self.jobs.get(job_id)
+                artifacts = job.artifacts if job is not None else []
+                await self._ha.persist_job(job_graph, python_artifacts, artifacts)
             ha_options = self._ha.job_master_options(job_graph)
         # The ExecutionGraph (one object per subtask) is built off the event loop that serves REST
         # and heartbeats; admission control bounds its size.
@@ -349,23 +372,14 @@ class Dispatcher(RpcEndpoint):
             initial_snapshot=initial,
             **ha_options,
         )
-        self._check_not_submitted(job_id, replacing_archived)
-        if replacing_archived:
-            self.archive.pop(job_id, None)
-        self.runners[job_id] = JobManagerRunner(job_graph, jm, result)
+        runner = JobManagerRunner(job_graph, jm, result)
+        self.runners[job_id] = runner
+        self._handle(job_lifecycle.JobMasterStarted(job_id))  # a cancel asked meanwhile goes out now
         log.info("job %s (%s) submitted", job_id, job_graph.job_name)
         await jm.start()
 
     async def cancel_job(self, job_id: str) -> None:
-        runner = self.runners.get(job_id)
-        if runner is None:
-            if job_id in self.archive and self.archive[job_id].result.status == "CANCELED":
-                return  # cancelling a cancelled job succeeds (Flink: idempotent, REST 202)
-            if job_id in self.archive:
-                status = self.archive[job_id].result.status
-                raise JobAlreadyTerminalError(f"job {job_id} already reached {status}, cannot be cancelled")
-            raise JobNotFoundError(f"job {job_id} not found")
-        await runner.job_master.cancel()
+        self._handle(job_lifecycle.CancelJob(job_id))
 
     async def request_job_status(self, job_id: str) -> str:
         return (await self.request_job(job_id)).status
@@ -387,14 +401,14 @@ class Dispatcher(RpcEndpoint):
             return None
 
     async def request_multiple_job_details(self) -> list[JobDetails]:
-        self._expire()
+        self._handle(job_lifecycle.Expire())
         live = [r.job_master.job_details() for r in self.runners.values()]
-        done = [job_details(a.info) for a in self.archive.values() if a.info.job_id not in self.runners]
+        done = [job_details(a.info) for a in self.jobs.archive() if a.info.job_id not in self.runners]
         return sorted(live + done, key=lambda d: d.start_time, reverse=True)
 
     async def request_cluster_overview(self) -> ClusterOverview:
         tes = await self._rm.request_task_executor_infos()
-        statuses = [a.result.status for a in self.archive.values()]
+        statuses = [a.result.status for a in self.jobs.archive()]
         return ClusterOverview(
             taskmanagers=len(tes), slots_total=sum(t.num_slots for t in tes),
             slots_available=sum(t.free_slots for t in tes), jobs_running=len(self.runners),
@@ -430,28 +444,18 @@ class Dispatcher(RpcEndpoint):
             task.add_done_callback(self._background.discard)
 
     async def submit_job_with_artifacts(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> None:
-        # The duplicate check and the claim on the job id (``_submitting``) happen with no
-        # await in between, so a duplicate never touches the running job's artifact
-        # records or blobs (Flink A6), however long storing this job's files takes.
-        await self._admit(job_graph)
+        # The claim on the job id (the core's Submit, at the end of admission) comes before any
+        # file is stored, so a duplicate never touches the running job's artifact records or blobs
+        # (Flink A6), however long storing this job's files takes.
+        await self._admit(job_graph, artifacts)
         job_id = job_graph.job_id
-        self._check_not_submitted(job_id)
-        self._submitting.add(job_id)
-        self.job_artifacts[job_id] = list(artifacts)
         stored = False
         try:
             python_artifacts = await self._store_artifacts(job_id, artifacts)
             stored = bool(python_artifacts)
-            self._submitting.discard(job_id)
             await self._start_job(job_graph, python_artifacts)
-            self._admitted_subtasks.pop(job_id, None)
         except BaseException:
-            self._submitting.discard(job_id)
-            self._admitted_subtasks.pop(job_id, None)
-            if job_id not in self.runners and job_id not in self.archive:
-                self.job_artifacts.pop(job_id, None)
-                if stored and self._blob_server is not None:
-                    await asyncio.to_thread(self._blob_server.cleanup_job, job_id)
+            self._handle(job_lifecycle.SubmissionFailed(job_id, files_stored=stored))
             raise
 
     async def _store_artifacts(
@@ -487,12 +491,14 @@ class Dispatcher(RpcEndpoint):
 
     # -- savepoints and checkpoints (asynchronous operations) ----------------------------------
 
+    def _runner(self, job_id: str) -> JobManagerRunner:
+        """The job's runner; JobNotFoundError, JobAlreadyTerminalError or JobInitializingError if
+        it has no JobMaster."""
+        self.jobs.require_job_master(job_id)
+        return self.runners[job_id]
+
     def _job_master(self, job_id: str) -> JobMaster:
-        runner = self.runners.get(job_id)
-        if runner is None:
-            archived = self._archived(job_id)  # JobNotFoundError if unknown
-            raise JobAlreadyTerminalError(f"job {job_id} already reached {archived.result.status}")
-        return runner.job_master
+        return self._runner(job_id).job_master
 
     def _check_target(self, target_directory: str | None) -> None:
         if target_directory is not None:
@@ -538,35 +544,39 @@ class Dispatcher(RpcEndpoint):
         """Checked before the job is touched: the parallelism against the job's max parallelism,
         the rescaled job against the cluster's limits and (a cluster that cannot grow) against the
         slots it could get: the free ones plus those the job gives back."""
-        jm = self._job_master(job_id)
-        runner = self.runners.get(job_id)
-        assert runner is not None
+        runner = self._runner(job_id)
+        jm = runner.job_master
         admission.check_rescale(runner.job_graph, parallelism)
         rescaled = savepoints.rescaled_job_graph(runner.job_graph, parallelism, "")
         capacity = await self._rm.request_slot_capacity()
         admission.check_cluster_limits(
-            rescaled, self._limits, self._running_subtasks(without=job_id), capacity,
+            rescaled, self._limits, self.jobs.active_subtasks(without=job_id), capacity,
             slots_released=len(jm.graph.slots),
         )
+        self._runner(job_id)  # still running after the await
 
         async def run() -> tuple[int | None, str]:
-            self._rescaling.add(job_id)
+            self._handle(job_lifecycle.RescaleRequested(job_id))
             try:
                 path = self._savepoint_written(await jm.stop_with_savepoint(None, drain=False))
-                result = await runner.result
-                if result.status != "FINISHED":
-                    raise JobAlreadyTerminalError(f"job {job_id} ended {result.status} while rescaling")
-                graph = savepoints.rescaled_job_graph(runner.job_graph, parallelism, path)
-                await self._start_job(graph, jm.python_artifacts, replacing_archived=True)
-            finally:
-                self._rescaling.discard(job_id)
+            except BaseException:
+                self._handle(job_lifecycle.RescaleAborted(job_id))
+                raise
+            result = await runner.result
+            if result.status != "FINISHED":
+                raise JobAlreadyTerminalError(f"job {job_id} ended {result.status} while rescaling")
+            graph = savepoints.rescaled_job_graph(runner.job_graph, parallelism, path)
+            try:
+                await self._start_job(graph, jm.python_artifacts)
+            except BaseException:
+                self._handle(job_lifecycle.SubmissionFailed(job_id))
+                raise
             return None, path
 
         return self._operations.trigger(job_id, trigger_id, run)
 
     async def get_job_operation_status(self, job_id: str, trigger_id: str) -> OperationStatus:
-        if job_id not in self.runners:
-            self._archived(job_id)
+        self._require_known(job_id)
         return self._operation_status(job_id, trigger_id)
 
     def _operation_status(self, scope: str, trigger_id: str) -> OperationStatus:
@@ -627,9 +637,9 @@ class Dispatcher(RpcEndpoint):
         task.add_done_callback(self._background.discard)
 
     async def request_job_artifacts(self, job_id: str) -> list[JobArtifact]:
-        if job_id not in self.runners:
-            self._archived(job_id)
-        return list(self.job_artifacts.get(job_id, []))
+        self._require_known(job_id)
+        job = self.jobs.get(job_id)
+        return list(job.artifacts) if job is not None else []
 
     async def request_execution_graph(self, job_id: str) -> ArchivedExecutionGraph:
         if job_id in self.runners:
@@ -644,37 +654,30 @@ class Dispatcher(RpcEndpoint):
         return _with_endpoints(archived.graph, self._te_endpoints)
 
     async def report_job_client_heartbeat(self, job_id: str, expired_timestamp: int) -> None:
-        if job_id not in self.runners:
-            self._archived(job_id)
-        self.client_heartbeats[job_id] = expired_timestamp
+        self._require_known(job_id)
+        self._handle(job_lifecycle.ClientHeartbeat(job_id, expired_timestamp))
 
     # -- archive -------------------------------------------------------------------------------
 
-    def _archive(self, info: ExecutionGraphInfo, result: JobResult,
-                 graph: ArchivedExecutionGraph | None = None) -> None:
-        self.archive[info.job_id] = _ArchivedJob(info, result, time.monotonic(), graph)
-        while len(self.archive) > self._max_archived:
-            job_id, _ = self.archive.popitem(last=False)
-            self._forget(job_id)
-
-    def _expire(self) -> None:
-        cutoff = time.monotonic() - self._archive_ttl
-        for job_id in [j for j, a in self.archive.items() if a.archived_at < cutoff]:
-            del self.archive[job_id]
-            self._forget(job_id)
-
-    def _forget(self, job_id: str) -> None:
-        """Drop per-job records once the job leaves the archive (the files stay with their owner)."""
+    def _require_known(self, job_id: str) -> None:
+        """JobNotFoundError unless the job runs under a JobMaster or is archived."""
         if job_id not in self.runners:
-            self.job_artifacts.pop(job_id, None)
-            self.client_heartbeats.pop(job_id, None)
+            self._archived(job_id)
 
-    def _archived(self, job_id: str) -> _ArchivedJob:
-        self._expire()
-        archived = self.archive.get(job_id)
-        if archived is None:
-            raise JobNotFoundError(f"job {job_id} not found")
-        return archived
+    def _archived(self, job_id: str) -> ArchivedJob:
+        self._handle(job_lifecycle.Expire())
+        return self.jobs.archived(job_id)
+
+
+def _record_of(archived: ArchivedJob) -> ArchivedJobRecord:
+    """What HA stores of a globally terminal job (``<storageDir>/job-archive``)."""
+    return ArchivedJobRecord(
+        archived.info,
+        archived.result,
+        archived.graph,
+        archived.checkpoint_statistics,
+        int(time.time() * 1000),
+    )
 
 
 __all__ = ["Dispatcher", "JobManagerRunner", "job_details", "now_ms"]

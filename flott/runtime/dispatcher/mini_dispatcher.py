@@ -26,10 +26,11 @@ from collections.abc import Awaitable, Callable
 from flott.configuration import Configuration
 from flott.errors import DuplicateJobSubmissionError
 from flott.runtime.blob.blob_server import BlobServer
+from flott.runtime.dispatcher import job_lifecycle
 from flott.runtime.dispatcher.dispatcher import Dispatcher
+from flott.runtime.dispatcher.job_lifecycle import RecordJobResult
 from flott.runtime.jobgraph import JobGraph
-from flott.runtime.messages.archived_execution_graph import ArchivedExecutionGraph
-from flott.runtime.messages.job import ExecutionGraphInfo, JobResult
+from flott.runtime.messages.job import JobResult
 from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcService
@@ -124,7 +125,7 @@ class MiniDispatcher(Dispatcher):
 
     def _release(self, job_id: str, claimed: bool) -> None:
         # A refused submission (bad graph, unusable savepoint ...) does not occupy the cluster.
-        if claimed and job_id not in self.runners and job_id not in self.archive:
+        if claimed and not self.jobs.knows(job_id):
             self.job_id = None
 
     async def submit_job(self, job_graph: JobGraph) -> None:
@@ -167,21 +168,19 @@ class MiniDispatcher(Dispatcher):
         )
         await super().shutdown_cluster()
 
-    def _archive(
-        self, info: ExecutionGraphInfo, result: JobResult, graph: ArchivedExecutionGraph | None = None
-    ) -> None:
-        # Every globally terminal job passes here (Flink: jobReachedTerminalState); a job that is
-        # only being restarted at a new parallelism (rescaling) is not done.
-        super()._archive(info, result, graph)
-        if info.job_id != self.job_id or info.job_id in self._rescaling:
+    def _job_action_done(self, action: job_lifecycle.Action) -> None:
+        # The core records a job's result exactly when it is globally terminal (Flink:
+        # jobReachedTerminalState); a run that ends only to restart at a new parallelism is not.
+        if not isinstance(action, RecordJobResult) or action.job_id != self.job_id:
             return
+        result = action.archived.result
         self.job_result = result
         status = ApplicationStatus.from_job_status(result.status)
         if self._job_cancelled or self.execution_mode is ExecutionMode.DETACHED:
             log.info(
                 "job %s reached %s (cancelled on request: %s, mode %s): shutting the application "
                 "cluster down",
-                info.job_id,
+                action.job_id,
                 result.status,
                 self._job_cancelled,
                 self.execution_mode.name,

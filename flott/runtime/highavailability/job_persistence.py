@@ -37,7 +37,7 @@ import re
 import tempfile
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import fsspec
 import msgspec
@@ -63,7 +63,6 @@ from flott.runtime.messages.job_artifacts import JobArtifact
 
 if TYPE_CHECKING:
     from flott.runtime.blob.blob_server import BlobServer
-    from flott.runtime.dispatcher.dispatcher import Dispatcher, _ArchivedJob
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +85,29 @@ class ArchivedJobRecord(msgspec.Struct):
     graph: ArchivedExecutionGraph | None = None
     checkpoint_statistics: dict[str, Any] = {}
     archived_at_ms: int = 0
+
+
+class RecoveringDispatcher(Protocol):
+    """What recovery needs of the Dispatcher it hands jobs to (HA knows no more of it)."""
+
+    def is_running(self, job_id: str) -> bool: ...
+
+    async def start_recovered_job(
+        self,
+        job_graph: JobGraph,
+        python_artifacts: list[PythonArtifactDescriptor],
+        artifacts: list[JobArtifact],
+        snapshot: SnapshotToRestore | None,
+    ) -> None: ...
+
+    def restore_archived_job(
+        self,
+        info: ExecutionGraphInfo,
+        result: JobResult,
+        graph: ArchivedExecutionGraph | None,
+        checkpoint_statistics: dict[str, Any],
+        age_s: float,
+    ) -> None: ...
 
 
 class _Files:
@@ -241,19 +263,14 @@ class DispatcherHaServices:
 
     # -- global termination --------------------------------------------------------------------
 
-    async def job_terminal(self, job_id: str, archived: _ArchivedJob) -> None:
+    async def job_terminal(self, job_id: str, record: ArchivedJobRecord) -> None:
+        """The job is globally terminal: archive ``record`` durably, write its JobResultStore
+        entry, then clean its HA data up."""
         if not self.is_leader():
             return  # the next leader decides (it recovers the job: its terminal state is not recorded)
-        record = ArchivedJobRecord(
-            archived.info,
-            archived.result,
-            archived.graph,
-            archived.checkpoint_statistics,
-            int(time.time() * 1000),
-        )
         try:
             await asyncio.to_thread(self._archive.write, msgspec.msgpack.encode(record), job_id)
-            await self.job_results.create_dirty_result(job_id, msgspec.to_builtins(archived.result))
+            await self.job_results.create_dirty_result(job_id, msgspec.to_builtins(record.result))
         except ValueError:
             pass  # an entry exists already (cleanup of an earlier attempt)
         except Exception as e:
@@ -279,7 +296,7 @@ class DispatcherHaServices:
 
     # -- recovery ------------------------------------------------------------------------------
 
-    async def recover(self, dispatcher: Dispatcher) -> list[str]:
+    async def recover(self, dispatcher: RecoveringDispatcher) -> list[str]:
         """Finished jobs back into the archive, dirty cleanup finished, stored jobs running again.
         Returns the ids of the jobs started."""
         await self._restore_archive(dispatcher)
@@ -288,7 +305,7 @@ class DispatcherHaServices:
             await self._cleanup(job_id)
         started = []
         for job_id in await self.job_graphs.get_job_ids():
-            if job_id in dispatcher.runners:
+            if dispatcher.is_running(job_id):
                 continue
             if await self.job_results.has_job_result_entry(job_id):
                 await self._cleanup(job_id)  # terminal before the failover: never run again
@@ -302,7 +319,7 @@ class DispatcherHaServices:
                 log.exception("job %s could not be recovered: %r", job_id, e)
         return started
 
-    async def _recover_job(self, dispatcher: Dispatcher, job_id: str) -> None:
+    async def _recover_job(self, dispatcher: RecoveringDispatcher, job_id: str) -> None:
         payload = await self.job_graphs.recover_job_graph(job_id)
         if payload is None:
             return
@@ -371,7 +388,7 @@ class DispatcherHaServices:
             return SnapshotToRestore(metadata, snapshot_dir_of(path), allow_non_restored=True)
         return None
 
-    async def _restore_archive(self, dispatcher: Dispatcher) -> None:
+    async def _restore_archive(self, dispatcher: RecoveringDispatcher) -> None:
         records = await asyncio.to_thread(self._read_archive)
         now_ms = int(time.time() * 1000)
         for record in records:

@@ -10,6 +10,10 @@ does the I/O around it, the way the JobMaster shell does for the ExecutionGraph:
 * it carries the coordinator's actions out: barriers injected at source tasks, completion and
   abort notifications to every task, savepoint/checkpoint requests resolved, ``FailJob`` turned
   into a global failure of the job;
+* it runs the coordinator's storage actions (``_metadata`` writes, checkpoint directory
+  deletions) on a worker thread of its own, one at a time in the order they were emitted, and
+  feeds each outcome back as an event: fsspec I/O (S3 included) never blocks the JobMaster's
+  event loop, and a checkpoint's directory is never deleted before its metadata write ended;
 * it plans restores: which subtask reads which files of the snapshot a (re)started attempt
   starts from (the latest completed checkpoint after a failover, else the savepoint the job
   was submitted with), from the snapshot's metadata alone: no state is read here.
@@ -18,6 +22,7 @@ does the I/O around it, the way the JobMaster shell does for the ExecutionGraph:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import time
 from collections import Counter
@@ -34,6 +39,7 @@ from flott.runtime.checkpoint.coordinator import (
     CheckpointFailed,
     CheckpointPlan,
     DeclineCheckpoint,
+    DiscardCheckpoint,
     Event,
     FailJob,
     JobNotRunning,
@@ -46,6 +52,8 @@ from flott.runtime.checkpoint.coordinator import (
     TriggerCheckpoint,
     TriggerCheckpointBarrier,
     TriggerSavepoint,
+    WriteCheckpointMetadata,
+    perform_storage_action,
 )
 from flott.runtime.checkpoint.errors import (
     CheckpointError,
@@ -109,8 +117,10 @@ class CheckpointCoordinatorDriver:
         self.config = config
         self.storage = storage
         self.coordinator = CheckpointCoordinator(
-            job_graph.job_id, config, storage, first_checkpoint_id=first_checkpoint_id
+            job_graph.job_id, config, first_checkpoint_id=first_checkpoint_id
         )
+        self._io: concurrent.futures.ThreadPoolExecutor | None = None
+        """One worker thread: storage actions run in emission order (created on first use)."""
         self._recorder = recorder
         self._task_executor = task_executor
         self._spawn = spawn
@@ -156,7 +166,31 @@ class CheckpointCoordinatorDriver:
                 self._resolve(action.request_id, None, CheckpointError(action.reason))
             elif isinstance(action, FailJob):
                 self._spawn(self._fail_job(CheckpointFailureLimitExceededError(action.reason)))
+            elif isinstance(action, (WriteCheckpointMetadata, DiscardCheckpoint)):
+                self._run_storage_action(action)
         self._wake.set()
+
+    def _run_storage_action(self, action: WriteCheckpointMetadata | DiscardCheckpoint) -> None:
+        if self._io is None:
+            self._io = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix=f"checkpoint-io-{self.job_graph.job_id[:8]}"
+            )
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._io, perform_storage_action, self.storage, action)
+        future.add_done_callback(self._storage_action_done)
+
+    def _storage_action_done(self, future: asyncio.Future[Event]) -> None:
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is not None:  # perform_storage_action reports storage errors as events
+            log.error("job %s: checkpoint storage action failed: %r", self.job_graph.job_id, error)
+            return
+        event = future.result()
+        try:
+            self._handle(event)
+        except FlottError as e:
+            log.warning("job %s: %s not applied: %s", self.job_graph.job_id, type(event).__name__, e)
 
     def _record_first(self, actions: list[Any]) -> list[Any]:
         """HA: a completed checkpoint's notification and completion go out only once the recorder
@@ -309,6 +343,9 @@ class CheckpointCoordinatorDriver:
             if not waiter.done():
                 waiter.set_exception(CheckpointError(f"job master shut down: {reason}"))
         self._waiters.clear()
+        if self._io is not None:
+            # Queued deletions still run (leftover directories are garbage); nothing new is accepted.
+            self._io.shutdown(wait=False)
 
     # -- task messages ------------------------------------------------------------------------
 

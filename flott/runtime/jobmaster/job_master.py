@@ -4,6 +4,13 @@ It asks the ResourceManager for slots, accepts the slots TaskExecutors offer,
 deploys subtasks, follows their reports and heartbeats, and reports the job's
 outcome to its JobManagerRunner. All decisions are made by the pure
 :class:`ExecutionGraph`; this module only does I/O and timing.
+
+Events are handled synchronously (:meth:`JobMaster._handle`): the graph decides, and every action
+that needs I/O (a slot request, a deployment, a cancellation, releasing the slots and reporting
+the result of a terminal job) is spawned as a task of its own, never awaited between two actions.
+So the graph sees events one whole decision at a time, and an action never runs against a graph
+that changed while an earlier action of the same decision was waiting for a reply; the outcome of
+a spawned action comes back as an event.
 """
 
 from __future__ import annotations
@@ -166,7 +173,6 @@ class JobMaster(RpcEndpoint):
         self._slot_timeout = config.get_seconds("slot.request.timeout")
         self._background: set[asyncio.Task[None]] = set()
         self._terminated = False
-        self._actions_lock = asyncio.Lock()
         self._terminal_event = asyncio.Event()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -176,7 +182,7 @@ class JobMaster(RpcEndpoint):
         self._spawn(self._monitor_heartbeats())
         if self.checkpointing is not None:
             self._spawn(self.checkpointing.run_timer())
-        await self._handle(StartScheduling())
+        self._handle(StartScheduling())
 
     def suspend(self, reason: str) -> None:
         """Leadership lost (HA): stop at once, without ending the job. No result is reported and
@@ -207,36 +213,25 @@ class JobMaster(RpcEndpoint):
 
     # -- events in, actions out ------------------------------------------------------------
 
-    async def _handle(self, event: Event) -> None:
+    def _handle(self, event: Event) -> None:
         if self._terminated:
             return
         actions = self.graph.handle(event, now_ms())
         if self.checkpointing is not None:
             self.checkpointing.on_graph_changed()
-        await self._run(actions)
+        self._run(actions)
 
     def _task_executor_gateway(self, resource_id: str) -> TaskExecutorGateway | None:
         tm = self._task_managers.get(resource_id)
         return tm.gateway if tm is not None else None
 
     async def _fail_globally(self, error: FlottError, restartable: bool = True) -> None:
-        await self._handle(GlobalFailure(error_to_wire(error), str(error), restartable=restartable))
+        self._handle(GlobalFailure(error_to_wire(error), str(error), restartable=restartable))
 
-    async def _run(self, actions: list[Action]) -> None:
+    def _run(self, actions: list[Action]) -> None:
         for action in actions:
             if isinstance(action, RequestSlots):
-                try:
-                    await self._rm.request_slots(
-                        self.job_graph.job_id,
-                        self._rpc.address,
-                        self.endpoint_id,
-                        self.fencing_token or "",
-                        action.count,
-                    )
-                except FlottError as e:
-                    await self._handle(GlobalFailure(error_to_wire(e), "slot request failed"))
-                    continue
-                self._spawn(self._slot_deadline(self.graph.num_restarts))
+                self._spawn(self._request_slots(action.count, self.graph.num_restarts))
             elif isinstance(action, ScheduleRestart):
                 self._spawn(self._restart_after(action.delay_ms))
             elif isinstance(action, DeployTasks):
@@ -254,12 +249,22 @@ class JobMaster(RpcEndpoint):
                     cause[:2000],
                 )
                 if action.new in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED):
-                    await self._finish()
+                    self._reached_terminal()
+
+    async def _request_slots(self, count: int, attempt: int) -> None:
+        try:
+            await self._rm.request_slots(
+                self.job_graph.job_id, self._rpc.address, self.endpoint_id, self.fencing_token or "", count
+            )
+        except FlottError as e:
+            self._handle(GlobalFailure(error_to_wire(e), "slot request failed"))
+            return
+        await self._slot_deadline(attempt)
 
     async def _restart_after(self, delay_ms: int) -> None:
         log.info("job %s: restarting in %d ms", self.job_graph.job_id, delay_ms)
         await asyncio.sleep(delay_ms / 1000)
-        await self._handle(RestartJob())
+        self._handle(RestartJob())
 
     async def _deploy(self, execution_ids: list[str]) -> None:
         addresses = {rid: tm.data_address for rid, tm in self._task_managers.items()}
@@ -280,7 +285,7 @@ class JobMaster(RpcEndpoint):
             assert ex.resource_id is not None
             tm = self._task_managers.get(ex.resource_id)
             if tm is None:
-                await self._handle(
+                self._handle(
                     TaskExecutorLost(ex.resource_id, f"TaskExecutor {ex.resource_id} gone before deployment")
                 )
                 return
@@ -296,7 +301,7 @@ class JobMaster(RpcEndpoint):
             try:
                 await tm.gateway.submit_task(tdd, self.fencing_token or "")
             except FlottError as e:
-                await self._handle(
+                self._handle(
                     TaskStateChanged(
                         execution_id, ExecutionState.FAILED, error_to_wire(e), "deployment failed"
                     )
@@ -307,7 +312,7 @@ class JobMaster(RpcEndpoint):
     async def _cancel_task(self, action: CancelTask) -> None:
         tm = self._task_managers.get(action.resource_id)
         if tm is None:
-            await self._handle(
+            self._handle(
                 TaskStateChanged(
                     action.execution_id, ExecutionState.CANCELED, None, "task executor already gone"
                 )
@@ -318,20 +323,26 @@ class JobMaster(RpcEndpoint):
         except JobNotFoundError:
             pass  # the task ended on its own; its final state report is on the way
         except RpcError as e:
-            await self._handle(
+            self._handle(
                 TaskExecutorLost(
                     action.resource_id,
                     f"TaskExecutor {action.resource_id} lost: cancelling a task failed: {e}",
                 )
             )
 
-    async def _finish(self) -> None:
+    def _reached_terminal(self) -> None:
+        """Globally terminal: no event changes the job any more; release and report in the background."""
         if self._terminated:
             return
         self._terminated = True
         self._terminal_event.set()
         if self.checkpointing is not None:
             self.checkpointing.shutdown(f"job reached {self.graph.status.name}")
+        self._spawn(self._release_and_report())
+
+    async def _release_and_report(self) -> None:
+        """Slots go back before the result is reported: whoever waits for the result may submit
+        the next job at once and finds them free."""
         with contextlib.suppress(FlottError):
             await self._rm.cancel_slot_request(self.job_graph.job_id)
         for rid, alloc in list(self.graph.slots.values()):
@@ -390,7 +401,7 @@ class JobMaster(RpcEndpoint):
                 f"(got {len(self.graph.slots)}); the cluster has too few free task slots for parallelism "
                 f"{self.graph.slots_needed}"
             )
-            await self._handle(GlobalFailure(error_to_wire(err), "slot request timed out"))
+            self._handle(GlobalFailure(error_to_wire(err), "slot request timed out"))
 
     async def _monitor_heartbeats(self) -> None:
         period = min(self._heartbeat_interval, max(0.05, self._heartbeat_timeout / 5))
@@ -405,7 +416,7 @@ class JobMaster(RpcEndpoint):
                     )
                     self._task_managers.pop(rid, None)
                     self._rpc.close_connection(tm.address)
-                    await self._handle(TaskExecutorLost(rid, cause))
+                    self._handle(TaskExecutorLost(rid, cause))
 
     # -- RPC methods ---------------------------------------------------------------------------
 
@@ -426,7 +437,7 @@ class JobMaster(RpcEndpoint):
             if not free or self.graph.status not in (JobStatus.RUNNING, JobStatus.RESTARTING):
                 break
             accepted.append(offer)
-            await self._handle(SlotAssigned(free[0], resource_id, offer.allocation_id))
+            self._handle(SlotAssigned(free[0], resource_id, offer.allocation_id))
         return accepted
 
     async def update_task_execution_state(self, state: TaskExecutionState) -> bool:
@@ -436,7 +447,7 @@ class JobMaster(RpcEndpoint):
             self.metrics[state.execution_id] = state.metrics
         if state.accumulators and state.state is ExecutionState.FINISHED:
             self.accumulators.update(state.accumulators)
-        await self._handle(TaskStateChanged(state.execution_id, state.state, state.error))
+        self._handle(TaskStateChanged(state.execution_id, state.state, state.error))
         return True
 
     async def heartbeat_from_task_executor(self, heartbeat: TaskExecutorToJobManagerHeartbeat) -> None:
@@ -457,10 +468,14 @@ class JobMaster(RpcEndpoint):
         tm = self._task_managers.pop(resource_id, None)
         if tm is not None:
             self._rpc.close_connection(tm.address)
-        await self._handle(TaskExecutorLost(resource_id, cause))
+        self._handle(TaskExecutorLost(resource_id, cause))
 
     async def cancel(self) -> None:
-        await self._handle(CancelJob())
+        self.request_cancel()
+
+    def request_cancel(self) -> None:
+        """Cancel the job (synchronous: the cancellations of its tasks go out in the background)."""
+        self._handle(CancelJob())
 
     async def request_job(self) -> ExecutionGraphInfo:
         return self.execution_graph_info()
@@ -488,7 +503,7 @@ class JobMaster(RpcEndpoint):
     async def trigger_savepoint(self, target_directory: str | None, cancel_job: bool) -> str:
         path = await self._require_checkpointing("a savepoint").trigger_savepoint(target_directory)
         if cancel_job:
-            await self._handle(CancelJob("cancel with savepoint"))
+            self._handle(CancelJob("cancel with savepoint"))
         return path
 
     async def stop_with_savepoint(self, target_directory: str | None, drain: bool) -> str:

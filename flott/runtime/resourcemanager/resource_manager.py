@@ -237,12 +237,11 @@ class ResourceManager(RpcEndpoint):
         if not self._workers_on_demand or driver is None or self._stopping:
             return
         per_worker = max(1, self._config.get_int("taskmanager.numberOfTaskSlots"))
-        wanted = sum(r.remaining for r in self.slots.pending.values())
         starting = sum(1 for rid in driver.processes if rid not in self.task_executors)
-        missing = wanted - self.slots.free_slots() - starting * per_worker
-        workers = -(-missing // per_worker) if missing > 0 else 0
+        workers = self.slots.workers_to_start(per_worker, starting)
         if workers:
-            log.info("starting %d TaskExecutor(s) for %d pending slot request(s)", workers, wanted)
+            pending = self.slots.pending_slots()
+            log.info("starting %d TaskExecutor(s) for %d pending slot request(s)", workers, pending)
         for _ in range(workers):
             driver.start_task_executor(new_id())
 

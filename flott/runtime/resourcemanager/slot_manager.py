@@ -118,3 +118,12 @@ class SlotManager:
 
     def free_slots(self) -> int:
         return sum(len(te.free_indices()) for te in self.task_executors.values())
+
+    def pending_slots(self) -> int:
+        return sum(r.remaining for r in self.pending.values())
+
+    def workers_to_start(self, slots_per_worker: int, workers_starting: int) -> int:
+        """Active mode: how many more TaskExecutors the pending requests need, beyond the free
+        slots and the slots of the workers already starting (each ``slots_per_worker`` slots)."""
+        missing = self.pending_slots() - self.free_slots() - workers_starting * slots_per_worker
+        return -(-missing // slots_per_worker) if missing > 0 else 0

@@ -52,7 +52,6 @@ from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
     SlotOffer,
     SlotReport,
-    SlotStatus,
     TaskExecutorRegistration,
     TaskExecutorToJobManagerHeartbeat,
 )
@@ -61,15 +60,19 @@ from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
 from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT
+from flott.runtime.taskexecutor.slot_table import (
+    AllocateSlot,
+    CheckTimeouts,
+    FreeJobSlots,
+    FreeSlot,
+    KeepOnlyJobs,
+    MarkSlotActive,
+    SlotFreed,
+    TaskSlotTable,
+)
 from flott.runtime.taskexecutor.task import Task
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class _Slot:
-    allocation_id: str | None = None
-    job_id: str | None = None
 
 
 @dataclass
@@ -116,7 +119,13 @@ class TaskExecutor(RpcEndpoint):
             resource_manager_address, RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
         )
         self._invokable = invokable
-        self.slots = [_Slot() for _ in range(config.get_int("taskmanager.numberOfTaskSlots"))]
+        self.slot_table = TaskSlotTable(
+            config.get_int("taskmanager.numberOfTaskSlots"),
+            config.get_seconds("taskmanager.slot.timeout", config.get("pekko.ask.timeout", "10 s")),
+        )
+        """The slots (pure: :mod:`~flott.runtime.taskexecutor.slot_table`); RPC methods feed it events."""
+        self._offering: set[str] = set()
+        """Allocations whose offer to their JobMaster has not been answered yet (they do not expire)."""
         self.tasks: dict[str, Task] = {}
         self.job_managers: dict[str, _JobManagerConnection] = {}
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
@@ -143,7 +152,7 @@ class TaskExecutor(RpcEndpoint):
             resource_id=self.resource_id,
             rpc_address=self._rpc.address,
             data_address=data_address,
-            num_slots=len(self.slots),
+            num_slots=len(self.slot_table),
             pid=os.getpid(),
             hostname=socket.gethostname(),
             memory_bytes=psutil.virtual_memory().total,
@@ -156,7 +165,22 @@ class TaskExecutor(RpcEndpoint):
         self._spawn(self._heartbeat_resource_manager())
 
     def _slot_report(self) -> SlotReport:
-        return SlotReport([SlotStatus(i, s.allocation_id, s.job_id) for i, s in enumerate(self.slots)])
+        return self.slot_table.slot_report()
+
+    def _slots(self, event: Any) -> list[SlotFreed]:
+        return self.slot_table.handle(event, time.monotonic())
+
+    async def _slots_freed(self, freed: list[SlotFreed]) -> None:
+        """Carry out what freeing slots means: the allocation's tasks are cancelled, a job with no
+        slot left here loses its JobManager connection, the ResourceManager learns the slot is free."""
+        for f in freed:
+            for task in list(self.tasks.values()):
+                if task.tdd.allocation_id == f.allocation_id:
+                    task.cancel()
+            if f.last_of_job:
+                self._close_job(f.job_id)
+            with contextlib.suppress(FlottError):
+                await self._rm.notify_slot_available(self.resource_id, f.index, f.allocation_id)
 
     async def _register(self) -> None:
         """Register with the ResourceManager, retrying as Flink's TaskExecutor does.
@@ -217,9 +241,9 @@ class TaskExecutor(RpcEndpoint):
                 )
             except FlottError as e:
                 self._release_job(job_id, f"its JobMaster no longer counts on this TaskExecutor: {e}")
-        for i, slot in enumerate(self.slots):
-            if slot.job_id is not None and slot.job_id not in self.job_managers:
-                self.slots[i] = _Slot()
+        # Slots of jobs without a JobManager connection go silently: the registration that follows
+        # reports them free.
+        self._slots(KeepOnlyJobs(frozenset(self.job_managers), "no JobManager connection"))
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coro)
@@ -229,6 +253,7 @@ class TaskExecutor(RpcEndpoint):
 
     async def _heartbeat_resource_manager(self) -> None:
         while True:
+            await self._slots_freed(self._slots(CheckTimeouts(frozenset(self._offering))))
             if self._ha and (self._rm_session is None or self._rm_connect is not None):
                 await asyncio.sleep(self._heartbeat_interval)  # no leader known / registering
                 continue
@@ -298,9 +323,8 @@ class TaskExecutor(RpcEndpoint):
         for job_id, conn in list(self.job_managers.items()):
             if not is_token_of_session(conn.token, session_id):
                 self._release_job(job_id, "its JobManager lost the leadership")
-        for slot in self.slots:  # slots offered to a deposed leader's JobMaster, not yet used
-            if slot.job_id is not None and slot.job_id not in self.job_managers:
-                slot.allocation_id = slot.job_id = None
+        # Slots offered to a deposed leader's JobMaster, not yet used; the registration reports them.
+        self._slots(KeepOnlyJobs(frozenset(self.job_managers), "a new ResourceManager leader"))
         assert self._registration is not None
         try:
             while True:
@@ -324,9 +348,7 @@ class TaskExecutor(RpcEndpoint):
         for task in list(self.tasks.values()):
             if task.tdd.job_id == job_id:
                 task.cancel()
-        for i, slot in enumerate(self.slots):
-            if slot.job_id == job_id:
-                self.slots[i] = _Slot()
+        self._slots(FreeJobSlots(job_id, cause))  # the heartbeat's slot report tells the RM
         self._close_job(job_id)
 
     # -- RPC -----------------------------------------------------------------------------------
@@ -346,10 +368,7 @@ class TaskExecutor(RpcEndpoint):
                 f"slot request for job {job_id} from a JobMaster of leader session "
                 f"{job_master_token.split('/')[0]!r}; this TaskExecutor serves {self._rm_session!r}"
             )
-        slot = self.slots[slot_index]
-        if slot.allocation_id is not None and slot.allocation_id != allocation_id:
-            raise FlottError(f"slot {slot_index} of {self.resource_id} is already allocated")
-        slot.allocation_id, slot.job_id = allocation_id, job_id
+        self._slots(AllocateSlot(slot_index, job_id, allocation_id))  # SlotAllocationError if taken
         conn = self.job_managers.get(job_id)
         if conn is None or conn.token != job_master_token:
             if conn is not None and conn.heartbeat is not None:
@@ -365,6 +384,7 @@ class TaskExecutor(RpcEndpoint):
         self._spawn(self._offer(conn, SlotOffer(allocation_id, slot_index)))
 
     async def _offer(self, conn: _JobManagerConnection, offer: SlotOffer) -> None:
+        self._offering.add(offer.allocation_id)
         try:
             accepted = await conn.gateway.offer_slots(
                 self.resource_id, self._rpc.address, self._shuffle.address, [offer]
@@ -372,10 +392,13 @@ class TaskExecutor(RpcEndpoint):
         except FlottError as e:
             log.warning("offering slot to job %s failed: %s", conn.job_id, e)
             accepted = []
+        finally:
+            self._offering.discard(offer.allocation_id)
         if offer not in accepted:
             await self.free_slot(offer.allocation_id, "offer rejected")
         else:
             conn.accepted = True
+            self._slots(MarkSlotActive(offer.allocation_id))
 
     async def submit_task(self, tdd: TaskDeploymentDescriptor, job_master_token: str) -> None:
         conn = self.job_managers.get(tdd.job_id)
@@ -384,7 +407,7 @@ class TaskExecutor(RpcEndpoint):
                 f"task for job {tdd.job_id} comes from a JobMaster this TaskExecutor "
                 "does not serve (stale leader?)"
             )
-        if not any(s.allocation_id == tdd.allocation_id for s in self.slots):
+        if not self.slot_table.is_allocated(tdd.allocation_id):
             raise FlottError(f"no slot with allocation {tdd.allocation_id} on {self.resource_id}")
         prepare = None
         if tdd.python_artifacts:
@@ -507,17 +530,7 @@ class TaskExecutor(RpcEndpoint):
             log.warning("declining checkpoint %d of %s failed: %s", checkpoint_id, execution_id, e)
 
     async def free_slot(self, allocation_id: str, cause: str) -> None:
-        for i, slot in enumerate(self.slots):
-            if slot.allocation_id == allocation_id:
-                job_id = slot.job_id
-                self.slots[i] = _Slot()
-                for task in list(self.tasks.values()):
-                    if task.tdd.allocation_id == allocation_id:
-                        task.cancel()
-                if job_id and not any(s.job_id == job_id for s in self.slots):
-                    self._close_job(job_id)
-                with contextlib.suppress(FlottError):
-                    await self._rm.notify_slot_available(self.resource_id, i, allocation_id)
+        await self._slots_freed(self._slots(FreeSlot(allocation_id, cause)))
 
     def _close_job(self, job_id: str) -> None:
         conn = self.job_managers.pop(job_id, None)
