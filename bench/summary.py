@@ -31,6 +31,12 @@ from benchlib import markdown_table
 # key, the measure's label (used when no benchmark reported the row), target (op, ratio), source
 ROWS: list[tuple[str, str, tuple[str, float] | None, str]] = [
     ("wc_bare", "word count, flott p=2 vs bare loop 1 process (throughput)", (">=", 1.0), "word_count.py"),
+    (
+        "wc_streaming_bare",
+        "word count STREAMING, flott p=2 vs bare streaming loop 1 process (throughput)",
+        (">=", 1.0),
+        "word_count.py",
+    ),
     ("wc_bytewax", "word count, flott p=2 vs Bytewax 0.21 (throughput)", (">=", 2.0), "word_count.py"),
     ("wc_pyflink", "word count, flott p=2 vs PyFlink 2.3 (throughput)", (">=", 20.0), "word_count.py"),
     (
