@@ -112,6 +112,12 @@ ROWS: list[tuple[str, str, tuple[str, float] | None, str]] = [
     ),
     ("ck_every_1s", "checkpoint every 1 s vs none (throughput, STREAMING p=2)", None, "checkpoint_bench.py"),
     ("ck_savepoint", "savepoint of ~1 GB keyed state, trigger → COMPLETED", None, "checkpoint_bench.py"),
+    (
+        "ck_slow_map",
+        "savepoint with a 50 ms-per-record map chained to the source, trigger → COMPLETED",
+        None,
+        "checkpoint_bench.py",
+    ),
     ("rss_wc", "peak RSS during the word count, all processes", None, "word_count.py"),
     ("rss_cluster", "peak RSS, session cluster processes, vs Flink 2.3", None, "control_plane.py"),
 ]
