@@ -15,9 +15,11 @@ record, so a trigger waits at most for the record being processed, as in Flink.
 Batches start at one record and double while they stay under the target, so
 even the first batch of a slow job does not hold the mailbox.
 
-Time blocked on a full output (backpressure) is not the records' cost and is left
-out: a smaller batch would not bring the mailbox nearer while the task waits on
-its consumer (that is the unaligned checkpoint's case).
+Only the chain's work counts (from the records polled to the result written): a
+reader that waits for data inside its poll (a Kafka fetch) must not be driven to
+one-record polls. Time blocked on a full output (backpressure) is left out too: a
+smaller batch would not bring the mailbox nearer while the task waits on its
+consumer (that is the unaligned checkpoint's case).
 
 A pure state machine (records and nanoseconds in, the next size out), fed by the
 source loop once per batch, so it is tested without threads or clocks.

@@ -357,9 +357,11 @@ class StreamTask:
             flush_if_due(t2)
             t3 = now()
             # Per-batch bookkeeping goes here (one batch: poll, chain, write, flush; never per record).
-            busy = (t3 - t0) - (metrics.back_pressured_time_ns - back_pressured_before)
-            metrics.busy_time_ns += busy
-            observe(len(batch), busy)
+            back_pressured = metrics.back_pressured_time_ns - back_pressured_before
+            metrics.busy_time_ns += (t3 - t0) - back_pressured
+            # The batch size follows the chain's cost only: a reader that waits for data in its poll
+            # (Kafka's fetch) must not be driven to one-record polls.
+            observe(len(batch), (t3 - t1) - back_pressured)
 
     def _run_input_loop(self, chain: OperatorChain, outputs: RecordWriterDelegate) -> None:
         env = self._env
