@@ -5,9 +5,10 @@
                                      [--only throughput,state,slow] [--slow-record-ms 50]
                                      [--no-peers] [--summary FILE]
 
-``--quick``: 300,000 records (every 1 s only), 50 MB of state (50,000 keys), 1 round, one
-cluster for everything: about 20 s. ``--summary FILE`` appends this benchmark's rows of
-bench/run's summary table to FILE (JSON lines, see bench/summary.py).
+``--quick``: 300,000 records (every 1 s only), 50 MB of state (50,000 keys), 2 savepoints of
+the slow-map job, 1 round, one cluster for everything: about 30 s. ``--summary FILE``
+appends this benchmark's rows of bench/run's summary table to FILE (JSON lines, see
+bench/summary.py).
 
 Everything runs on a flott session cluster started for the purpose (``flott jobmanager start
 --taskmanagers 2``: a JobManager and two local TaskExecutor processes of one slot each, REST on
@@ -692,22 +693,9 @@ def run_state(
             run.notes.append(f"checkpoint {cp['id']} holds {run.checkpoint_size:,} B < {expected:,} B")
         run.rocksdb_bytes = du(local)
 
-        sp_dir = work / "savepoints"
-        t0 = time.perf_counter()
-        trigger = session.request(
-            "POST", f"/jobs/{job_id}/savepoints", {"target-directory": str(sp_dir), "cancel-job": False}
-        )["request-id"]
-        while True:
-            status = session.request("GET", f"/jobs/{job_id}/savepoints/{trigger}")
-            if status["status"]["id"] == "COMPLETED":
-                break
-            if time.perf_counter() - t0 > args.fill_timeout:
-                raise TimeoutError("the savepoint did not complete")
-            time.sleep(0.05)
-        run.savepoint_wall_s = time.perf_counter() - t0
-        op = status["operation"]
-        if op.get("failure-cause"):
-            raise RuntimeError(f"savepoint failed: {op['failure-cause']}")
+        run.savepoint_wall_s, op = trigger_savepoint(
+            session, job_id, work / "savepoints", args.fill_timeout, 0.05
+        )
         location = str(op["location"]).removeprefix("file://")
         run.savepoint_size = du(Path(location))
         stats = session.checkpoints(job_id)
@@ -728,8 +716,10 @@ def run_state(
 # -- 3. a savepoint while a slow function is chained to the source ------------------------------
 
 
-def savepoint_wall_s(session: Session, job_id: str, target: Path, timeout: float) -> tuple[float, float]:
-    """(trigger -> COMPLETED seen, polling every 10 ms; the cluster's end-to-end duration), seconds."""
+def trigger_savepoint(
+    session: Session, job_id: str, target: Path, timeout: float, poll_s: float
+) -> tuple[float, dict[str, Any]]:
+    """``POST /jobs/:id/savepoints``, then poll its status: (trigger -> COMPLETED seen s, the operation)."""
     t0 = time.perf_counter()
     trigger = session.request(
         "POST", f"/jobs/{job_id}/savepoints", {"target-directory": str(target), "cancel-job": False}
@@ -740,13 +730,12 @@ def savepoint_wall_s(session: Session, job_id: str, target: Path, timeout: float
             break
         if time.perf_counter() - t0 > timeout:
             raise TimeoutError("the savepoint did not complete")
-        time.sleep(0.01)
+        time.sleep(poll_s)
     wall = time.perf_counter() - t0
-    op = status["operation"]
+    op: dict[str, Any] = status["operation"]
     if op.get("failure-cause"):
         raise RuntimeError(f"savepoint failed: {op['failure-cause']}")
-    sp = (session.checkpoints(job_id).get("latest") or {}).get("savepoint") or {}
-    return wall, sp.get("end_to_end_duration", 0) / 1000
+    return wall, op
 
 
 def slow_section(args: argparse.Namespace, tmp: Path, shared: Session | None) -> str:
@@ -770,9 +759,10 @@ def slow_section(args: argparse.Namespace, tmp: Path, shared: Session | None) ->
             session.wait_state(job_id, ("RUNNING",), 120)
             time.sleep(1.0)  # records are flowing through the slow map
             for i in range(args.slow_savepoints):
-                wall, e2e = savepoint_wall_s(session, job_id, work / f"sp-{i}", args.fill_timeout)
+                wall, _ = trigger_savepoint(session, job_id, work / f"sp-{i}", args.fill_timeout, 0.01)
+                sp = (session.checkpoints(job_id).get("latest") or {}).get("savepoint") or {}
                 walls.append(wall)
-                e2es.append(e2e)
+                e2es.append(sp.get("end_to_end_duration", 0) / 1000)
             session.cancel(job_id)
         shutil.rmtree(work, ignore_errors=True)
     took = time.monotonic() - started
@@ -938,6 +928,7 @@ def main() -> int:
         args.rounds, args.records, args.keys = 1, 300_000, 50_000
         args.interval_ms, args.min_pause_ms, args.intervals = 2_000, 4_000, "1000"
         args.fill_timeout = 120.0
+        args.slow_savepoints = 2
     args.intervals = [int(x) for x in args.intervals.split(",") if x.strip()]
     notes = []
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
