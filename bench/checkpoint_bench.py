@@ -2,11 +2,13 @@
 
     python bench/checkpoint_bench.py [--quick] [--rounds 3] [--records 6000000] [--intervals 1000,10000]
                                      [--keys 1000000] [--value-bytes 1000] [--backends hashmap,rocksdb]
-                                     [--only throughput,state] [--no-peers] [--summary FILE]
+                                     [--only throughput,state,slow] [--slow-record-ms 50]
+                                     [--no-peers] [--summary FILE]
 
-``--quick``: 300,000 records (every 1 s only), 50 MB of state (50,000 keys), 1 round, one
-cluster for everything: about 20 s. ``--summary FILE`` appends this benchmark's rows of
-bench/run's summary table to FILE (JSON lines, see bench/summary.py).
+``--quick``: 300,000 records (every 1 s only), 50 MB of state (50,000 keys), 2 savepoints of
+the slow-map job, 1 round, one cluster for everything: about 30 s. ``--summary FILE``
+appends this benchmark's rows of bench/run's summary table to FILE (JSON lines, see
+bench/summary.py).
 
 Everything runs on a flott session cluster started for the purpose (``flott jobmanager start
 --taskmanagers 2``: a JobManager and two local TaskExecutor processes of one slot each, REST on
@@ -34,6 +36,10 @@ API (``GET /jobs/:id``, ``GET /jobs/:id/checkpoints`` in Flink's shape) and from
    /jobs/:id/savepoints``: wall time trigger -> COMPLETED (polling every 50 ms) and the savepoint
    directory's size on disk; RocksDB's working directory size; peak RSS of the TaskExecutors
    (psutil, every 250 ms). A fresh cluster per run, backends alternating.
+3. **A savepoint while a slow function runs**: an unbounded source chained with a map that takes
+   ``--slow-record-ms`` (50) per record, p=2, no periodic checkpoints; ``--slow-savepoints``
+   savepoints per round, each trigger -> COMPLETED (polled every 10 ms) and the cluster's
+   end-to-end duration. Flink's mailbox takes the trigger between two records (target ≤ 0.2 s).
 
 flott's snapshots are synchronous full snapshots (the task processes no records while it writes
 its state; see flott/runtime/tasks/subtask_checkpoint_coordinator.py), checkpoints and savepoints
@@ -193,6 +199,43 @@ JOB = textwrap.dedent('''
     KEYS = P.get("keys", 1)
 
 
+    class EndlessReader:
+        """0, 1, 2, ... as asked for, forever (an unbounded source that never waits)."""
+
+        def __init__(self):
+            self.next = 0
+
+        def poll_batch(self, max_records):
+            out = list(range(self.next, self.next + max_records))
+            self.next += max_records
+            return out
+
+        def snapshot_state(self, checkpoint_id):
+            return [self.next]
+
+        def close(self):
+            pass
+
+
+    class Endless:
+        def get_boundedness(self):
+            return Boundedness.CONTINUOUS_UNBOUNDED
+
+        def get_produced_type(self):
+            return Types.LONG()
+
+        def create_reader(self, subtask_index, parallelism):
+            return EndlessReader()
+
+
+    SLOW_S = P.get("record_ms", 0) / 1000
+
+
+    def slow(n):
+        time.sleep(SLOW_S)
+        return n
+
+
     def pair(n):
         return (n % KEYS, 1)
 
@@ -217,6 +260,15 @@ JOB = textwrap.dedent('''
             .reduce(lambda a, b: (a[0], a[1] + b[1]))
             .uid("counts")
             .sink_to(CountingSink(P["progress_dir"]))
+            .uid("sink")
+        )
+    elif P["mode"] == "slow":
+        (
+            env.from_source(Endless(), WatermarkStrategy.no_watermarks(), "numbers")
+            .uid("numbers")
+            .map(slow, output_type=Types.LONG())
+            .uid("slow")
+            .sink_to(CountingSink(None))
             .uid("sink")
         )
     else:
@@ -641,22 +693,9 @@ def run_state(
             run.notes.append(f"checkpoint {cp['id']} holds {run.checkpoint_size:,} B < {expected:,} B")
         run.rocksdb_bytes = du(local)
 
-        sp_dir = work / "savepoints"
-        t0 = time.perf_counter()
-        trigger = session.request(
-            "POST", f"/jobs/{job_id}/savepoints", {"target-directory": str(sp_dir), "cancel-job": False}
-        )["request-id"]
-        while True:
-            status = session.request("GET", f"/jobs/{job_id}/savepoints/{trigger}")
-            if status["status"]["id"] == "COMPLETED":
-                break
-            if time.perf_counter() - t0 > args.fill_timeout:
-                raise TimeoutError("the savepoint did not complete")
-            time.sleep(0.05)
-        run.savepoint_wall_s = time.perf_counter() - t0
-        op = status["operation"]
-        if op.get("failure-cause"):
-            raise RuntimeError(f"savepoint failed: {op['failure-cause']}")
+        run.savepoint_wall_s, op = trigger_savepoint(
+            session, job_id, work / "savepoints", args.fill_timeout, 0.05
+        )
         location = str(op["location"]).removeprefix("file://")
         run.savepoint_size = du(Path(location))
         stats = session.checkpoints(job_id)
@@ -672,6 +711,99 @@ def run_state(
         run.rss_te = session.peak_rss("TaskExecutor")
     shutil.rmtree(work, ignore_errors=True)
     return run
+
+
+# -- 3. a savepoint while a slow function is chained to the source ------------------------------
+
+
+def trigger_savepoint(
+    session: Session, job_id: str, target: Path, timeout: float, poll_s: float
+) -> tuple[float, dict[str, Any]]:
+    """``POST /jobs/:id/savepoints``, then poll its status: (trigger -> COMPLETED seen s, the operation)."""
+    t0 = time.perf_counter()
+    trigger = session.request(
+        "POST", f"/jobs/{job_id}/savepoints", {"target-directory": str(target), "cancel-job": False}
+    )["request-id"]
+    while True:
+        status = session.request("GET", f"/jobs/{job_id}/savepoints/{trigger}")
+        if status["status"]["id"] == "COMPLETED":
+            break
+        if time.perf_counter() - t0 > timeout:
+            raise TimeoutError("the savepoint did not complete")
+        time.sleep(poll_s)
+    wall = time.perf_counter() - t0
+    op: dict[str, Any] = status["operation"]
+    if op.get("failure-cause"):
+        raise RuntimeError(f"savepoint failed: {op['failure-cause']}")
+    return wall, op
+
+
+def slow_section(args: argparse.Namespace, tmp: Path, shared: Session | None) -> str:
+    """Savepoints of a job whose source is chained with a map taking ``--slow-record-ms`` per record."""
+    walls: list[float] = []
+    e2es: list[float] = []
+    started = time.monotonic()
+    for r in range(args.rounds):
+        log(f"slow-map savepoint round {r + 1}/{args.rounds}")
+        work = tmp / f"slow-{r}"
+        with cluster(shared, work / "cluster") as session:
+            params = {
+                "mode": "slow",
+                "record_ms": args.slow_record_ms,
+                "backend": "hashmap",
+                "interval_ms": 0,
+                "checkpoint_dir": (work / "chk").as_uri(),
+                "local_dir": str(work / "rocksdb"),
+            }
+            job_id = session.submit(params)
+            session.wait_state(job_id, ("RUNNING",), 120)
+            time.sleep(1.0)  # records are flowing through the slow map
+            for i in range(args.slow_savepoints):
+                wall, _ = trigger_savepoint(session, job_id, work / f"sp-{i}", args.fill_timeout, 0.01)
+                sp = (session.checkpoints(job_id).get("latest") or {}).get("savepoint") or {}
+                walls.append(wall)
+                e2es.append(sp.get("end_to_end_duration", 0) / 1000)
+            session.cancel(job_id)
+        shutil.rmtree(work, ignore_errors=True)
+    took = time.monotonic() - started
+    w_med, w_range = secs(walls, 3)
+    e_med, e_range = secs(e2es, 3)
+    rows = [
+        [
+            f"map taking {args.slow_record_ms} ms per record, chained to the source (p=2)",
+            str(len(walls)),
+            w_med,
+            w_range,
+            e_med,
+            e_range,
+        ]
+    ]
+    add_summary(
+        args.summary,
+        "ck_slow_map",
+        f"savepoint with a {args.slow_record_ms} ms-per-record map chained to the source, "
+        "trigger → COMPLETED (target ≤ 0.2 s)",
+        f"{w_med} s (cluster's end-to-end {e_med} s)",
+    )
+    table = markdown_table(
+        [
+            "job",
+            "savepoints",
+            "trigger → COMPLETED seen s (median)",
+            "min / max s",
+            "cluster's end-to-end s (median)",
+            "min / max s",
+        ],
+        rows,
+    )
+    return (
+        f"\n### Savepoint while a slow function is chained to the source ({args.rounds} round(s), "
+        f"{took:.0f} s in all)\n\n{table}\n\n"
+        "An unbounded source chained with a map that sleeps per record, into a counting sink; no "
+        "periodic checkpoints. The source task sizes its batches to ~10 ms of the chain's work "
+        "(flott/runtime/tasks/source_batch_size.py), so the trigger waits for the record being "
+        "processed, not for a batch of them. Trigger → COMPLETED is polled every 10 ms.\n"
+    )
 
 
 def state_section(args: argparse.Namespace, tmp: Path, backends: list[str], shared: Session | None) -> str:
@@ -785,8 +917,10 @@ def main() -> int:
         help="checkpoint intervals (ms) compared with none, throughput job",
     )
     ap.add_argument("--fill-timeout", type=float, default=900.0)
+    ap.add_argument("--slow-record-ms", type=int, default=50, help="the slow map's time per record")
+    ap.add_argument("--slow-savepoints", type=int, default=3, help="savepoints per round, slow-map job")
     ap.add_argument("--backends", default="hashmap,rocksdb")
-    ap.add_argument("--only", default="throughput,state", help="sections: throughput,state")
+    ap.add_argument("--only", default="throughput,state,slow", help="sections: throughput,state,slow")
     ap.add_argument("--no-peers", action="store_true", help="accepted for bench/run; no peers run here")
     ap.add_argument("--summary", help="append this benchmark's summary-table rows to this file (JSON lines)")
     args = ap.parse_args()
@@ -794,6 +928,7 @@ def main() -> int:
         args.rounds, args.records, args.keys = 1, 300_000, 50_000
         args.interval_ms, args.min_pause_ms, args.intervals = 2_000, 4_000, "1000"
         args.fill_timeout = 120.0
+        args.slow_savepoints = 2
     args.intervals = [int(x) for x in args.intervals.split(",") if x.strip()]
     notes = []
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
@@ -813,6 +948,8 @@ def main() -> int:
                 parts.append(throughput_section(args, tmp, shared))
             if "state" in sections and backends:
                 parts.append(state_section(args, tmp, backends, shared))
+            if "slow" in sections:
+                parts.append(slow_section(args, tmp, shared))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     notes.append(f"Load average at the end: {loadavg()}.")

@@ -31,6 +31,12 @@ from benchlib import markdown_table
 # key, the measure's label (used when no benchmark reported the row), target (op, ratio), source
 ROWS: list[tuple[str, str, tuple[str, float] | None, str]] = [
     ("wc_bare", "word count, flott p=2 vs bare loop 1 process (throughput)", (">=", 1.0), "word_count.py"),
+    (
+        "wc_streaming_bare",
+        "word count STREAMING, flott p=2 vs bare streaming loop 1 process (throughput)",
+        (">=", 1.0),
+        "word_count.py",
+    ),
     ("wc_bytewax", "word count, flott p=2 vs Bytewax 0.21 (throughput)", (">=", 2.0), "word_count.py"),
     ("wc_pyflink", "word count, flott p=2 vs PyFlink 2.3 (throughput)", (">=", 20.0), "word_count.py"),
     (
@@ -106,6 +112,12 @@ ROWS: list[tuple[str, str, tuple[str, float] | None, str]] = [
     ),
     ("ck_every_1s", "checkpoint every 1 s vs none (throughput, STREAMING p=2)", None, "checkpoint_bench.py"),
     ("ck_savepoint", "savepoint of ~1 GB keyed state, trigger → COMPLETED", None, "checkpoint_bench.py"),
+    (
+        "ck_slow_map",
+        "savepoint with a 50 ms-per-record map chained to the source, trigger → COMPLETED",
+        None,
+        "checkpoint_bench.py",
+    ),
     ("rss_wc", "peak RSS during the word count, all processes", None, "word_count.py"),
     ("rss_cluster", "peak RSS, session cluster processes, vs Flink 2.3", None, "control_plane.py"),
 ]

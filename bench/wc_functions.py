@@ -99,6 +99,47 @@ def bare_count(path: str, start: int = 0, end: int | None = None) -> dict[str, t
     return state
 
 
+def bare_streaming_count(
+    path: str, out: str, start: int = 0, end: int | None = None
+) -> dict[str, tuple[str, int]]:
+    """The STREAMING yardstick: the same loop, writing every running count as a sink line.
+
+    What flott's and PyFlink's STREAMING word count do per word: split, pair,
+    key, add, and one line ``(word,n)`` per update (Java's ``Tuple2.toString``,
+    what ``Encoder.simple_string_encoder`` writes) to a buffered file.
+    """
+    state: dict[str, tuple[str, int]] = {}
+    get = state.get
+    with open(out, "w") as sink:
+        write = sink.write
+
+        def count(text: str) -> None:
+            for line in text.splitlines():
+                for word in split(line):
+                    t = pair(word)
+                    k = key(t)
+                    old = get(k)
+                    new = state[k] = t if old is None else add(old, t)
+                    write(f"({new[0]},{new[1]})\n")
+
+        with open(path, "rb") as f:
+            f.seek(start)
+            remaining = (os.fstat(f.fileno()).st_size if end is None else end) - start
+            tail = b""
+            while remaining > 0:
+                chunk = f.read(min(1 << 22, remaining))
+                if not chunk:
+                    break
+                remaining -= len(chunk)
+                chunk = tail + chunk
+                cut = chunk.rfind(b"\n") + 1
+                tail = chunk[cut:]
+                count(chunk[:cut].decode())
+            if tail:
+                count(tail.decode())
+    return state
+
+
 def split_into_files(path: Path, directory: Path, parts: int) -> list[Path]:
     """Copies of the input cut at line boundaries (for runners whose unit of parallelism is a file)."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -112,8 +153,12 @@ def split_into_files(path: Path, directory: Path, parts: int) -> list[Path]:
     return out
 
 
-def read_counts(directory: Path) -> dict[str, int]:
-    """Counts from any runner's output: lines ``(word,n)`` (Flink/flott tuples) or ``word<TAB>n``."""
+def read_counts(directory: Path, updates: bool = False) -> dict[str, int]:
+    """Counts from any runner's output: lines ``(word,n)`` (Flink/flott tuples) or ``word<TAB>n``.
+
+    ``updates``: the output of a STREAMING run, every running count of a word
+    (1, 2, ..., n, in whichever part files): the largest is its count.
+    """
     counts: dict[str, int] = {}
     for root, _dirs, files in os.walk(directory):
         for name in files:
@@ -128,7 +173,7 @@ def read_counts(directory: Path) -> dict[str, int]:
                         word, n = line[1:-1].rsplit(",", 1)
                     else:
                         word, n = line.split("\t")
-                    if word in counts:
+                    if word in counts and not updates:
                         raise ValueError(f"{word!r} appears twice in the output")
-                    counts[word] = int(n)
+                    counts[word] = max(int(n), counts.get(word, 0)) if updates else int(n)
     return counts

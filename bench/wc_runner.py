@@ -3,8 +3,10 @@
     python bench/wc_runner.py SYSTEM --input FILE --out DIR [--parallelism N]
 
 SYSTEM is ``bare`` (the per-record loop; N processes splitting the file by byte
-ranges, dicts merged with the same ``add``), ``flott``, ``bytewax`` or
-``pyflink`` (the last two from bench/.venv-peers). Every system calls the same
+ranges, dicts merged with the same ``add``), ``bare-streaming`` (the same loop in
+one process writing every running count as a sink line: STREAMING's yardstick),
+``flott`` (BATCH), ``flott-streaming`` (STREAMING, every update to the FileSink),
+``bytewax`` or ``pyflink`` (the last two from bench/.venv-peers). Every system calls the same
 functions from wc_functions.py. The output goes to DIR (checked by the caller);
 the last stdout line is JSON: {"elapsed": seconds from job start to job end}.
 
@@ -30,7 +32,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import wc_functions  # noqa: E402
-from wc_functions import add, bare_count, key, line_ranges, pair, split  # noqa: E402
+from wc_functions import (  # noqa: E402
+    add,
+    bare_count,
+    bare_streaming_count,
+    key,
+    line_ranges,
+    pair,
+    split,
+)
 
 
 def write_counts(out: Path, name: str, state: dict[str, tuple[str, int]]) -> None:
@@ -64,8 +74,20 @@ def run_bare(src: Path, out: Path, parallelism: int) -> float:
     return elapsed
 
 
+def run_bare_streaming(src: Path, out: Path, parallelism: int) -> float:
+    """The STREAMING yardstick: one process writing every running count (parallelism ignored)."""
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    bare_streaming_count(str(src), str(out / "part-0"))
+    return time.perf_counter() - start
+
+
 # --- flott ------------------------------------------------------------------------------------
-def run_flott(src: Path, out: Path, parallelism: int) -> float:
+def run_flott_streaming(src: Path, out: Path, parallelism: int) -> float:
+    return run_flott(src, out, parallelism, streaming=True)
+
+
+def run_flott(src: Path, out: Path, parallelism: int, streaming: bool = False) -> float:
     import cloudpickle
 
     from flott.common import Encoder, Types, WatermarkStrategy
@@ -76,7 +98,12 @@ def run_flott(src: Path, out: Path, parallelism: int) -> float:
     cloudpickle.register_pickle_by_value(wc_functions)
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(parallelism)
-    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    if streaming:
+        # Every running count goes to the sink, as in PyFlink's STREAMING mode; the part
+        # files become visible at the end of the bounded input without checkpoints.
+        env.set_runtime_mode(RuntimeExecutionMode.STREAMING)
+    else:
+        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
     ds = env.from_source(
         FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(src))
         .process_static_file_set()
@@ -92,7 +119,7 @@ def run_flott(src: Path, out: Path, parallelism: int) -> float:
         .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
     )
     start = time.perf_counter()
-    env.execute(f"bench_word_count_p{parallelism}")
+    env.execute(f"bench_word_count_{'streaming' if streaming else 'batch'}_p{parallelism}")
     return time.perf_counter() - start
 
 
@@ -225,7 +252,14 @@ def run_pyflink(src: Path, out: Path, parallelism: int) -> float:
     return time.perf_counter() - start
 
 
-RUNNERS = {"bare": run_bare, "flott": run_flott, "bytewax": run_bytewax, "pyflink": run_pyflink}
+RUNNERS = {
+    "bare": run_bare,
+    "bare-streaming": run_bare_streaming,
+    "flott": run_flott,
+    "flott-streaming": run_flott_streaming,
+    "bytewax": run_bytewax,
+    "pyflink": run_pyflink,
+}
 
 
 def main() -> int:

@@ -10,6 +10,9 @@ words, 10 words per line). Every runner calls the same Python functions
 - bare loop, 1 process: the per-record loop around those functions, the per-core limit;
 - bare loop, 2 processes: the file split by byte ranges, dicts merged (the 2-core limit);
 - flott p=1 and p=2 (BATCH mode, embedded cluster);
+- bare streaming loop, 1 process: the same loop writing every running count as a sink
+  line ``(word,n)`` (what a STREAMING job writes: the yardstick of the STREAMING rows);
+- flott p=1 and p=2 STREAMING: every update goes to the FileSink, as in PyFlink;
 - Bytewax 0.21 with 1 and 2 processes (flat_map -> map -> key_on -> reduce_final);
 - PyFlink 2.3 DataStream p=1 and p=2 (local MiniCluster, BATCH mode), on a smaller
   input because its Python path is two orders of magnitude slower; flott p=2 runs
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -69,6 +73,10 @@ class Runner:
     parallelism: int
     input: str  # "main" or "small"
     python: str
+    streaming: bool = False
+    """Output is every running count (checked by each word's largest; yardstick: the bare streaming loop)."""
+    cpu: list[float] = field(default_factory=list)
+    """CPU seconds (user + system) of the run's processes that were waited for (getrusage of children)."""
     times: list[float | None] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     rss: dict[str, list[int]] = field(default_factory=dict)  # role -> peak per run (max over processes)
@@ -108,13 +116,15 @@ def run_once(
     r: Runner, inputs: dict[str, Path], expected: dict[str, dict[str, int]], tmp: Path, i: int
 ) -> None:
     out = tmp / f"out-{r.system}-{r.parallelism}-{r.input}-{i}"
-    cmd = [r.python, str(RUNNER), r.system, "--input", str(inputs[r.input]), "--out", str(out)]
+    system = f"{r.system}-streaming" if r.streaming else r.system
+    cmd = [r.python, str(RUNNER), system, "--input", str(inputs[r.input]), "--out", str(out)]
     cmd += ["--parallelism", str(r.parallelism)]
     env = None
     if r.system == "pyflink" and java_home():
         import os
 
         env = dict(os.environ, JAVA_HOME=java_home() or "")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp), env=env
     )
@@ -125,11 +135,13 @@ def run_once(
             proc.kill()
             stdout, stderr = proc.communicate()
             stderr += "\n(timed out after 1800 s)"
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r.cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     try:
         if proc.returncode != 0:
             raise RuntimeError(f"exit {proc.returncode}: {stderr.strip().splitlines()[-3:]}")
         elapsed = float(json.loads(stdout.strip().splitlines()[-1])["elapsed"])
-        got = read_counts(out)
+        got = read_counts(out, updates=r.streaming)
         if got != expected[r.input]:
             missing = len(set(expected[r.input]) - set(got))
             wrong = sum(1 for k, v in got.items() if expected[r.input].get(k) != v)
@@ -156,7 +168,11 @@ def main() -> int:
         help="10,000 lines, 1 round; PyFlink only with --only pyflink (30, p=1)",
     )
     ap.add_argument("--no-peers", action="store_true", help="bare loops and flott only")
-    ap.add_argument("--only", default="", help="comma-separated systems: bare,flott,bytewax,pyflink")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="comma-separated systems: bare,flott,bytewax,pyflink,streaming (the STREAMING rows)",
+    )
     ap.add_argument("--summary", help="append this benchmark's summary-table rows to this file (JSON lines)")
     args = ap.parse_args()
     if args.quick:
@@ -171,6 +187,9 @@ def main() -> int:
         Runner("bare loop, 2 processes", "bare", 2, "main", main_py),
         Runner("flott p=1", "flott", 1, "main", main_py),
         Runner("flott p=2", "flott", 2, "main", main_py),
+        Runner("bare streaming loop, 1 process", "bare", 1, "main", main_py, streaming=True),
+        Runner("flott p=1 STREAMING", "flott", 1, "main", main_py, streaming=True),
+        Runner("flott p=2 STREAMING", "flott", 2, "main", main_py, streaming=True),
     ]
     if not args.no_peers and peer_available("bytewax"):
         runners += [
@@ -201,7 +220,13 @@ def main() -> int:
     if args.no_peers:
         notes.append("Peers skipped (--no-peers).")
     if only:
-        runners = [r for r in runners if r.system in only or r.name.startswith("bare loop, 1")]
+        runners = [
+            r
+            for r in runners
+            if r.system in only
+            or ("streaming" in only and r.streaming)
+            or r.name.startswith(("bare loop, 1", "bare streaming"))
+        ]
 
     tmp = Path(tempfile.mkdtemp(prefix="flott-bench-wc-"))
     try:
@@ -222,6 +247,7 @@ def main() -> int:
 
     words = {"main": args.lines * 10, "small": args.pyflink_lines * 10}
     base = runners[0]
+    base_streaming = next(r for r in runners if r.system == "bare" and r.streaming)
     flott2 = next((r for r in runners if r.name == "flott p=2"), None)
     flott2_small = next((r for r in runners if r.input == "small" and r.system == "flott"), None)
 
@@ -239,11 +265,13 @@ def main() -> int:
     for r in runners:
         ok = [t for t in r.times if t is not None]
         if not ok:
-            rows.append([r.name, f"{words[r.input]:,}", "failed", "", "", "", "", ""])
+            rows.append([r.name, f"{words[r.input]:,}", "failed", "", "", "", "", "", ""])
             continue
         med, lo, hi = summary(ok)
         ref = flott2_small if r.system == "pyflink" and flott2_small else flott2
-        vs_flott = "" if r.system in ("flott",) or ref is None else ratio_cell(per_round(ref, r))
+        vs_flott = (
+            "" if r.system in ("flott",) or ref is None or r.streaming else ratio_cell(per_round(ref, r))
+        )
         rows.append(
             [
                 r.name,
@@ -251,8 +279,9 @@ def main() -> int:
                 f"{med:.2f}",
                 f"{lo:.2f} / {hi:.2f}",
                 fmt_num(words[r.input] / med),
-                ratio_cell(per_round(r, base)),
+                ratio_cell(per_round(r, base_streaming if r.streaming else base)),
                 vs_flott,
+                f"{summary(r.cpu)[0]:.2f}",
                 f"{len(ok)}/{len(r.times)}",
             ]
         )
@@ -268,8 +297,9 @@ def main() -> int:
                 "median s",
                 "min / max s",
                 "words/s (median)",
-                "vs bare 1 process",
+                "vs bare 1 process (STREAMING rows: vs the bare streaming loop)",
                 "flott p=2 vs this",
+                "CPU s, all processes (median)",
                 "runs ok",
             ],
             rows,
@@ -278,7 +308,10 @@ def main() -> int:
     print(
         "\nTimes cover the job from start to end (flott and PyFlink: `env.execute()`, which "
         "starts the embedded cluster's workers; Bytewax: spawning its worker processes until they "
-        "exit; bare: reading, counting, merging). Ratios are throughput ratios taken within a round "
+        "exit; bare: reading, counting, merging). STREAMING rows write every running count and are "
+        "compared with the bare streaming loop, which writes the same lines. CPU s: user + system "
+        "time of every process of the run (getrusage of children), the figure load does not skew. "
+        "Ratios are throughput ratios taken within a round "
         "(median, and range over rounds). PyFlink rows use a smaller input; "
         "'flott p=2 vs this' compares them with flott p=2 on that same input."
     )
@@ -351,6 +384,20 @@ def summary_rows(
     flott2 = find("flott p=2")
     bare = find("bare loop, 1 process")
     lines = f"{words['main'] // 10:,} lines"
+    flott2s = find("flott p=2 STREAMING")
+    bares = find("bare streaming loop, 1 process")
+    measure = f"word count STREAMING ({lines}), flott p=2 vs bare streaming loop 1 process (throughput)"
+    if flott2s and bares:
+        add_summary(
+            path,
+            "wc_streaming_bare",
+            measure,
+            f"{rate(flott2s)} (p=2)",
+            f"{rate(bares)} (bare streaming loop)",
+            per_round(flott2s, bares),
+        )
+    else:
+        add_summary(path, "wc_streaming_bare", measure, note="flott p=2 STREAMING or the bare loop failed")
     if flott2 and bare:
         add_summary(
             path,

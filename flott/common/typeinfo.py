@@ -390,6 +390,20 @@ def _inline(t: TypeInformation, var: str, fname: str) -> str:
     return f"{fname}({var})"
 
 
+def _inline_formatted(t: TypeInformation, var: str, fname: str) -> str:
+    """:func:`_inline` for a replacement field of a generated f-string (``{...}``): there an
+    exact ``str`` or ``int`` is rendered without a call (``format(x, "")`` is ``str(x)`` for
+    both); single quotes only, the f-string is double-quoted."""
+    basic = t.basic_type if isinstance(t, BasicTypeInfo) else None
+    if basic is BasicType.STRING:
+        return f"{var} if {var}.__class__ is str else {fname}({var})"
+    if basic in _INT_LIKE:
+        return f"{var} if {var}.__class__ is int else {fname}({var})"
+    if basic is BasicType.BOOLEAN:
+        return f"'true' if {var} is True else 'false' if {var} is False else {fname}({var})"
+    return f"{fname}({var})"
+
+
 def _generate(name: str, source: str, namespace: dict[str, Any]) -> Formatter:
     """Compile a specialised formatter: per-record cost is what sinks pay, so the field
     loop is unrolled into straight-line code instead of zip/join over formatter lists."""
@@ -708,7 +722,22 @@ class TupleTypeInfo(TypeInformation):
         )
         namespace: dict[str, Any] = {f"F{i}": f for i, f in enumerate(fmts)}
         namespace["GENERIC"] = fmt_generic
-        return _generate("fmt_tuple", source, namespace)
+        fmt = _generate("fmt_tuple", source, namespace)
+        # The same rendering for a whole batch (what sinks write): the per-record call is the
+        # larger part of formatting a small tuple, so the batch version inlines the fields into
+        # one comprehension. Any record it cannot unpack (None, wrong arity) sends the batch
+        # through ``fmt_tuple`` record by record, which renders those as above.
+        fields = ",".join("{" + _inline_formatted(t, f"a{i}", f"F{i}") + "}" for i, t in enumerate(types))
+        lines = (
+            "def fmt_tuple_lines(records, sep):\n"
+            "    try:\n"
+            f"        return sep.join([f\"({fields})\" for {names} in records])\n"
+            "    except (ValueError, TypeError):\n"
+            "        return sep.join([FMT(v) for v in records])\n"
+        )
+        namespace["FMT"] = fmt
+        fmt.lines = _generate("fmt_tuple_lines", lines, namespace)  # type: ignore[attr-defined]
+        return fmt
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TupleTypeInfo) and self._field_types == other._field_types
@@ -922,13 +951,17 @@ def format_lines(records: list[Any], fmt: Formatter, prefix: str = "") -> str:
     """``prefix + text + "\\n"`` for every record, as one string (what line-based sinks write).
 
     Records that are already ``str`` under a string/undeclared type are joined directly,
-    skipping the per-record formatter call."""
+    skipping the per-record formatter call; a formatter with a ``lines(records, sep)``
+    attribute (tuples) renders the whole batch in one generated comprehension."""
     sep = "\n" + prefix
     if fmt is str or fmt is _fmt_string:
         try:
             return prefix + sep.join(records) + "\n"
         except TypeError:
             pass  # not all records are str
+    lines = getattr(fmt, "lines", None)
+    if lines is not None:
+        return prefix + lines(records, sep) + "\n"
     return prefix + sep.join([fmt(r) for r in records]) + "\n"
 
 

@@ -47,14 +47,20 @@ def test_word_count_bench_quick_prints_table(tmp_path: Path) -> None:
         "bare loop, 2 processes",
         "flott p=1",
         "flott p=2",
+        "bare streaming loop, 1 process",
+        "flott p=1 STREAMING",
+        "flott p=2 STREAMING",
     ]
     assert all(r[2] != "failed" for r in throughput[1:])
+    cpu = throughput[0].index("CPU s, all processes (median)")
+    assert all(float(r[cpu]) > 0 for r in throughput[1:])
     roles = {(r[0], r[1]) for r in memory[1:]}
     assert ("flott p=2", "TaskExecutor") in roles
     assert ("flott p=2", "JobManager (embedded, in the client process)") in roles
     summary = _summary_rows(rows)
-    assert set(summary) == {"wc_bare", "wc_bytewax", "wc_pyflink", "rss_wc"}
+    assert set(summary) == {"wc_bare", "wc_streaming_bare", "wc_bytewax", "wc_pyflink", "rss_wc"}
     assert len(summary["wc_bare"]["ratios"]) == 1  # type: ignore[arg-type]
+    assert len(summary["wc_streaming_bare"]["ratios"]) == 1  # type: ignore[arg-type]
     assert summary["wc_bytewax"]["ratios"] == [] and summary["wc_bytewax"]["note"] == "--no-peers"
 
 

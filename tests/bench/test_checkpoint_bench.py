@@ -33,7 +33,7 @@ def test_checkpoint_bench_quick_prints_bothmarkdown_tables(tmp_path: Path) -> No
         cwd=str(REPO),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    overhead, state = markdown_tables(proc.stdout)[:2]
+    overhead, state, slow = markdown_tables(proc.stdout)[:3]
     assert [r[0] for r in overhead[1:]] == ["no checkpoints", "checkpoint every 1 s"]
     completed = overhead[2][overhead[0].index("checkpoints completed (median)")]
     assert completed.split()[0].isdigit() and int(completed.split()[0]) >= 1
@@ -47,3 +47,7 @@ def test_checkpoint_bench_quick_prints_bothmarkdown_tables(tmp_path: Path) -> No
     summary = {row["key"]: row for row in map(json.loads, rows.read_text().splitlines())}
     assert len(summary["ck_every_1s"]["ratios"]) == 1
     assert summary["ck_savepoint"]["flott"].endswith("MB/s)")
+    assert slow[1][0].startswith("map taking 50 ms per record")
+    assert int(slow[1][slow[0].index("savepoints")]) >= 1
+    assert float(slow[1][slow[0].index("trigger → COMPLETED seen s (median)")]) > 0
+    assert summary["ck_slow_map"]["flott"].endswith(" s)")

@@ -199,3 +199,27 @@ def test_format_lines_joins_with_prefix_and_falls_back_for_non_strings():
     tuple_fmt = make_formatter(Types.TUPLE([Types.STRING(), Types.INT()]))
     assert format_lines([("x", 1)], tuple_fmt, "2> ") == "2> (x,1)\n"
     assert format_lines(["a", "b"], str, "id> ") == "id> a\nid> b\n"
+
+
+def test_batch_rendering_of_tuples_is_the_per_record_rendering():
+    """Sinks render a whole batch of tuples in one generated comprehension (``format_lines``);
+    whatever the records hold (nulls, wrong arity, other classes in a field, nested tuples),
+    the text is what the per-record formatter gives."""
+    from flott.common.typeinfo import format_lines
+
+    cases = [
+        (Types.TUPLE([Types.STRING(), Types.INT()]), [("a", 1), ("b", None), (None, 2), ("x", True)]),
+        (Types.TUPLE([Types.STRING(), Types.INT()]), [("a", 1), None, ("a", 1, 2), ["l", 3]]),
+        (Types.TUPLE([Types.BOOLEAN()]), [(True,), (False,), (None,)]),
+        (
+            Types.TUPLE([Types.BOOLEAN(), Types.TUPLE([Types.INT(), Types.STRING()])]),
+            [(True, (1, "x")), (False, None)],
+        ),
+        (Types.TUPLE([Types.DOUBLE(), Types.LONG(), Types.STRING()]), [(1.5, 2, "s"), (1e20, 3, "ü")]),
+    ]
+    for type_info, records in cases:
+        fmt = make_formatter(type_info)
+        assert getattr(fmt, "lines", None) is not None
+        expected = "".join(f"1> {fmt(r)}\n" for r in records)
+        assert format_lines(records, fmt, "1> ") == expected
+        assert format_lines(records, fmt) == "".join(f"{fmt(r)}\n" for r in records)

@@ -8,11 +8,13 @@ means FINISHED; raising means FAILED (or CANCELED for
 :class:`~flott.errors.TaskCancelledError`).
 
 The loop works a batch at a time and does its bookkeeping (cancel flag,
-metrics, buffer timeout, processing-time timers) once per batch, never per
-record. Neither the buffer timeout nor processing-time timers need a timer
-thread: an input poll never blocks past the moment the oldest buffered output
-record or the next timer is due, and due timers fire on this thread between
-batches.
+metrics, buffer timeout, processing-time timers, the mailbox) once per batch,
+never per record. A source task sizes its batches to ~10 ms of the chain's work
+(:mod:`~flott.runtime.tasks.source_batch_size`), so a checkpoint trigger is taken
+between two records when the user's function is slow, as Flink's mailbox does.
+Neither the buffer timeout nor processing-time timers need a timer thread: an
+input poll never blocks past the moment the oldest buffered output record or
+the next timer is due, and due timers fire on this thread between batches.
 
 Event time: watermarks and watermark status arrive as in-band events per
 channel; a :class:`StatusWatermarkValve` per input folds them into the task's
@@ -60,6 +62,7 @@ from flott.runtime.operators.watermark import Watermark, WatermarkStatus
 from flott.runtime.tasks.checkpoint_barrier_aligner import CheckpointBarrierAligner
 from flott.runtime.tasks.operator_chain import OperatorChain
 from flott.runtime.tasks.record_writer import RecordWriterDelegate
+from flott.runtime.tasks.source_batch_size import SourceBatchSize
 from flott.runtime.tasks.subtask_checkpoint_coordinator import SubtaskCheckpointCoordinator
 from flott.runtime.tasks.watermark_valve import StatusWatermarkValve
 
@@ -92,6 +95,7 @@ CHECKPOINT_INTERVAL_KEY = "execution.checkpointing.interval"
 CHECKPOINTING_MODE_KEY = "execution.checkpointing.mode"
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(flott.runtime.__file__)) + os.sep
+
 
 def buffer_timeout_ms(config: dict[str, str]) -> int:
     """The configured buffer timeout: > 0 ms, 0 (flush per batch) or -1 (only full buffers)."""
@@ -196,8 +200,13 @@ class _InputValveOutput:
 class StreamTask:
     """Runs one subtask: ``invoke()`` on the task's thread, ``cancel()`` from any thread."""
 
-    def __init__(self, env: TaskEnvironment, clock: Clock | None = None) -> None:
+    def __init__(
+        self, env: TaskEnvironment, clock: Clock | None = None, nanos: Callable[[], int] = perf_counter_ns
+    ) -> None:
+        """``clock``: processing time (ms); ``nanos``: the monotonic clock batches are timed with
+        (busy/idle time, the buffer timeout, the source's batch size); both injectable for tests."""
         self._env = env
+        self._nanos = nanos
         # Parsed in invoke(), so a bad value fails the task through the one failure path.
         self.streaming = True
         self.batch_size = DEFAULT_BATCH_SIZE
@@ -303,8 +312,11 @@ class StreamTask:
         process = chain.process
         write = outputs.write
         flush_if_due = outputs.flush_if_due
-        max_records = self.batch_size
-        now = perf_counter_ns
+        # The mailbox is looked at between batches: a batch is kept to ~10 ms of the chain's work,
+        # so a checkpoint trigger waits at most for that, or for the one record being processed.
+        batch_size = SourceBatchSize(self.batch_size)
+        observe = batch_size.observe
+        now = self._nanos
         pts = self.processing_time_service
         next_due = pts.next_due
         clock = pts.clock
@@ -318,7 +330,7 @@ class StreamTask:
             if due is not None and clock() >= due:
                 self._fire_timers()
             t0 = now()
-            batch = poll_batch(max_records)
+            batch = poll_batch(batch_size.size)
             t1 = now()
             if batch is None:
                 metrics.busy_time_ns += t1 - t0
@@ -344,7 +356,12 @@ class StreamTask:
             t2 = now()
             flush_if_due(t2)
             t3 = now()
-            metrics.busy_time_ns += (t3 - t0) - (metrics.back_pressured_time_ns - back_pressured_before)
+            # Per-batch bookkeeping goes here (one batch: poll, chain, write, flush; never per record).
+            back_pressured = metrics.back_pressured_time_ns - back_pressured_before
+            metrics.busy_time_ns += (t3 - t0) - back_pressured
+            # The batch size follows the chain's cost only: a reader that waits for data in its poll
+            # (Kafka's fetch) must not be driven to one-record polls.
+            observe(len(batch), (t3 - t1) - back_pressured)
 
     def _run_input_loop(self, chain: OperatorChain, outputs: RecordWriterDelegate) -> None:
         env = self._env
@@ -356,7 +373,7 @@ class StreamTask:
         write = outputs.write
         flush_if_due = outputs.flush_if_due
         poll_timeout = self._poll_timeout
-        now = perf_counter_ns
+        now = self._nanos
         valve = StatusWatermarkValve(gate.num_channels, _ChainValveOutput(chain))
         finished = [False] * gate.num_channels
         remaining = gate.num_channels
@@ -415,7 +432,7 @@ class StreamTask:
         processors = (chain.process, chain.process2)
         write = outputs.write
         flush_if_due = outputs.flush_if_due
-        now = perf_counter_ns
+        now = self._nanos
         combined = StatusWatermarkValve(2, _ChainValveOutput(chain))
         valves = [
             StatusWatermarkValve(g.num_channels, _InputValveOutput(combined, i)) for i, g in enumerate(gates)
