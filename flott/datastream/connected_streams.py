@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.functions import (
+from flott.api.common.functions import KeySelector
+from flott.api.streaming.functions import (
     CoFlatMapFunction,
     CoMapFunction,
     CoProcessFunction,
     KeyedCoProcessFunction,
-    KeySelector,
 )
 from flott.datastream.transformations import TwoInputTransformation
 

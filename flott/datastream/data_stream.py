@@ -17,6 +17,15 @@ from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from flott.api.common.functions import (
+    FilterFunction,
+    FlatMapFunction,
+    KeySelector,
+    MapFunction,
+    Partitioner,
+    ReduceFunction,
+)
+from flott.api.streaming.functions import KeyedProcessFunction, ProcessFunction
 from flott.datastream.broadcast_stream import (
     BroadcastConnectedStream,
     BroadcastStream,
@@ -24,16 +33,6 @@ from flott.datastream.broadcast_stream import (
 )
 from flott.datastream.cached_data_stream import CacheTransformation
 from flott.datastream.connected_streams import ConnectedStreams
-from flott.datastream.functions import (
-    FilterFunction,
-    FlatMapFunction,
-    KeyedProcessFunction,
-    KeySelector,
-    MapFunction,
-    Partitioner,
-    ProcessFunction,
-    ReduceFunction,
-)
 from flott.datastream.slot_sharing_group import SlotSharingGroup
 from flott.datastream.transformations import (
     ChainingStrategy,
@@ -51,8 +50,8 @@ from flott.errors import NotYetSupportedError
 from flott.runtime.operators.collect.result_fetcher import CloseableIterator
 
 if TYPE_CHECKING:
+    from flott.api.common.output_tag import OutputTag
     from flott.datastream.execution_config import ExecutionConfig
-    from flott.datastream.output_tag import OutputTag
     from flott.datastream.stream_execution_environment import StreamExecutionEnvironment
 
 __all__ = [
@@ -464,7 +463,7 @@ class DataStream:
 
     def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
         """Count windows over the whole stream (``slide`` 0: tumbling)."""
-        from flott.datastream.window import CountSlidingWindowAssigner, CountTumblingWindowAssigner
+        from flott.api.streaming.windowing import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 
         if slide == 0:
             return self.window_all(CountTumblingWindowAssigner(size))
@@ -473,7 +472,7 @@ class DataStream:
     def get_side_output(self, output_tag: OutputTag) -> DataStream:
         """The records this operator emitted to ``output_tag`` (``yield output_tag, value`` in a
         process function, or late data of a window)."""
-        from flott.datastream.output_tag import OutputTag
+        from flott.api.common.output_tag import OutputTag
 
         if not isinstance(output_tag, OutputTag):
             raise TypeError("get_side_output() takes an OutputTag")
@@ -654,7 +653,7 @@ class KeyedStream(DataStream):
 
     def count_window(self, size: int, slide: int = 0) -> WindowedStream:
         """Windows of ``size`` elements per key (``slide`` 0: tumbling, else a new one every ``slide``)."""
-        from flott.datastream.window import CountSlidingWindowAssigner, CountTumblingWindowAssigner
+        from flott.api.streaming.windowing import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 
         if slide == 0:
             return WindowedStream(self, CountTumblingWindowAssigner(size))

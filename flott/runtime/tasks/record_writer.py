@@ -36,13 +36,13 @@ from collections.abc import Callable
 from time import perf_counter_ns
 from typing import Any
 
+from flott.api.common.output_tag import OutputTag
 from flott.common.type_conversion import (
     BatchCheck,
     OutputTypeMismatch,
     java_serializer_takes_null,
     output_type_check,
 )
-from flott.datastream.output_tag import OutputTag
 from flott.errors import UserCodeError
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
