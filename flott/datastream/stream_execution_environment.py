@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from flott.api.execution import get_context_configuration, get_pipeline_executor
 from flott.common.configuration import parse_config_value
 from flott.datastream.checkpoint_config import MODE, CheckpointConfig
 from flott.datastream.checkpointing_mode import CheckpointingMode
@@ -70,10 +71,6 @@ def _configuration_dict(configuration: Any) -> dict[str, str]:
 
 def _context_configuration() -> dict[str, str]:
     """What the launcher (``flott run``/``flott info``) wants every environment to start from."""
-    try:
-        from flott.client.pipeline_executor import get_context_configuration
-    except ImportError:
-        return {}
     return dict(get_context_configuration())
 
 
@@ -501,7 +498,6 @@ class StreamExecutionEnvironment:
         return self._submit(self.get_stream_graph(job_name, clear_transformations=True))
 
     def _submit(self, graph: StreamGraph) -> Any:
-        from flott.client.pipeline_executor import get_pipeline_executor
         from flott.graph.job_graph_generator import create_job_graph
 
         return get_pipeline_executor(self.configuration).execute(create_job_graph(graph))
