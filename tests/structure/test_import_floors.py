@@ -2,8 +2,8 @@
 
 Step 10's rule is no loop between folders and no arrow from ``flott/runtime`` up to ``rest``, ``client``
 or ``cli`` (the composition root ``flott/cluster`` wires them), and a ground floor ``flott/api`` below
-the user API and the runtime. The tree is not there yet; this test holds what is left to a list that may only shrink, so
-that no change adds a loop while the redesign removes them.
+the user API and the runtime. The tree is not there yet; this test holds what is left to a list that
+may only shrink, so that no change adds a loop while the redesign removes them.
 """
 
 from __future__ import annotations
