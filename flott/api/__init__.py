@@ -9,6 +9,13 @@ DataStream API and the runtime; flott does the same, with Flink's package names:
   (Flink's ``api.common.state``);
 - ``flott.api.common.output_tag``: ``OutputTag`` (Flink's ``util.OutputTag``);
 - ``flott.api.common.durations``: the duration shapes PyFlink programs pass, in milliseconds;
+- ``flott.api.common.slot_sharing_group``: ``SlotSharingGroup``, ``MemorySize``
+  (Flink's ``api.common.operators``);
+- ``flott.api.connector``: ``Boundedness`` (Flink's ``api.connector.source``);
+- ``flott.api.execution``: how an environment finds its executor by ``execution.target``
+  (Flink's ``core.execution.PipelineExecutorServiceLoader``);
+- ``flott.api.streaming.transformations``: what a DataStream call records, what the graph
+  translation reads (Flink's ``streaming.api.transformations``);
 - ``flott.api.streaming.functions``: process, co-process, window, broadcast and async functions
   (Flink's ``streaming.api.functions``), ``flott.api.streaming.async_retry`` their retry
   strategies;
@@ -16,7 +23,8 @@ DataStream API and the runtime; flott does the same, with Flink's package names:
 - ``flott.api.streaming.windowing``: windows, assigners, triggers
   (Flink's ``streaming.api.windowing``).
 
-The floor imports nothing above it (only ``flott.common``'s types and ``flott.errors``).
+The floor imports nothing above it (only ``flott.common``'s types, ``flott.configuration`` and
+``flott.errors``; ``tests/structure`` checks it).
 ``flott.datastream`` re-exports every name here under PyFlink's import paths
 (``pyflink.datastream.functions``, ``.state``, ``.window``, ``.output_tag``, ...), so programs
 never import ``flott.api``; the runtime and the graph translation import from here, never from

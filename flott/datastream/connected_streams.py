@@ -19,7 +19,7 @@ from flott.api.streaming.functions import (
     CoProcessFunction,
     KeyedCoProcessFunction,
 )
-from flott.datastream.transformations import TwoInputTransformation
+from flott.api.streaming.transformations import TwoInputTransformation
 
 if TYPE_CHECKING:
     from flott.datastream.data_stream import DataStream

@@ -1,6 +1,6 @@
 """DataStream, KeyedStream and DataStreamSink (PyFlink's ``pyflink.datastream.data_stream``).
 
-Each call records a transformation (``flott.datastream.transformations``) and
+Each call records a transformation (``flott.api.streaming.transformations``) and
 returns a handle on it; nothing runs until ``env.execute()``. Names, error
 types and messages follow PyFlink where a PyFlink program could observe them.
 Features of later flott issues (broadcast state, custom partitioners, ...)
@@ -25,16 +25,9 @@ from flott.api.common.functions import (
     Partitioner,
     ReduceFunction,
 )
+from flott.api.common.slot_sharing_group import SlotSharingGroup
 from flott.api.streaming.functions import KeyedProcessFunction, ProcessFunction
-from flott.datastream.broadcast_stream import (
-    BroadcastConnectedStream,
-    BroadcastStream,
-    check_broadcast_state_descriptors,
-)
-from flott.datastream.cached_data_stream import CacheTransformation
-from flott.datastream.connected_streams import ConnectedStreams
-from flott.datastream.slot_sharing_group import SlotSharingGroup
-from flott.datastream.transformations import (
+from flott.api.streaming.transformations import (
     ChainingStrategy,
     OneInputTransformation,
     PartitionTransformation,
@@ -45,8 +38,15 @@ from flott.datastream.transformations import (
     Transformation,
     UnionTransformation,
 )
+from flott.datastream.broadcast_stream import (
+    BroadcastConnectedStream,
+    BroadcastStream,
+    check_broadcast_state_descriptors,
+)
+from flott.datastream.connected_streams import ConnectedStreams
 from flott.datastream.windowed_stream import AllWindowedStream, WindowedStream
 from flott.errors import NotYetSupportedError
+from flott.graph.cached_data_stream import CacheTransformation
 from flott.runtime.operators.collect.result_fetcher import CloseableIterator
 
 if TYPE_CHECKING:
@@ -727,7 +727,7 @@ class DataStreamSink:
 
 class CachedDataStream(DataStream):
     """A DataStream whose result the first BATCH job computing it caches for the environment's
-    later jobs (``flott.datastream.cached_data_stream``); operator properties cannot be set on it."""
+    later jobs (``flott.graph.cached_data_stream``); operator properties cannot be set on it."""
 
     def invalidate(self) -> None:
         """Drop the cached result; a later job computes it again (and caches it, in BATCH mode)."""
