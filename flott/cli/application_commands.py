@@ -137,8 +137,8 @@ def run_application_command(
 
 def start_application(config: Configuration, script: str, args: tuple[str, ...], detached: bool) -> int:
     from flott.cli.options import verbosity
+    from flott.cluster.application_cluster import ApplicationProgram, run_application_cluster
     from flott.runtime.entrypoint import event_loop
-    from flott.runtime.entrypoint.application_cluster import ApplicationProgram, run_application_cluster
 
     if not Path(script).is_file():
         click.echo(f"error: no such script: {script}", err=True)

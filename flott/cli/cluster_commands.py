@@ -44,7 +44,7 @@ def pid_file(rest_port: int) -> Path:
 
 
 def run_jobmanager(config: Configuration, local_task_managers: int) -> int:
-    from flott.runtime.entrypoint.session_cluster import run_session_cluster
+    from flott.cluster.session_cluster import run_session_cluster
 
     try:
         event_loop.run(run_session_cluster(with_log_dir(config), local_task_managers))

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from flott.configuration import Configuration
-from flott.errors import JobError, RpcTimeoutError, UserCodeError
+from flott.errors import OperationFailedError, RpcTimeoutError, UserCodeError, error_from_wire
 from flott.runtime.dispatcher.gateway import DispatcherGateway
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, OperationStatus
@@ -28,17 +28,6 @@ from flott.runtime.minicluster.mini_cluster import MiniCluster
 
 CLIENT_TIMEOUT_KEY = "client.timeout"
 DEFAULT_CLIENT_TIMEOUT = "60 s"
-
-
-class OperationFailedError(JobError):
-    """An asynchronous job operation (savepoint, stop-with-savepoint, checkpoint, savepoint disposal,
-    rescaling) completed with a failure. ``cause`` is the cluster's error, rebuilt."""
-
-    def __init__(self, message: str, cause: BaseException | None = None) -> None:
-        super().__init__(message)
-        self.cause = cause
-        if cause is not None:
-            self.__cause__ = cause
 
 
 def operation_timeout_s(config: Configuration) -> float:
@@ -57,8 +46,6 @@ async def wait_for_operation(
     Returns the completed status; raises OperationFailedError with the cluster's cause if the
     operation failed, RpcTimeoutError if it is still running after ``timeout_s`` seconds.
     """
-    from flott.runtime.rpc.service import error_from_wire
-
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     pause = 0.01

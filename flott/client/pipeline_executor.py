@@ -1,5 +1,7 @@
-"""Where ``env.execute()`` sends its JobGraph (Flink's PipelineExecutor).
+"""Where ``env.execute()`` sends its JobGraph (Flink's PipelineExecutor implementations).
 
+The environment finds its executor through :mod:`flott.api.execution` (Flink's
+PipelineExecutorServiceLoader, by ``execution.target``); this module is the ``local`` one.
 Outside any launcher a script gets a fresh embedded MiniCluster per job, shut
 down when the job ends (the job's ``python.files`` and ``python.requirements``
 go through that cluster's BlobServer, as they would on a remote one);
@@ -16,10 +18,17 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from flott.api.execution import (  # noqa: F401 - the launchers' API, defined on the floor below
+    PipelineExecutor,
+    get_context_configuration,
+    get_pipeline_executor,
+    set_context_configuration,
+    use_executor,
+)
 from flott.client.cluster_client import MiniClusterClient
 from flott.client.loop_thread import LoopThread, shared_loop_thread
 from flott.common.job_client import JobClient
@@ -30,10 +39,6 @@ from flott.runtime.entrypoint.runtime_logging import LOG_FILE, ensure_client_log
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.minicluster.mini_cluster import MiniCluster
-
-
-class PipelineExecutor(Protocol):
-    def execute(self, job_graph: JobGraph) -> JobClient: ...
 
 
 def _as_configuration(configuration: Any) -> Configuration:
@@ -158,36 +163,3 @@ class EmbeddedExecutor:
 
         client = self.loop.run(start_and_submit())
         return JobClient(job_graph.job_id, job_graph.job_name, client, self.loop, on_terminal=close)
-
-
-_global_override: list[PipelineExecutor] = []
-
-
-@contextlib.contextmanager
-def use_executor(executor: PipelineExecutor) -> Iterator[PipelineExecutor]:
-    """Make ``env.execute()`` in this block use ``executor`` (the CLI's launchers)."""
-    _global_override.append(executor)
-    try:
-        yield executor
-    finally:
-        _global_override.remove(executor)
-
-
-_context_configuration: list[Configuration] = []
-
-
-def set_context_configuration(config: Configuration | None) -> None:
-    """The launcher's configuration (``flott run -p/-D``) that environments created now start from."""
-    _context_configuration.clear()
-    if config is not None:
-        _context_configuration.append(config)
-
-
-def get_context_configuration() -> dict[str, str]:
-    return _context_configuration[0].to_dict() if _context_configuration else {}
-
-
-def get_pipeline_executor(configuration: Any = None) -> PipelineExecutor:
-    if _global_override:
-        return _global_override[-1]
-    return EmbeddedExecutor(configuration)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from flott.common.completable_future import CompletableFuture
 from flott.common.job_status import JobStatus
-from flott.errors import FlottError, JobCancellationError, JobExecutionError, UserCodeError
+from flott.errors import FlottError, JobCancellationError, JobExecutionError, UserCodeError, error_from_wire
 
 if TYPE_CHECKING:
     from flott.client.cluster_client import ClusterClient
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 
 
 def describe_failure(job_name: str, job_id: str, result: JobResult) -> JobExecutionError:
-    from flott.runtime.rpc.service import error_from_wire
-
     cause = error_from_wire(result.failure) if result.failure is not None else None
     msg = f"Job '{job_name}' ({job_id}) failed"
     if cause is not None:

@@ -13,9 +13,10 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from flott.api.streaming.async_retry import AsyncRetryStrategy
+from flott.api.streaming.functions import AsyncFunction, AsyncFunctionDescriptor
 from flott.common.time import Duration, Time
 from flott.datastream import async_retry_strategies
-from flott.datastream.functions import AsyncFunction, AsyncFunctionDescriptor, AsyncRetryStrategy
 
 if TYPE_CHECKING:
     from flott.datastream.data_stream import DataStream

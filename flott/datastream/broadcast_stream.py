@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
-from flott.datastream.state import MapStateDescriptor
-from flott.datastream.transformations import TwoInputTransformation
+from flott.api.common.state import MapStateDescriptor
+from flott.api.streaming.functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
+from flott.api.streaming.transformations import TwoInputTransformation
 from flott.runtime.operators.specs import BROADCAST_STATE_NAMES
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from collections.abc import MutableMapping
 from enum import Enum
 from typing import Any
 
+from flott.api.common.durations import to_millis
 from flott.datastream.checkpointing_mode import CheckpointingMode
-from flott.datastream.durations import to_millis
 
 INTERVAL = "execution.checkpointing.interval"
 MODE = "execution.checkpointing.mode"

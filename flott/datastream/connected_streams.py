@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.functions import (
+from flott.api.common.functions import KeySelector
+from flott.api.streaming.functions import (
     CoFlatMapFunction,
     CoMapFunction,
     CoProcessFunction,
     KeyedCoProcessFunction,
-    KeySelector,
 )
-from flott.datastream.transformations import TwoInputTransformation
+from flott.api.streaming.transformations import TwoInputTransformation
 
 if TYPE_CHECKING:
     from flott.datastream.data_stream import DataStream

@@ -1,6 +1,6 @@
 """DataStream, KeyedStream and DataStreamSink (PyFlink's ``pyflink.datastream.data_stream``).
 
-Each call records a transformation (``flott.datastream.transformations``) and
+Each call records a transformation (``flott.api.streaming.transformations``) and
 returns a handle on it; nothing runs until ``env.execute()``. Names, error
 types and messages follow PyFlink where a PyFlink program could observe them.
 Features of later flott issues (broadcast state, custom partitioners, ...)
@@ -17,26 +17,17 @@ from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from flott.common.type_conversion import with_declared_key_type
-from flott.datastream.broadcast_stream import (
-    BroadcastConnectedStream,
-    BroadcastStream,
-    check_broadcast_state_descriptors,
-)
-from flott.datastream.cached_data_stream import CacheTransformation
-from flott.datastream.connected_streams import ConnectedStreams
-from flott.datastream.functions import (
+from flott.api.common.functions import (
     FilterFunction,
     FlatMapFunction,
-    KeyedProcessFunction,
     KeySelector,
     MapFunction,
     Partitioner,
-    ProcessFunction,
     ReduceFunction,
 )
-from flott.datastream.slot_sharing_group import SlotSharingGroup
-from flott.datastream.transformations import (
+from flott.api.common.slot_sharing_group import SlotSharingGroup
+from flott.api.streaming.functions import KeyedProcessFunction, ProcessFunction
+from flott.api.streaming.transformations import (
     ChainingStrategy,
     OneInputTransformation,
     PartitionTransformation,
@@ -47,13 +38,21 @@ from flott.datastream.transformations import (
     Transformation,
     UnionTransformation,
 )
+from flott.common.type_conversion import with_declared_key_type
+from flott.datastream.broadcast_stream import (
+    BroadcastConnectedStream,
+    BroadcastStream,
+    check_broadcast_state_descriptors,
+)
+from flott.datastream.connected_streams import ConnectedStreams
 from flott.datastream.windowed_stream import AllWindowedStream, WindowedStream
 from flott.errors import NotYetSupportedError
+from flott.graph.cached_data_stream import CacheTransformation
 from flott.runtime.operators.collect.result_fetcher import CloseableIterator
 
 if TYPE_CHECKING:
+    from flott.api.common.output_tag import OutputTag
     from flott.datastream.execution_config import ExecutionConfig
-    from flott.datastream.output_tag import OutputTag
     from flott.datastream.stream_execution_environment import StreamExecutionEnvironment
 
 __all__ = [
@@ -472,7 +471,7 @@ class DataStream:
 
     def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
         """Count windows over the whole stream (``slide`` 0: tumbling)."""
-        from flott.datastream.window import CountSlidingWindowAssigner, CountTumblingWindowAssigner
+        from flott.api.streaming.windowing import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 
         if slide == 0:
             return self.window_all(CountTumblingWindowAssigner(size))
@@ -481,7 +480,7 @@ class DataStream:
     def get_side_output(self, output_tag: OutputTag) -> DataStream:
         """The records this operator emitted to ``output_tag`` (``yield output_tag, value`` in a
         process function, or late data of a window)."""
-        from flott.datastream.output_tag import OutputTag
+        from flott.api.common.output_tag import OutputTag
 
         if not isinstance(output_tag, OutputTag):
             raise TypeError("get_side_output() takes an OutputTag")
@@ -662,7 +661,7 @@ class KeyedStream(DataStream):
 
     def count_window(self, size: int, slide: int = 0) -> WindowedStream:
         """Windows of ``size`` elements per key (``slide`` 0: tumbling, else a new one every ``slide``)."""
-        from flott.datastream.window import CountSlidingWindowAssigner, CountTumblingWindowAssigner
+        from flott.api.streaming.windowing import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 
         if slide == 0:
             return WindowedStream(self, CountTumblingWindowAssigner(size))
@@ -736,7 +735,7 @@ class DataStreamSink:
 
 class CachedDataStream(DataStream):
     """A DataStream whose result the first BATCH job computing it caches for the environment's
-    later jobs (``flott.datastream.cached_data_stream``); operator properties cannot be set on it."""
+    later jobs (``flott.graph.cached_data_stream``); operator properties cannot be set on it."""
 
     def invalidate(self) -> None:
         """Drop the cached result; a later job computes it again (and caches it, in BATCH mode)."""

@@ -1,37 +1,14 @@
-"""OutputTag (PyFlink's ``pyflink.datastream.output_tag``): names a side output.
+"""OutputTag (PyFlink's ``pyflink.datastream.output_tag``).
 
-Tags are plain data compared by id (and declared type), so a tag created on the
-client and the unpickled copy inside a task identify the same side output.
-A process function emits to one by yielding ``(output_tag, value)`` (or calling
-``ctx.output(output_tag, value)``); windows send late data to one; the records
-are read with ``DataStream.get_side_output(output_tag)``.
+Defined in ``flott.api.common.output_tag``; handed out here under PyFlink's import path.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from flott.api.common.output_tag import (
+    OutputTag,
+)
 
-
-class OutputTag:
-    def __init__(self, tag_id: str, type_info: Any = None) -> None:
-        if not isinstance(tag_id, str) or not tag_id:
-            raise ValueError("OutputTag tag_id cannot be None or empty string")
-        self.tag_id = tag_id
-        if isinstance(type_info, list):
-            from flott.common import Types
-
-            type_info = Types.ROW(type_info)
-        self.type_info = type_info
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, OutputTag)
-            and self.tag_id == other.tag_id
-            and repr(self.type_info) == repr(other.type_info)
-        )
-
-    def __hash__(self) -> int:
-        return hash(self.tag_id)
-
-    def __repr__(self) -> str:
-        return f"OutputTag({self.tag_id!r}, {self.type_info!r})"
+__all__ = [
+    "OutputTag",
+]

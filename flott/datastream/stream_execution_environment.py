@@ -18,13 +18,14 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from flott.api.common.slot_sharing_group import SlotSharingGroup
+from flott.api.execution import get_context_configuration, get_pipeline_executor
+from flott.api.streaming.transformations import SourceTransformation, Transformation
 from flott.common.configuration import parse_config_value
 from flott.datastream.checkpoint_config import MODE, CheckpointConfig
 from flott.datastream.checkpointing_mode import CheckpointingMode
 from flott.datastream.data_stream import DataStream, not_yet
 from flott.datastream.execution_mode import RuntimeExecutionMode
-from flott.datastream.slot_sharing_group import SlotSharingGroup
-from flott.datastream.transformations import SourceTransformation, Transformation
 
 if TYPE_CHECKING:
     from flott.common import ExecutionConfig
@@ -70,10 +71,6 @@ def _configuration_dict(configuration: Any) -> dict[str, str]:
 
 def _context_configuration() -> dict[str, str]:
     """What the launcher (``flott run``/``flott info``) wants every environment to start from."""
-    try:
-        from flott.client.pipeline_executor import get_context_configuration
-    except ImportError:
-        return {}
     return dict(get_context_configuration())
 
 
@@ -489,7 +486,7 @@ class StreamExecutionEnvironment:
         Raises JobExecutionError if the job fails. The recorded transformations are
         cleared before submission (as Flink does), so a second ``execute`` needs new ones.
         """
-        from flott.datastream.cached_data_stream import mark_cached
+        from flott.graph.cached_data_stream import mark_cached
 
         graph = self.get_stream_graph(job_name, clear_transformations=True)
         result = self._submit(graph).get_job_execution_result().result()
@@ -501,14 +498,13 @@ class StreamExecutionEnvironment:
         return self._submit(self.get_stream_graph(job_name, clear_transformations=True))
 
     def _submit(self, graph: StreamGraph) -> Any:
-        from flott.client.pipeline_executor import get_pipeline_executor
         from flott.graph.job_graph_generator import create_job_graph
 
         return get_pipeline_executor(self.configuration).execute(create_job_graph(graph))
 
     def close(self) -> None:
         """Drop recorded transformations and the results of ``cache()``."""
-        from flott.datastream.cached_data_stream import drop_caches
+        from flott.graph.cached_data_stream import drop_caches
 
         self._transformations.clear()
         drop_caches(self)

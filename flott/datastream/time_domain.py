@@ -1,10 +1,14 @@
-"""TimeDomain (PyFlink's ``pyflink.datastream.time_domain``): which clock fired a timer."""
+"""TimeDomain (PyFlink's ``pyflink.datastream.time_domain``).
+
+Defined in ``flott.api.streaming.time_domain``; handed out here under PyFlink's import path.
+"""
 
 from __future__ import annotations
 
-from enum import Enum
+from flott.api.streaming.time_domain import (
+    TimeDomain,
+)
 
-
-class TimeDomain(Enum):
-    EVENT_TIME = 0
-    PROCESSING_TIME = 1
+__all__ = [
+    "TimeDomain",
+]

@@ -1,33 +1,14 @@
 """TimerService (PyFlink's ``pyflink.datastream.timerservice``).
 
-Keyed process functions reach time through this interface; the runtime
-implements it per operator (``flott.runtime.operators.timer_service``): timers
-are per key, deduplicated, kept in keyed state, and fire in timestamp order
-(event time when a watermark passes them, processing time on the wall clock).
+Defined in ``flott.api.streaming.timer_service``; handed out here under PyFlink's import path.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from flott.api.streaming.timer_service import (
+    TimerService,
+)
 
-
-class TimerService(ABC):
-    """Current time and timer (un)registration for the current key."""
-
-    @abstractmethod
-    def current_processing_time(self) -> int: ...
-
-    @abstractmethod
-    def current_watermark(self) -> int: ...
-
-    @abstractmethod
-    def register_processing_time_timer(self, timestamp: int) -> None: ...
-
-    @abstractmethod
-    def register_event_time_timer(self, timestamp: int) -> None: ...
-
-    @abstractmethod
-    def delete_processing_time_timer(self, timestamp: int) -> None: ...
-
-    @abstractmethod
-    def delete_event_time_timer(self, timestamp: int) -> None: ...
+__all__ = [
+    "TimerService",
+]

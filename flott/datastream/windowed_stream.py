@@ -12,18 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.durations import to_millis
-from flott.datastream.functions import (
-    AggregateFunction,
+from flott.api.common.durations import to_millis
+from flott.api.common.functions import AggregateFunction, KeySelector, ReduceFunction
+from flott.api.common.output_tag import OutputTag
+from flott.api.streaming.functions import (
     AllWindowFunction,
-    KeySelector,
     ProcessAllWindowFunction,
     ProcessWindowFunction,
-    ReduceFunction,
     WindowFunction,
 )
-from flott.datastream.output_tag import OutputTag
-from flott.datastream.window import (
+from flott.api.streaming.windowing import (
     CountSlidingWindowAssigner,
     CountTumblingWindowAssigner,
     MergingWindowAssigner,

@@ -28,7 +28,7 @@ import types
 import warnings
 from typing import Any
 
-from flott.datastream.transformations import ChainingStrategy
+from flott.api.streaming.transformations import ChainingStrategy
 from flott.errors import InvalidJobGraphError
 from flott.graph.local_aggregation import add_local_pre_aggregation
 from flott.graph.python_operator_fusion import pyflink_fuses

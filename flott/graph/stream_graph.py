@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flott.datastream.transformations import ChainingStrategy
+from flott.api.streaming.transformations import ChainingStrategy
 
 DEFAULT_SLOT_SHARING_GROUP = "default"
 DEFAULT_MAX_PARALLELISM = 128

@@ -17,15 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.cached_data_stream import (
-    CacheRead,
-    CacheTransformation,
-    CacheWrite,
-    PendingCache,
-    new_cache_dir,
-)
-from flott.datastream.slot_sharing_group import SlotSharingGroup
-from flott.datastream.transformations import (
+from flott.api.common.slot_sharing_group import SlotSharingGroup
+from flott.api.streaming.transformations import (
     OneInputTransformation,
     PartitionTransformation,
     SideOutputTransformation,
@@ -37,6 +30,13 @@ from flott.datastream.transformations import (
     UnionTransformation,
 )
 from flott.errors import InvalidJobGraphError, NotYetSupportedError
+from flott.graph.cached_data_stream import (
+    CacheRead,
+    CacheTransformation,
+    CacheWrite,
+    PendingCache,
+    new_cache_dir,
+)
 from flott.graph.stream_graph import (
     DEFAULT_SLOT_SHARING_GROUP,
     StreamEdge,

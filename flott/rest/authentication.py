@@ -66,7 +66,7 @@ from flott.configuration import (
     SERVER_CREDENTIAL_PREFIX,
     Configuration,
 )
-from flott.errors import AuthenticationError, AuthorizationError, ConfigurationError
+from flott.errors import AuthenticationError, AuthorizationError, ConfigurationError, InvalidTokenError
 
 if TYPE_CHECKING:
     from flott.runtime.jobgraph import JobGraph
@@ -249,10 +249,6 @@ def parse_tokens(text: str, source: str, *, inline: bool = False) -> list[tuple[
         check_token_syntax(token, where)
         out.append((token, role))
     return out
-
-
-class InvalidTokenError(AuthenticationError):
-    """A bearer token the endpoint does not know (RFC 6750's ``invalid_token``)."""
 
 
 class RestAuthenticator:

@@ -25,17 +25,11 @@ import socket
 from collections.abc import Mapping
 
 from flott.configuration import Configuration
-from flott.errors import RestRequestError
+from flott.errors import RestForbiddenError
 
 CORS_KEY = "web.access-control-allow-origin"
 ALLOWED_HOSTS_KEY = "flott.rest.allowed-hosts"
 _STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-
-
-class RestForbiddenError(RestRequestError):
-    """A browser request the endpoint refuses (foreign Origin, unknown Host)."""
-
-    http_status = 403
 
 
 def _split(raw: str) -> list[str]:

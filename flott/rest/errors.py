@@ -18,42 +18,19 @@ import logging
 
 import msgspec
 
-from flott.errors import FlottError, LeadershipLostError, RestRequestError
+from flott.errors import (  # noqa: F401 - the REST layer's errors keep their import path here
+    LEADER_ELECTION_MESSAGE,
+    FlottError,
+    NoLeaderError,
+    RestMethodNotAllowedError,
+    RestNotFoundError,
+    RestRequestError,
+    TerminationModeRemovedError,
+)
 from flott.rest.messages.common import ErrorResponseBody
 
 log = logging.getLogger(__name__)
 
-LEADER_ELECTION_MESSAGE = "Service temporarily unavailable due to an ongoing leader election. Please refresh."
-
-
-class RestNotFoundError(RestRequestError):
-    """No such route, or no such trigger id (Flink: NOT_FOUND from the router or UnknownOperationKey)."""
-
-    http_status = 404
-
-
-class RestMethodNotAllowedError(RestRequestError):
-    """The path exists, not with this method: the answer's ``Allow`` header lists the methods it has
-    (RFC 9110 requires the header on every 405)."""
-
-    http_status = 405
-
-    def __init__(self, message: str = "", allowed: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.allowed = allowed
-
-
-class TerminationModeRemovedError(RestRequestError):
-    """``PATCH /jobs/:id?mode=stop``: Flink answers 308 PERMANENT_REDIRECT with this hint."""
-
-    http_status = 308
-
-
-class NoLeaderError(LeadershipLostError):
-    """No Dispatcher leader is known to this REST endpoint: 503, clients retry."""
-
-    def __init__(self, message: str = LEADER_ELECTION_MESSAGE) -> None:
-        super().__init__(message)
 
 
 def error_status(err: BaseException) -> int:

@@ -30,8 +30,8 @@ from typing import Any
 
 import msgspec
 
+from flott.errors import WireError, error_to_wire
 from flott.rest.messages.common import SerializedThrowable
-from flott.runtime.rpc.service import WireError, error_to_wire
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(WireError)

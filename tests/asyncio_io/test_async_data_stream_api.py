@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from flott.api.streaming.transformations import OneInputTransformation
 from flott.common import Types
 from flott.common.time import Duration, Time
 from flott.datastream import AsyncDataStream, AsyncFunction, AsyncRetryStrategy, StreamExecutionEnvironment
 from flott.datastream import async_retry_strategies as strategies
 from flott.datastream.data_stream import DataStream
 from flott.datastream.functions import AsyncFunctionDescriptor
-from flott.datastream.transformations import OneInputTransformation
 
 
 class Lookup(AsyncFunction):

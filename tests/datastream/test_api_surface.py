@@ -291,11 +291,15 @@ def test_restart_strategy_is_stored_as_configuration() -> None:
     assert env.get_restart_strategy() == RestartStrategies.no_restart()
 
 
-def test_configure_and_context_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
-    from flott.client import pipeline_executor
+def test_configure_and_context_configuration() -> None:
+    from flott.api import execution
+    from flott.configuration import Configuration
 
-    monkeypatch.setattr(pipeline_executor, "get_context_configuration", lambda: {"parallelism.default": "5"})
-    env = StreamExecutionEnvironment.get_execution_environment()
+    execution.set_context_configuration(Configuration({"parallelism.default": "5"}))
+    try:
+        env = StreamExecutionEnvironment.get_execution_environment()
+    finally:
+        execution.set_context_configuration(None)
     assert env.get_parallelism() == 5
     env.configure({"parallelism.default": "2", "pipeline.global-job-parameters": "a:1,b:2", "x.y": "z"})
     assert env.get_parallelism() == 2

@@ -22,9 +22,9 @@ from pathlib import Path
 import psutil
 import pytest
 
+from flott.cluster.application_cluster import application_job_id
 from flott.configuration import Configuration
 from flott.runtime.dispatcher.mini_dispatcher import ApplicationStatus
-from flott.runtime.entrypoint.application_cluster import application_job_id
 from tests.e2e.conftest import read_output_lines
 
 KEYS = 7

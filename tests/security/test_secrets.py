@@ -141,7 +141,7 @@ def _flott(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 async def test_application_program_gets_secrets_in_its_environment_only() -> None:
-    from flott.runtime.entrypoint.application_cluster import (
+    from flott.cluster.application_cluster import (
         ApplicationProgram,
         ExecutionMode,
         _ApplicationEntrypoint,

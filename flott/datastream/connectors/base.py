@@ -97,6 +97,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
+from flott.api.connector import Boundedness
+
 
 class DeliveryGuarantee(Enum):
     """What a sink promises about duplicates after failures (PyFlink's ``DeliveryGuarantee``)."""
@@ -104,11 +106,6 @@ class DeliveryGuarantee(Enum):
     EXACTLY_ONCE = 0
     AT_LEAST_ONCE = 1
     NONE = 2
-
-
-class Boundedness(Enum):
-    BOUNDED = "BOUNDED"
-    CONTINUOUS_UNBOUNDED = "CONTINUOUS_UNBOUNDED"
 
 
 @runtime_checkable

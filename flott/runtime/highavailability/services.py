@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from flott.errors import HighAvailabilityError
+
 DISPATCHER = "dispatcher"
 RESOURCE_MANAGER = "resource_manager"
 REST_SERVER = "rest_server"
@@ -37,10 +39,6 @@ def is_token_of_session(token: str, session_id: str) -> bool:
     """Was ``token`` handed out under leader session ``session_id``? A TaskExecutor that knows
     the current session rejects JobMasters of any other (a deposed leader's)."""
     return token.startswith(session_id + "/")
-
-
-class HighAvailabilityError(Exception):
-    pass
 
 
 class LeaderContender(Protocol):

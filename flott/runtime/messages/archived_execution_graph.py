@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from flott.runtime.rpc.service import WireError
+from flott.errors import WireError
 
 
 class ArchivedExecution(msgspec.Struct, frozen=True, kw_only=True):

@@ -7,8 +7,8 @@ from typing import Literal
 
 import msgspec
 
+from flott.errors import WireError
 from flott.runtime.jobgraph import JobEdge, JobVertex
-from flott.runtime.rpc.service import WireError
 
 
 class ExecutionState(Enum):

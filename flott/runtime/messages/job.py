@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from flott.runtime.rpc.service import WireError
+from flott.errors import WireError
 
 
 class JobDetails(msgspec.Struct, frozen=True):

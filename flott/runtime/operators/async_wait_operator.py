@@ -41,7 +41,7 @@ from typing import Any
 
 import cloudpickle
 
-from flott.datastream.functions import AsyncFunction, AsyncFunctionDescriptor
+from flott.api.streaming.functions import AsyncFunction, AsyncFunctionDescriptor
 from flott.errors import ClusterError, InvalidJobGraphError, TaskCancelledError
 from flott.runtime.checkpoint.metadata import SPLIT_DISTRIBUTE
 from flott.runtime.operators.processing_time import ScheduledCallback

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from flott.datastream.functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
-from flott.datastream.state import BroadcastState, MapStateDescriptor, ReadOnlyBroadcastState
-from flott.datastream.time_domain import TimeDomain
+from flott.api.common.state import BroadcastState, MapStateDescriptor, ReadOnlyBroadcastState
+from flott.api.streaming.functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
+from flott.api.streaming.time_domain import TimeDomain
 from flott.errors import InvalidJobGraphError
 from flott.runtime.checkpoint.metadata import BROADCAST
 from flott.runtime.operators.co_operators import _TwoInputOperator

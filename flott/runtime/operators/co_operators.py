@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flott.datastream.functions import CoProcessFunction, KeyedCoProcessFunction
+from flott.api.streaming.functions import CoProcessFunction, KeyedCoProcessFunction
 from flott.errors import InvalidJobGraphError
 from flott.runtime.operators.keyed_operators import KeyedProcessContext
 from flott.runtime.operators.specs import KeySelectorPair

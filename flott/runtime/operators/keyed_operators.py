@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flott.datastream.functions import KeyedProcessFunction
-from flott.datastream.output_tag import OutputTag
-from flott.datastream.time_domain import TimeDomain
+from flott.api.common.output_tag import OutputTag
+from flott.api.streaming.functions import KeyedProcessFunction
+from flott.api.streaming.time_domain import TimeDomain
 from flott.runtime.operators.aggregation import create_aggregator
 from flott.runtime.operators.stateless_operators import without_side_outputs
 from flott.runtime.operators.stream_operator import (

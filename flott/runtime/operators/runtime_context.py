@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.functions import RuntimeContext
+from flott.api.common.functions import RuntimeContext
 from flott.errors import FlottError
 from flott.runtime.metrics.groups import TaskMetricGroup
 from flott.runtime.metrics.registry import MetricRegistry

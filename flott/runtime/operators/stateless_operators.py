@@ -18,8 +18,8 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
-from flott.datastream.functions import ProcessFunction
-from flott.datastream.output_tag import OutputTag
+from flott.api.common.output_tag import OutputTag
+from flott.api.streaming.functions import ProcessFunction
 from flott.runtime.operators.stream_operator import (
     OperatorSetup,
     StreamOperator,

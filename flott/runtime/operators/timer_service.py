@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from flott.datastream.timerservice import TimerService
+from flott.api.streaming.timer_service import TimerService
 from flott.runtime.operators.processing_time import ProcessingTimeService, ScheduledCallback
 from flott.runtime.operators.watermark import LONG_MIN
 from flott.runtime.state.backend import KeyedStateBackend

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flott.datastream.time_domain import TimeDomain
+from flott.api.streaming.time_domain import TimeDomain
 
 
 class UserTimerFiring:

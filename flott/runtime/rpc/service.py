@@ -30,7 +30,6 @@ import contextlib
 import inspect
 import logging
 import struct
-import traceback
 import typing
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -40,13 +39,13 @@ import msgspec
 from flott.errors import (
     FencingTokenError,
     FlottError,
-    JobExecutionError,
     RpcConnectionError,
     RpcError,
     RpcTimeoutError,
     UnknownRpcMethodError,
-    UserCodeError,
-    error_class_by_name,
+    WireError,
+    error_from_wire,
+    error_to_wire,
 )
 
 if typing.TYPE_CHECKING:
@@ -72,58 +71,6 @@ class _Response(msgspec.Struct, array_like=True):
     id: int
     ok: bool
     value: Any = None
-
-
-class WireError(msgspec.Struct):
-    """An error as it crosses the wire (type name from the flott error tree, message, details)."""
-
-    type: str
-    message: str
-    traceback: str = ""
-    exception_type: str = ""
-    exception_message: str = ""
-    task_name: str = ""
-    cause: WireError | None = None
-
-
-def error_to_wire(err: BaseException) -> WireError:
-    cause = getattr(err, "cause", None)
-    wire_cause = error_to_wire(cause) if isinstance(cause, BaseException) else None
-    if isinstance(err, UserCodeError):
-        return WireError(
-            type="UserCodeError",
-            message=err.message,
-            traceback=err.traceback,
-            exception_type=err.exception_type,
-            exception_message=err.exception_message,
-            task_name=err.task_name,
-            cause=wire_cause,
-        )
-    if isinstance(err, FlottError):
-        return WireError(type=type(err).__name__, message=err.message, cause=wire_cause)
-    return WireError(
-        type="RpcError",
-        message=f"{type(err).__name__}: {err}",
-        traceback="".join(traceback.format_exception(err)),
-    )
-
-
-def error_from_wire(w: WireError) -> FlottError:
-    cause = error_from_wire(w.cause) if w.cause is not None else None
-    if w.type == "UserCodeError":
-        return UserCodeError(w.exception_type, w.exception_message, w.traceback, w.task_name)
-    cls = error_class_by_name(w.type) or RpcError
-    err: FlottError
-    if issubclass(cls, JobExecutionError):
-        err = cls(w.message, cause)
-    else:
-        try:
-            err = cls(w.message)
-        except TypeError:
-            err = RpcError(w.message)
-        if cause is not None:
-            err.__cause__ = cause
-    return err
 
 
 def parse_address(address: str) -> tuple[str, int]:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMappin
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # not at run time: flott.datastream imports the operators, which import this
-    from flott.datastream.state import AggregatingState, ListState, MapState, ReducingState, ValueState
+    from flott.api.common.state import AggregatingState, ListState, MapState, ReducingState, ValueState
     from flott.runtime.state.key_groups import KeyGroupRange
 
 StateKind = Literal["value", "list", "map", "reducing", "aggregating", "operator"]

@@ -32,7 +32,8 @@ under ``NeverReturnExpired`` even if nothing cleaned it up yet. What cleans up, 
 Refused (:class:`~flott.errors.NotYetSupportedError`): ``run_cleanup_for_every_record=True``
 (flott's operators set the current key as a plain attribute, per record, with no hook a cleanup
 could run from: paying for one on every record of every job would slow the data path) and a TTL
-that is not positive (Flink's own check).
+that is not positive (Flink's own check); both are refused when the program calls
+``enable_time_to_live`` (:func:`flott.api.common.state.validate_ttl_config`).
 
 Snapshots carry the ``TtlValue`` objects, so timestamps survive savepoints and restores. A state
 restored with timestamps into a descriptor without TTL loses them, and one restored without into
@@ -47,7 +48,7 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from flott.errors import NotYetSupportedError
+from flott.api.common.state import StateTtlConfig, validate_ttl_config
 
 __all__ = [
     "IncrementalCleanup",
@@ -97,7 +98,7 @@ class TtlValue:
 
 @dataclass(frozen=True)
 class TtlPolicy:
-    """A :class:`~flott.datastream.state.StateTtlConfig` resolved for one backend."""
+    """A :class:`~flott.api.common.state.StateTtlConfig` resolved for one backend."""
 
     ttl_ms: int
     update_on_read: bool
@@ -118,8 +119,6 @@ def ttl_policy(descriptor: Any, backend_type: str) -> TtlPolicy | None:
     config = get_config() if callable(get_config) else getattr(descriptor, "_ttl_config", None)
     if config is None or not config.is_enabled():
         return None
-    from flott.datastream.state import StateTtlConfig
-
     validate_ttl_config(config)
     strategies = config.get_cleanup_strategies()
     incremental = strategies.get_incremental_cleanup_strategy()
@@ -137,34 +136,6 @@ def ttl_policy(descriptor: Any, backend_type: str) -> TtlPolicy | None:
         ),
         cleanup_on_store_scan=not on_heap and compaction is not None,
     )
-
-
-def validate_ttl_config(config: Any) -> None:
-    """Refuse what flott cannot do and what Flink rejects; see the module docstring."""
-    from flott.datastream.state import StateTtlConfig
-
-    try:
-        ttl_ms = config.get_ttl_millis()
-    except TypeError as e:
-        raise ValueError(f"state TTL: {e}") from None
-    if ttl_ms <= 0:
-        raise ValueError(f"state TTL is expected to be positive, got {ttl_ms} ms")
-    if config.get_ttl_time_characteristic() is not StateTtlConfig.TtlTimeCharacteristic.ProcessingTime:
-        raise NotYetSupportedError(
-            "state TTL supports only processing time (TtlTimeCharacteristic.ProcessingTime)"
-        )
-    incremental = config.get_cleanup_strategies().get_incremental_cleanup_strategy()
-    if incremental is not None:
-        if incremental.run_cleanup_for_every_record():
-            raise NotYetSupportedError(
-                "StateTtlConfig cleanup_incrementally(..., run_cleanup_for_every_record=True) is not "
-                "supported: flott cleans up incrementally on state access only; pass False"
-            )
-        if incremental.get_cleanup_size() <= 0:
-            raise ValueError(
-                f"cleanup_incrementally: number of incrementally cleaned up state entries should be "
-                f"positive, got {incremental.get_cleanup_size()}"
-            )
 
 
 # --- stored values: expiry, detection, migration ---------------------------------------------

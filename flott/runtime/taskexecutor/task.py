@@ -35,6 +35,14 @@ from flott.runtime.rpc.service import WireError, error_to_wire
 log = logging.getLogger(__name__)
 
 
+_UNPICKLE_LOCK = threading.Lock()
+"""One unpickling at a time per process. Unpickling imports the modules user objects name (the
+user's, flott's API package, their libraries) on first use; task threads doing that at once can
+deadlock in Python's per-module import locks when those packages import each other (seen:
+``flott.datastream`` and its connectors). Serialising costs nothing on the data path: each object
+is unpickled once per task, before its first record."""
+
+
 class UserCodeLoader:
     """Unpickles a job's user objects on first use and keeps them (per task)."""
 
@@ -45,7 +53,8 @@ class UserCodeLoader:
     def __call__(self, blob_id: str) -> Any:
         obj = self._cache.get(blob_id)
         if obj is None:
-            obj = self._cache[blob_id] = cloudpickle.loads(self._artifacts[blob_id])
+            with _UNPICKLE_LOCK:
+                obj = self._cache[blob_id] = cloudpickle.loads(self._artifacts[blob_id])
         return obj
 
 

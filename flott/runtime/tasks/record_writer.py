@@ -36,6 +36,7 @@ from collections.abc import Callable
 from time import perf_counter_ns
 from typing import Any
 
+from flott.api.common.output_tag import OutputTag
 from flott.common.type_conversion import (
     BatchCheck,
     OutputTypeMismatch,
@@ -43,7 +44,6 @@ from flott.common.type_conversion import (
     output_type_check,
     output_type_check_lazy,
 )
-from flott.datastream.output_tag import OutputTag
 from flott.errors import UserCodeError
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter

@@ -7,7 +7,7 @@ import base64
 from typing import Any
 
 from flott.configuration import masked
-from flott.errors import FlottError, NotYetSupportedError, RestRequestError
+from flott.errors import FlottError, NotYetSupportedError, RestRequestError, WireError
 from flott.rest.errors import TerminationModeRemovedError
 from flott.rest.handler.handler import INT32_MAX, HandlerRequest, QueryParam, RestRoute
 from flott.rest.handler.job import views
@@ -36,7 +36,6 @@ from flott.rest.messages.job import (
 )
 from flott.rest.serialized_throwable import to_serialized_throwable
 from flott.runtime.messages.archived_execution_graph import ArchivedFailure
-from flott.runtime.rpc.service import WireError
 
 _APPLICATION_STATUS: dict[str, Any] = {"FINISHED": "SUCCEEDED", "CANCELED": "CANCELED", "FAILED": "FAILED"}
 

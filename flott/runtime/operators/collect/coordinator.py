@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from flott.errors import FlottError, OperatorNotFoundError
 from flott.runtime.jobgraph import JobGraph
-from flott.runtime.jobmaster.execution_graph import Execution
 from flott.runtime.messages.execution import ExecutionState
+
+if TYPE_CHECKING:  # the JobMaster calls this module; only the type is named here
+    from flott.runtime.jobmaster.execution_graph import Execution
 
 log = logging.getLogger(__name__)
 

@@ -28,6 +28,7 @@ import pickle
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from flott.api.execution import get_pipeline_executor
 from flott.errors import FlottError, IllegalStateTransitionError, JobError
 from flott.runtime.operators.collect.protocol import (
     CollectCoordinationRequest,
@@ -240,7 +241,6 @@ def execute_and_collect(
     """
     import uuid
 
-    from flott.client.pipeline_executor import get_pipeline_executor
     from flott.graph.job_graph_generator import create_job_graph
     from flott.runtime.operators.collect.protocol import ACCUMULATOR_PREFIX
     from flott.runtime.operators.collect.sink import (

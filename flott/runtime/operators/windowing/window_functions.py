@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from flott.datastream.functions import ProcessAllWindowFunction, ProcessWindowFunction
+from flott.api.streaming.functions import ProcessAllWindowFunction, ProcessWindowFunction
 from flott.errors import InvalidJobGraphError
 from flott.runtime.operators.specs import WindowOperatorSpec
 from flott.runtime.operators.stream_operator import close_user_function, open_user_function, user_method

@@ -34,9 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from flott.datastream.functions import ProcessWindowFunction
-from flott.datastream.output_tag import OutputTag
-from flott.datastream.state import (
+from flott.api.common.output_tag import OutputTag
+from flott.api.common.state import (
     AggregatingStateDescriptor,
     KeyedStateStore,
     ListStateDescriptor,
@@ -44,7 +43,8 @@ from flott.datastream.state import (
     ReducingStateDescriptor,
     ValueStateDescriptor,
 )
-from flott.datastream.window import (
+from flott.api.streaming.functions import ProcessWindowFunction
+from flott.api.streaming.windowing import (
     EventTimeTrigger,
     MergingWindowAssigner,
     SlidingEventTimeWindows,

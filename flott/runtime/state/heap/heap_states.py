@@ -18,7 +18,7 @@ import copy
 from collections.abc import Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.state import AggregatingState, ListState, MapState, ReducingState, ValueState
+from flott.api.common.state import AggregatingState, ListState, MapState, ReducingState, ValueState
 
 if TYPE_CHECKING:
     from flott.runtime.state.heap.table_backend import TableKeyedStateBackend

@@ -25,7 +25,7 @@ import copy
 from collections.abc import Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from flott.datastream.state import AggregatingState, ListState, MapState, ReducingState, ValueState
+from flott.api.common.state import AggregatingState, ListState, MapState, ReducingState, ValueState
 from flott.runtime.state.heap.heap_namespaced_states import _ABSENT, _Namespaced
 from flott.runtime.state.ttl import IncrementalCleanup, TtlPolicy, TtlValue
 

@@ -28,8 +28,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from flott.datastream.connectors.base import Boundedness
-from flott.datastream.transformations import Transformation
+from flott.api.connector import Boundedness
+from flott.api.streaming.transformations import Transformation
 
 __all__ = [
     "CacheRead",

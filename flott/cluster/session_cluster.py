@@ -8,7 +8,7 @@ taskmanager start``) or, with ``local_task_managers > 0``, are started as child
 processes by the ResourceManager's local driver (``flott cluster start``).
 
 With ``high-availability.type: zookeeper`` the process is a leader contender instead
-(:mod:`flott.runtime.entrypoint.ha_session_cluster`); ``none`` (the default) runs this one.
+(:mod:`flott.cluster.ha_session_cluster`); ``none`` (the default) runs this one.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import asyncio
 import logging
 
 from flott.configuration import Configuration
+from flott.rest.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
@@ -44,8 +45,6 @@ class SessionClusterEntrypoint:
         self._shutdown = asyncio.Event()
 
     async def start(self) -> None:
-        from flott.rest.rest_server_endpoint import RestServerEndpoint
-
         await self.rpc.start()
         rm = self.resource_manager = ResourceManager(self.rpc, self.config)
         await rm.start()
@@ -82,7 +81,8 @@ class SessionClusterEntrypoint:
 
 async def run_session_cluster(config: Configuration, local_task_managers: int = 0) -> None:
     if config.get("high-availability.type", "none").strip().lower() == "zookeeper":
-        from flott.runtime.entrypoint.ha_session_cluster import run_ha_session_cluster
+        # imported here: the HA cluster loads kazoo, which a cluster without HA never needs
+        from flott.cluster.ha_session_cluster import run_ha_session_cluster
 
         await run_ha_session_cluster(config, local_task_managers)
         return

@@ -45,7 +45,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from flott.client.rest_cluster_client import RestClusterClient
 from flott.configuration import Configuration, secrets_environment, split_secrets
+from flott.errors import FlottError, JobNotFoundError
+from flott.rest.authentication import CLIENT_TOKEN_ENV, Role, new_internal_token
+from flott.rest.errors import RestNotFoundError
+from flott.rest.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.dispatcher.mini_dispatcher import ApplicationStatus, ExecutionMode, MiniDispatcher
@@ -140,8 +145,6 @@ class _ApplicationEntrypoint:
 
     def _trust_own_clients(self, rest: Any) -> None:
         """With REST authentication on, accept a fresh operator token for this process's own clients."""
-        from flott.rest.authentication import Role, new_internal_token
-
         if rest.authenticator is not None:
             self.internal_token = new_internal_token()
             rest.authenticator.add_token(self.internal_token, Role.OPERATOR)
@@ -173,8 +176,6 @@ class _ApplicationEntrypoint:
         env = secrets_environment(split_secrets(self.config.to_dict())[1], os.environ)
         env.setdefault("PYTHONUNBUFFERED", "1")
         if self.internal_token is not None:
-            from flott.rest.authentication import CLIENT_TOKEN_ENV
-
             env[CLIENT_TOKEN_ENV] = self.internal_token
         proc = await asyncio.create_subprocess_exec(
             *self.program_command(),
@@ -297,8 +298,6 @@ class ApplicationClusterEntrypoint(_ApplicationEntrypoint):
         self.rest: object | None = None
 
     async def start(self) -> None:
-        from flott.rest.rest_server_endpoint import RestServerEndpoint
-
         await self.rpc.start()
         rm = self.resource_manager = ResourceManager(self.rpc, self.config)
         await rm.start()
@@ -369,11 +368,12 @@ class HaApplicationClusterEntrypoint(_ApplicationEntrypoint):
     """
 
     def __init__(self, config: Configuration, program: ApplicationProgram, mode: ExecutionMode) -> None:
-        from flott.runtime.entrypoint.ha_session_cluster import HaSessionClusterEntrypoint
-
         super().__init__(config, program, mode)
         per_worker = max(1, self.config.get_int("taskmanager.numberOfTaskSlots"))
         workers = -(-max(1, self.config.get_int("parallelism.default")) // per_worker)
+        # imported here: the HA cluster loads kazoo, which an application without HA never needs
+        from flott.cluster.ha_session_cluster import HaSessionClusterEntrypoint
+
         self.session = HaSessionClusterEntrypoint(self.config, workers)
         self.result: Any = None
         self._watcher: asyncio.Task[None] | None = None
@@ -389,15 +389,11 @@ class HaApplicationClusterEntrypoint(_ApplicationEntrypoint):
         )
 
     def _client(self) -> Any:
-        from flott.client.rest_cluster_client import RestClusterClient
-
         # security.ssl.rest.* of this cluster: how its own REST endpoint is reached
         config = self.config.with_overrides({"rest.retry.max-attempts": "0"})
         return RestClusterClient(config, self.rest_address, token=self.internal_token)
 
     async def _watch_job(self) -> None:
-        from flott.errors import FlottError
-
         assert self.job_id is not None
         async with self._client() as client:
             while self.result is None:
@@ -414,9 +410,6 @@ class HaApplicationClusterEntrypoint(_ApplicationEntrypoint):
             self.ended.set_result(status)
 
     async def job_submitted(self) -> bool:
-        from flott.errors import FlottError, JobNotFoundError
-        from flott.rest.errors import RestNotFoundError
-
         assert self.job_id is not None
         async with self._client() as client:
             for _ in range(20):  # a few seconds for a leader to be there

@@ -39,6 +39,7 @@ from typing import Any, cast
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError, FencingTokenError
 from flott.rest.errors import NoLeaderError
+from flott.rest.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
@@ -188,8 +189,6 @@ class HaSessionClusterEntrypoint:
         return self._ha
 
     async def start(self) -> None:
-        from flott.rest.rest_server_endpoint import RestServerEndpoint
-
         ha = await create_ha_services(self.config)
         if not isinstance(ha, ZooKeeperHaServices):
             await ha.close()

@@ -1,0 +1,1 @@
+"""Streaming contracts (Flink's ``org.apache.flink.streaming.api``); see ``flott.api``."""
