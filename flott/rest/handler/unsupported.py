@@ -66,10 +66,4 @@ ROUTES = [
         "Flame graphs (sampling task threads) are not in flott yet.",
         "getJobVertexFlameGraph",
     ),
-    _route(
-        "GET",
-        "/jobs/{jobid}/vertices/{vertexid}/watermarks",
-        "TaskExecutors do not report watermarks to the JobManager yet.",
-        "getJobVertexWatermarks",
-    ),
 ]

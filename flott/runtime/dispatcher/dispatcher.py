@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -67,6 +68,9 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.metrics.job_metrics import close_job_metrics, job_metric_values, register_job_metrics
+from flott.runtime.metrics.query_service import ClusterMetricDump, dump_registry
+from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
 
@@ -144,6 +148,16 @@ def _with_endpoints(graph: ArchivedExecutionGraph, endpoints: Mapping[str, str])
     return msgspec.structs.replace(graph, vertices=vertices)
 
 
+_METRIC_DUMP_TIMEOUT_S = 3.0
+"""A TaskManager that has not answered for its metrics by then is left out of that dump."""
+
+
+def _job_values(jm: JobMaster) -> dict[str, Any]:
+    g = jm.graph
+    stats = jm.checkpointing.coordinator.stats if jm.checkpointing is not None else None
+    return job_metric_values(g.status.name, g.status_timestamps, now_ms(), g.num_restarts, stats)
+
+
 def job_details(info: ExecutionGraphInfo) -> JobDetails:
     counts: dict[str, int] = {}
     for v in info.vertices:
@@ -197,9 +211,14 @@ class Dispatcher(RpcEndpoint):
         """Subtasks of jobs admitted but not yet running (their submission is still storing files)."""
         self._max_archived = config.get_int("jobstore.max-capacity")
         self._archive_ttl = float(config.get_int("jobstore.expiration-time"))
+        self.metric_registry = process_metric_registry(
+            config, "jobmanager", bind_host=config.get("jobmanager.bind-host")
+        )
+        """The JobManager process's metrics (its reporters refuse a bad configuration here)."""
 
     async def start(self) -> None:
         self._rpc.register(self)
+        self._spawn(self.metric_registry.run_view_updater())
 
     async def stop(self) -> None:
         for runner in list(self.runners.values()):
@@ -210,6 +229,7 @@ class Dispatcher(RpcEndpoint):
                 await asyncio.wait_for(asyncio.shield(runner.result), 5.0)
             await runner.job_master.stop()
         self._rpc.unregister(self.endpoint_id)
+        close_reporters(self.metric_registry)
 
     # -- high availability (used by the leader process; never in ``none`` mode) ---------------
 
@@ -227,6 +247,7 @@ class Dispatcher(RpcEndpoint):
         self.runners.clear()
         for task in list(self._background):
             task.cancel()
+        close_reporters(self.metric_registry)
         return suspended
 
     async def start_recovered_job(
@@ -314,6 +335,7 @@ class Dispatcher(RpcEndpoint):
         result: asyncio.Future[JobResult] = loop.create_future()
 
         def on_terminal(res: JobResult, info: ExecutionGraphInfo) -> None:
+            close_job_metrics(self.metric_registry, job_id)
             self._archive(info, res, graph=archive_execution_graph(jm, self._te_endpoints))
             if jm.checkpointing is not None:
                 stats = jm.checkpointing.coordinator.checkpoint_statistics()
@@ -353,6 +375,9 @@ class Dispatcher(RpcEndpoint):
         if replacing_archived:
             self.archive.pop(job_id, None)
         self.runners[job_id] = JobManagerRunner(job_graph, jm, result)
+        register_job_metrics(
+            self.metric_registry, socket.gethostname(), job_id, job_graph.job_name, lambda: _job_values(jm)
+        )
         log.info("job %s (%s) submitted", job_id, job_graph.job_name)
         await jm.start()
 
@@ -593,6 +618,16 @@ class Dispatcher(RpcEndpoint):
 
     async def get_disposal_status(self, trigger_id: str) -> OperationStatus:
         return self._operation_status("", trigger_id)
+
+    async def request_metric_dumps(self) -> ClusterMetricDump:
+        """The JobManager's metrics and every TaskManager's (the REST MetricFetcher's one call)."""
+        timeout = min(self._config.get_seconds("pekko.ask.timeout"), _METRIC_DUMP_TIMEOUT_S)
+        try:
+            taskmanagers = await self._rm.request_task_manager_metric_dumps(timeout, timeout=timeout + 1)
+        except FlottError as e:
+            log.debug("TaskManager metrics unavailable: %s", e)
+            taskmanagers = {}
+        return ClusterMetricDump(dump_registry(self.metric_registry), taskmanagers)
 
     async def request_checkpoint_statistics(self, job_id: str) -> dict[str, Any]:
         runner = self.runners.get(job_id)

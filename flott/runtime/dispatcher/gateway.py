@@ -17,6 +17,7 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.metrics.query_service import ClusterMetricDump
 
 DISPATCHER_ENDPOINT = "dispatcher"
 
@@ -48,6 +49,9 @@ class DispatcherGateway(Protocol):
     ) -> bytes: ...
 
     async def shutdown_cluster(self) -> None: ...
+
+    async def request_metric_dumps(self) -> ClusterMetricDump:
+        """The JobManager's metrics and those of every TaskManager that answered in time."""
 
     async def submit_job_with_artifacts(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> None:
         """Submit a job together with its files (REST ``POST /jobs``; the embedded executor).
