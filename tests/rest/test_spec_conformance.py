@@ -8,7 +8,7 @@ with it. Summary of the plan:
 * served with data (2xx, validated against the spec's response schema and
   checked for fields the spec does not know);
 * 501 with a reason (jars: flott runs Python, not Java; applications; rescale
-  history of the adaptive scheduler; flame graphs; watermarks; log URLs;
+  history of the adaptive scheduler; flame graphs; log URLs;
   per-subtask checkpoint details);
 * 404 for status URLs polled with a trigger id nobody was given (savepoints,
   checkpoints, disposal, rescaling): Flink's "unknown trigger id".
@@ -161,9 +161,7 @@ PLAN: dict[tuple[str, str], Case] = {
     ),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/subtasktimes"): Case(200),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/taskmanagers"): Case(200),
-    ("GET", "/jobs/{jobid}/vertices/{vertexid}/watermarks"): Case(
-        501, "TaskExecutors do not report watermarks yet"
-    ),
+    ("GET", "/jobs/{jobid}/vertices/{vertexid}/watermarks"): Case(200, "per subtask; Long.MIN_VALUE before any watermark"),
     # savepoint disposal
     ("POST", "/savepoint-disposal"): Case(
         200,
