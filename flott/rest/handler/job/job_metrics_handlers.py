@@ -38,7 +38,7 @@ from flott.runtime.messages.archived_execution_graph import (
     ArchivedExecutionGraph,
     ArchivedJobVertex,
 )
-from flott.runtime.metrics.job_metrics import job_metric_values
+from flott.runtime.metrics.job_metrics import CHECKPOINT_METRICS, job_metric_values
 
 
 def subtask_metrics(ex: ArchivedExecution, now: int, store: MetricStore | None = None,
@@ -79,10 +79,16 @@ def numeric_metrics(metrics: dict[str, float | str]) -> dict[str, float]:
 
 
 def job_metrics(graph: ArchivedExecutionGraph, store: MetricStore | None = None) -> dict[str, float | str]:
-    """The JobManager's live job metrics, else (an ended job) those its final state gives."""
-    if store is not None and graph.job_id in store.jobs:
-        return dict(store.jobs[graph.job_id])
-    return job_metric_values(graph.status, graph.state_timestamps, graph.now, graph.num_restarts, None)
+    """The JobManager's job metrics. The availability figures (``uptime``, ``numRestarts`` ...)
+    are computed from ``graph``, fetched for this request, so they never lag the job's state
+    that other routes show; the checkpoint figures come from the fetched store (an ended job:
+    Flink's values for no checkpoint)."""
+    values: dict[str, float | str] = dict(store.jobs.get(graph.job_id, {})) if store is not None else {}
+    fresh = job_metric_values(graph.status, graph.state_timestamps, graph.now, graph.num_restarts, None)
+    if values:
+        fresh = {k: v for k, v in fresh.items() if k not in CHECKPOINT_METRICS}
+    values.update(fresh)
+    return values
 
 
 async def vertex_of(req: HandlerRequest) -> tuple[ArchivedExecutionGraph, ArchivedJobVertex]:
