@@ -177,10 +177,13 @@ async def test_a_slow_sink_back_pressures_its_producers_and_shares_stay_within_a
 
             v = await eventually(back_pressured, "the source back-pressured by the slow sink")
             assert sum(float(x) for x in v.values()) <= 1000.0
-            for index in (0, 1):
-                sink = await subtask_values(rc, graph.job_id, keyed, index, shares)
+            sinks = [await subtask_values(rc, graph.job_id, keyed, index, shares) for index in (0, 1)]
+            for sink in sinks:
                 assert sum(float(x) for x in sink.values()) <= 1000.0
-                assert float(sink["busyTimeMsPerSecond"]) > float(sink["idleTimeMsPerSecond"]), sink
+            # Keys need not split evenly: the subtask with the larger share is the bottleneck (the
+            # other may starve while the source waits for the first one's queue).
+            slowest = max(sinks, key=lambda m: float(m["busyTimeMsPerSecond"]))
+            assert float(slowest["busyTimeMsPerSecond"]) > float(slowest["idleTimeMsPerSecond"]), sinks
             _, bp = await rc.call("GET", f"/jobs/{graph.job_id}/vertices/{source}/backpressure")
             assert bp["status"] == "ok"
         finally:
