@@ -139,7 +139,7 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/jobs/{jobid}/vertices/{vertexid}"): Case(200),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/accumulators"): Case(200, "no accumulators: empty"),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/backpressure"): Case(
-        200, "ratios averaged over each subtask's life"
+        200, "each running subtask's last interval"
     ),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/flamegraph"): Case(501, "no thread sampling yet"),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/jm-operator-metrics"): Case(200, "no coordinators: empty"),
