@@ -161,7 +161,9 @@ PLAN: dict[tuple[str, str], Case] = {
     ),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/subtasktimes"): Case(200),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/taskmanagers"): Case(200),
-    ("GET", "/jobs/{jobid}/vertices/{vertexid}/watermarks"): Case(200, "per subtask; Long.MIN_VALUE before any watermark"),
+    ("GET", "/jobs/{jobid}/vertices/{vertexid}/watermarks"): Case(
+        200, "per subtask; Long.MIN_VALUE before any watermark"
+    ),
     # savepoint disposal
     ("POST", "/savepoint-disposal"): Case(
         200,
