@@ -61,3 +61,19 @@ class ClusterMetricDump(msgspec.Struct, frozen=True):
 
     jobmanager: MetricDump = MetricDump()
     taskmanagers: dict[str, MetricDump] = {}
+
+
+def vertex_total(dump: ClusterMetricDump, job_id: str, names: dict[str, str]) -> float:
+    """The sum, over the running subtasks of the vertices ``names`` maps, of the metric it names
+    for each (e.g. each source operator's ``<operator>.numRecordsOutPerSecond``); values that are
+    not numbers count as 0."""
+    total = 0.0
+    for tm in dump.taskmanagers.values():
+        for task in tm.tasks:
+            name = names.get(task.vertex_id) if task.job_id == job_id else None
+            if name is not None:
+                try:
+                    total += float(task.metrics.get(name, 0))
+                except ValueError:
+                    continue
+    return total

@@ -14,7 +14,9 @@ count no bytes) with their meters, ``numBuffersIn``/``Out``,
 ``backPressuredTimeMsPerSecond`` (with Flink's hard/soft split: all
 back-pressure here is a producer blocked on a full queue, i.e. hard),
 ``accumulated*Time`` (ms), ``isBackPressured`` and ``currentInputWatermark``.
-Operator scope: ``currentInputWatermark`` and ``currentOutputWatermark``.
+Operator scope: ``currentInputWatermark`` and ``currentOutputWatermark``; a
+source operator also has ``numRecordsIn``/``numRecordsOut`` and their meters
+(the records it emitted into the chain: FLIP-33's source metrics).
 """
 
 from __future__ import annotations
@@ -90,6 +92,10 @@ def register_task_io_metrics(
     offset = 1 if has_source else 0
     for k, descriptor in enumerate(operators):
         op = group.get_or_add_operator(descriptor.operator_id, descriptor.name)
+        if k == 0 and has_source:
+            # FLIP-33: a source operator's records in (read) and out (emitted) are the same records.
+            _counter_and_meter(op, "numRecordsIn", lambda: io.source_records, now)
+            _counter_and_meter(op, "numRecordsOut", lambda: io.source_records, now)
         j = k - offset
         if j >= 0:
             op.metric("currentInputWatermark", FunctionGauge(mark(j)))
