@@ -28,9 +28,6 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.registry import Collector, CollectorRegistry
-
 from flott.errors import ConfigurationError
 from flott.metrics import Counter, Metric
 from flott.runtime.metrics.groups import AbstractMetricGroup
@@ -91,17 +88,21 @@ class _Family:
         self.children: dict[tuple[str, ...], Metric] = {}
 
 
-class PrometheusReporter(Collector):
-    """Told of every metric added or removed (a MetricReporter); collected when Prometheus scrapes."""
+class PrometheusReporter:
+    """Told of every metric added or removed (a MetricReporter); collected when Prometheus scrapes
+    (a prometheus-client collector). prometheus-client is imported only when a reporter is made:
+    it costs half a second of start-up per process that reports nothing."""
 
     def __init__(self, ports: list[int], host: str, filter_label_values: bool = True) -> None:
+        from prometheus_client.registry import CollectorRegistry
+
         self._ports = ports
         self._host = host
         self._filter_label_values = filter_label_values
         self._families: dict[str, _Family] = {}
         self._lock = threading.Lock()
         self._registry = CollectorRegistry(auto_describe=False)
-        self._registry.register(self)
+        self._registry.register(self)  # type: ignore[arg-type]  # a collector by its collect()
         self._server: Any = None
         self.port: int | None = None
 
@@ -181,7 +182,9 @@ class PrometheusReporter(Collector):
 
     # -- Collector -----------------------------------------------------------------------------
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import GaugeMetricFamily
+
         with self._lock:
             families = [(f, list(f.children.items())) for f in self._families.values()]
         for family, children in families:
