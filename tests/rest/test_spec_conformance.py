@@ -8,7 +8,7 @@ with it. Summary of the plan:
 * served with data (2xx, validated against the spec's response schema and
   checked for fields the spec does not know);
 * 501 with a reason (jars: flott runs Python, not Java; applications; rescale
-  history of the adaptive scheduler; flame graphs; log URLs;
+  history of the adaptive scheduler; log URLs;
   per-subtask checkpoint details);
 * 404 for status URLs polled with a trigger id nobody was given (savepoints,
   checkpoints, disposal, rescaling): Flink's "unknown trigger id".
@@ -141,7 +141,7 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/backpressure"): Case(
         200, "each running subtask's last interval"
     ),
-    ("GET", "/jobs/{jobid}/vertices/{vertexid}/flamegraph"): Case(501, "no thread sampling yet"),
+    ("GET", "/jobs/{jobid}/vertices/{vertexid}/flamegraph"): Case(200, "rest.flamegraph.enabled off: -2"),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/jm-operator-metrics"): Case(200, "no coordinators: empty"),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/metrics"): Case(
         200, query="get=0.numRecordsIn,1.numRecordsOut"

@@ -68,6 +68,7 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.job_metrics import close_job_metrics, job_metric_values, register_job_metrics
 from flott.runtime.metrics.query_service import ClusterMetricDump, dump_registry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
@@ -618,6 +619,15 @@ class Dispatcher(RpcEndpoint):
 
     async def get_disposal_status(self, trigger_id: str) -> OperationStatus:
         return self._operation_status("", trigger_id)
+
+    async def request_task_manager_thread_samples(
+        self, resource_id: str, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int,
+    ) -> list[StackSample]:
+        budget = num_samples * delay_ms / 1000.0 + 15.0
+        return await self._rm.request_task_manager_thread_samples(
+            resource_id, job_id, vertex_id, subtasks, num_samples, delay_ms, max_depth, timeout=budget
+        )
 
     async def request_metric_dumps(self) -> ClusterMetricDump:
         """The JobManager's metrics and every TaskManager's (the REST MetricFetcher's one call)."""

@@ -17,6 +17,7 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.query_service import ClusterMetricDump
 
 DISPATCHER_ENDPOINT = "dispatcher"
@@ -49,6 +50,12 @@ class DispatcherGateway(Protocol):
     ) -> bytes: ...
 
     async def shutdown_cluster(self) -> None: ...
+
+    async def request_task_manager_thread_samples(
+        self, resource_id: str, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int, *, timeout: float | None = None,
+    ) -> list[StackSample]:
+        """Stack samples of a vertex's task threads on one TaskExecutor (for a flame graph)."""
 
     async def request_metric_dumps(self) -> ClusterMetricDump:
         """The JobManager's metrics and those of every TaskManager that answered in time."""

@@ -28,6 +28,7 @@ from flott.runtime.messages.cluster import (
     TaskExecutorInfo,
     TaskExecutorRegistration,
 )
+from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.query_service import MetricDump
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
 from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
@@ -210,6 +211,15 @@ class ResourceManager(RpcEndpoint):
 
     async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]:
         return await self._gateway_of(resource_id).request_thread_dump()
+
+    async def request_task_manager_thread_samples(
+        self, resource_id: str, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int,
+    ) -> list[StackSample]:
+        budget = num_samples * delay_ms / 1000.0 + 10.0
+        return await self._gateway_of(resource_id).request_thread_samples(
+            job_id, vertex_id, subtasks, num_samples, delay_ms, max_depth, timeout=budget
+        )
 
     async def request_task_manager_metric_dumps(self, timeout_s: float) -> dict[str, MetricDump]:
         """Every registered TaskExecutor's metrics, asked in parallel; one that does not answer

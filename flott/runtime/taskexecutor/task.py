@@ -123,6 +123,11 @@ class Task:
     def start(self) -> None:
         self._thread.start()
 
+    @property
+    def thread(self) -> threading.Thread:
+        """The thread the task runs on (sampled for flame graphs)."""
+        return self._thread
+
     def metrics(self) -> TaskMetrics:
         m = self.env.metrics
         return TaskMetrics(

@@ -57,6 +57,7 @@ from flott.runtime.messages.cluster import (
     TaskExecutorToJobManagerHeartbeat,
 )
 from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskExecutionState
+from flott.runtime.metrics.flame_graph import StackSample, sample_threads
 from flott.runtime.metrics.query_service import MetricDump, dump_registry
 from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
@@ -565,6 +566,19 @@ class TaskExecutor(RpcEndpoint):
 
     async def request_thread_dump(self) -> list[ThreadStack]:
         return thread_stacks()
+
+    async def request_thread_samples(
+        self, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int,
+    ) -> list[StackSample]:
+        """Stacks of the threads running those subtasks of the vertex (all, if ``subtasks`` is
+        empty), for a flame graph."""
+        threads = [
+            t.thread for t in list(self.tasks.values())
+            if t.tdd.job_id == job_id and t.tdd.vertex.id == vertex_id and not t.state.is_terminal()
+            and (not subtasks or t.tdd.subtask_index in subtasks)
+        ]
+        return await sample_threads(threads, num_samples, delay_ms / 1000.0, max_depth)
 
     async def request_metric_dump(self) -> MetricDump:
         """Every metric of this process (Flink's MetricQueryService), read now."""
