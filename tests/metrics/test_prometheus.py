@@ -146,12 +146,15 @@ async def _check_scrapes(ports: list[int], job_id: str) -> None:
     assert of(jm[0], "flink_jobmanager_job_uptime", job_id=job_id)
     tms = [s for s in endpoints.values() if of(s, "flink_taskmanager_Status_JVM_Memory_Heap_Used")]
     assert len(tms) == 2
-    await asyncio.sleep(2)
-    again = {k: v for s in (await _scrape_all(ports)).values() for k, v in of(s, name, job_id=job_id).items()}
-    grown = [k for k, v in first.items() if again.get(k, 0) > v]
+    grown: list[Any] = []
+    rates: dict[Any, float] = {}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (grown and any(v > 0 for v in rates.values())):
+        await asyncio.sleep(1)
+        now = await _scrape_all(ports)
+        again = {k: v for s in now.values() for k, v in of(s, name, job_id=job_id).items()}
+        grown = [k for k, v in first.items() if again.get(k, 0) > v]
+        rate_name = "flink_taskmanager_job_task_numRecordsOutPerSecond"
+        rates = {k: v for s in now.values() for k, v in of(s, rate_name, job_id=job_id).items()}
     assert grown, "numRecordsOut grows between two scrapes"
-    rates = {
-        k: v for s in (await _scrape_all(ports)).values()
-        for k, v in of(s, "flink_taskmanager_job_task_numRecordsOutPerSecond", job_id=job_id).items()
-    }
     assert any(v > 0 for v in rates.values()), rates
