@@ -61,6 +61,21 @@ _OPTIONS = [
         "5 min",
         "How long a TaskExecutor keeps trying to register with the ResourceManager before it exits.",
     ),
+    ConfigOption(
+        "metrics.fetcher.update-interval",
+        "1000",
+        "How long the REST endpoint reuses the metrics it fetched from the JobManager and the "
+        "TaskManagers, ms. Flink's default is 10000; flott's is 1 s because one fetch is a single "
+        "call answered from every process's registry (cheap), and rates and time shares should "
+        "be fresh to the second for `flott run` and the dashboard.",
+    ),
+    ConfigOption("rest.flamegraph.enabled", "false", "Serve flame graphs (samples task threads on request)."),
+    ConfigOption("rest.flamegraph.num-samples", "100", "Stack samples per flame graph.", integer=True),
+    ConfigOption("rest.flamegraph.delay-between-samples", "50 ms", "Delay between two stack samples."),
+    ConfigOption("rest.flamegraph.stack-depth", "100", "Frames kept per sampled stack.", integer=True),
+    ConfigOption(
+        "rest.flamegraph.refresh-interval", "1 min", "Age after which a flame graph is sampled again."
+    ),
     ConfigOption("cluster.registration.initial-timeout", "100", "First delay between registrations, ms."),
     ConfigOption("cluster.registration.max-timeout", "30000", "Longest delay between registrations, ms."),
     ConfigOption("pekko.ask.timeout", "10 s", "Timeout of an RPC call."),

@@ -31,6 +31,8 @@ from flott.configuration import Configuration
 from flott.errors import FlottError, JobSubmissionError
 from flott.runtime.blob.python_artifacts import artifact_kind, collect_local_artifacts, materialize
 from flott.runtime.jobgraph import JobGraph
+from flott.runtime.metrics.groups import query_filter
+from flott.runtime.metrics.query_service import vertex_total
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -42,8 +44,14 @@ def _fmt_count(n: int) -> str:
     return str(n)
 
 
+def _fmt_rate(per_second: float) -> str:
+    return f"{_fmt_count(int(per_second))}/s"
+
+
 class ProgressReporter:
-    """Prints a line whenever the job's state changes, and record counts every few seconds."""
+    """Prints a line whenever the job's state changes, and every few seconds the records the
+    sources emitted with their live rate (the sources' ``numRecordsOutPerSecond``: Flink's
+    one-minute meter, refreshed every 5 s)."""
 
     def __init__(self, client: JobClient, job_graph: JobGraph, interval: float = 2.0) -> None:
         self._client = client
@@ -77,10 +85,34 @@ class ProgressReporter:
             line = f"{info.status}: {running}/{total} tasks running, {finished} finished"
             now = time.monotonic()
             if line != last_line or now - last_print > self._interval:
-                console.print(f"[dim]{line}, {_fmt_count(read)} records from sources[/dim]")
+                rate = ""
+                live = self._source_figures({v.id for v in sources})
+                if live is not None:
+                    read = max(read, int(live[0]))
+                    rate = f" ({_fmt_rate(live[1])})" if running else ""
+                console.print(f"[dim]{line}, {_fmt_count(read)} records from sources{rate}[/dim]")
                 last_line, last_print = line, now
             if info.status in ("FINISHED", "FAILED", "CANCELED"):
                 return
+
+
+    def _source_figures(self, source_ids: set[str]) -> tuple[float, float] | None:
+        """(records emitted, records emitted per second) by the running source operators, None if
+        the cluster client cannot tell."""
+        request = getattr(self._client.cluster_client, "request_metric_dumps", None)
+        if request is None:
+            return None
+        try:
+            dump = self._client.loop.run(request(), timeout=5)
+        except Exception:
+            return None
+        job_id = self._graph.job_id
+        heads = {v.id: query_filter(v.operators[0].name) for v in self._graph.vertices
+                 if v.id in source_ids and v.operators}
+        return (
+            vertex_total(dump, job_id, {v: f"{op}.numRecordsOut" for v, op in heads.items()}),
+            vertex_total(dump, job_id, {v: f"{op}.numRecordsOutPerSecond" for v, op in heads.items()}),
+        )
 
 
 class ProgressExecutor:

@@ -24,6 +24,7 @@ from flott.errors import OperationFailedError, RpcTimeoutError, UserCodeError, e
 from flott.runtime.dispatcher.gateway import DispatcherGateway
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, OperationStatus
+from flott.runtime.metrics.query_service import ClusterMetricDump
 from flott.runtime.minicluster.mini_cluster import MiniCluster
 
 CLIENT_TIMEOUT_KEY = "client.timeout"
@@ -125,6 +126,10 @@ class MiniClusterClient:
 
     async def request_job(self, job_id: str) -> ExecutionGraphInfo:
         return await self._gateway.request_job(job_id)
+
+    async def request_metric_dumps(self) -> ClusterMetricDump:
+        """Every process's metrics, read now (what ``flott run``'s progress line shows)."""
+        return await self._gateway.request_metric_dumps()
 
     async def request_job_result(self, job_id: str, wait_s: float) -> JobResult | None:
         return await self._gateway.request_job_result(job_id, wait_s)

@@ -153,6 +153,16 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
         page.click(f'svg .node[data-vertex="{source}"]')
         sync_api.expect(page.locator("main tbody tr .attempt")).to_have_text(["1"])
         sync_api.expect(page.locator("main tbody tr").first).to_contain_text("RUNNING")
+        # Busy / idle / back-pressured per subtask: the live shares of the last interval.
+        # Before the first update (every 5 s) they read 0 %; then busy + idle is some of the second.
+        page.wait_for_function(
+            """() => {
+              const pct = (c) => parseFloat(document.querySelector(`main tbody tr .share-${c}`)?.textContent);
+              const sum = pct("busyTimeMsPerSecond") + pct("idleTimeMsPerSecond");
+              return sum > 0 && sum <= 100;
+            }""",
+            timeout=30_000,
+        )
         page.screenshot(path=str(shots / "vertex.png"), full_page=True)
         page.click('[data-tab="checkpoints"]')
         sync_api.expect(page.locator("#checkpoints-completed")).not_to_have_text("0")

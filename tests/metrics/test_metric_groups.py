@@ -71,15 +71,22 @@ def test_pyflink_returns_the_same_metric_for_the_same_name() -> None:
 
 def test_meter_rate_is_events_over_the_time_span() -> None:
     clock = FakeClock()
-    task = task_group(MetricRegistry(clock=clock))
+    registry = MetricRegistry(clock=clock)
+    task = task_group(registry)
     meter = task.get_or_add_operator("op1", "Map").meter("events", time_span_in_seconds=10)
     assert task.dump()["Map.events"] == "0.0"
     meter.mark_event(30)
     clock.now += 5
-    assert task.dump()["Map.events"] == "3.0", "ramps up over the first span, as Flink's MeterView"
+    assert task.dump()["Map.events"] == "0.0", "a rate changes only when the view updater runs"
+    registry.update_views()
+    assert task.dump()["Map.events"] == "6.0", "while the window fills: events over the time elapsed"
     meter.mark_event(20)
-    clock.now += 10
-    assert task.dump()["Map.events"] == "2.0", "only the last 10 s count: 20 events"
+    clock.now += 5
+    registry.update_views()
+    assert task.dump()["Map.events"] == "5.0"
+    clock.now += 5
+    registry.update_views()
+    assert task.dump()["Map.events"] == "2.0", "window full: Flink's (newest - oldest) / span, 20 events"
     assert meter.get_count() == 50
     with pytest.raises(ValueError):
         task.get_or_add_operator("op1", "Map").meter("bad", time_span_in_seconds=0)

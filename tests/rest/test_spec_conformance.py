@@ -8,7 +8,7 @@ with it. Summary of the plan:
 * served with data (2xx, validated against the spec's response schema and
   checked for fields the spec does not know);
 * 501 with a reason (jars: flott runs Python, not Java; applications; rescale
-  history of the adaptive scheduler; flame graphs; watermarks; log URLs;
+  history of the adaptive scheduler; log URLs;
   per-subtask checkpoint details);
 * 404 for status URLs polled with a trigger id nobody was given (savepoints,
   checkpoints, disposal, rescaling): Flink's "unknown trigger id".
@@ -139,9 +139,9 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/jobs/{jobid}/vertices/{vertexid}"): Case(200),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/accumulators"): Case(200, "no accumulators: empty"),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/backpressure"): Case(
-        200, "ratios averaged over each subtask's life"
+        200, "each running subtask's last interval"
     ),
-    ("GET", "/jobs/{jobid}/vertices/{vertexid}/flamegraph"): Case(501, "no thread sampling yet"),
+    ("GET", "/jobs/{jobid}/vertices/{vertexid}/flamegraph"): Case(200, "rest.flamegraph.enabled off: -2"),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/jm-operator-metrics"): Case(200, "no coordinators: empty"),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/metrics"): Case(
         200, query="get=0.numRecordsIn,1.numRecordsOut"
@@ -162,7 +162,7 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/subtasktimes"): Case(200),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/taskmanagers"): Case(200),
     ("GET", "/jobs/{jobid}/vertices/{vertexid}/watermarks"): Case(
-        501, "TaskExecutors do not report watermarks yet"
+        200, "per subtask; Long.MIN_VALUE before any watermark"
     ),
     # savepoint disposal
     ("POST", "/savepoint-disposal"): Case(

@@ -7,6 +7,7 @@ from flott.rest.handler.cluster import cluster_handlers, jobmanager_handlers, lo
 from flott.rest.handler.handler import RestRoute
 from flott.rest.handler.job import (
     coordination_handlers,
+    flame_graph_handler,
     job_handlers,
     job_metrics_handlers,
     job_submit_handler,
@@ -31,6 +32,7 @@ def all_routes() -> list[RestRoute]:
         *coordination_handlers.ROUTES,
         *job_vertex_handlers.ROUTES,
         *job_metrics_handlers.ROUTES,
+        *flame_graph_handler.ROUTES,
         *savepoint_handlers.ROUTES,
         *taskmanager_handlers.ROUTES,
         *unsupported.ROUTES,

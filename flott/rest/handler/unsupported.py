@@ -60,16 +60,4 @@ ROUTES = [
     _route("GET", "/jobs/{jobid}/rescales/details/{rescaleuuid}", _RESCALES, "getJobRescaleDetails"),
     _route("GET", "/jobs/{jobid}/jobmanager/log-url", _LOG_URL, "getJobManagerLogUrl"),
     _route("GET", "/jobs/{jobid}/taskmanagers/{taskmanagerid}/log-url", _LOG_URL, "getTaskManagerLogUrl"),
-    _route(
-        "GET",
-        "/jobs/{jobid}/vertices/{vertexid}/flamegraph",
-        "Flame graphs (sampling task threads) are not in flott yet.",
-        "getJobVertexFlameGraph",
-    ),
-    _route(
-        "GET",
-        "/jobs/{jobid}/vertices/{vertexid}/watermarks",
-        "TaskExecutors do not report watermarks to the JobManager yet.",
-        "getJobVertexWatermarks",
-    ),
 ]

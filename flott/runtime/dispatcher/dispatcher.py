@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
@@ -82,6 +83,10 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.metrics.flame_graph import StackSample
+from flott.runtime.metrics.job_metrics import close_job_metrics, job_metric_values, register_job_metrics
+from flott.runtime.metrics.query_service import ClusterMetricDump, dump_registry
+from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
 from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
 
@@ -147,6 +152,16 @@ def _with_endpoints(graph: ArchivedExecutionGraph, endpoints: Mapping[str, str])
     return msgspec.structs.replace(graph, vertices=vertices)
 
 
+_METRIC_DUMP_TIMEOUT_S = 3.0
+"""A TaskManager that has not answered for its metrics by then is left out of that dump."""
+
+
+def _job_values(jm: JobMaster) -> dict[str, Any]:
+    g = jm.graph
+    stats = jm.checkpointing.coordinator.stats if jm.checkpointing is not None else None
+    return job_metric_values(g.status.name, g.status_timestamps, now_ms(), g.num_restarts, stats)
+
+
 def job_details(info: ExecutionGraphInfo) -> JobDetails:
     counts: dict[str, int] = {}
     for v in info.vertices:
@@ -196,6 +211,10 @@ class Dispatcher(RpcEndpoint):
         }
         """Where disposal may delete savepoints: configured directories, and every directory a
         savepoint of this Dispatcher was written to."""
+        self.metric_registry = process_metric_registry(
+            config, "jobmanager", bind_host=config.get("jobmanager.bind-host")
+        )
+        """The JobManager process's metrics (its reporters refuse a bad configuration here)."""
 
     # -- the core: events in, actions out -------------------------------------------------------
 
@@ -222,6 +241,7 @@ class Dispatcher(RpcEndpoint):
 
     async def start(self) -> None:
         self._rpc.register(self)
+        self._spawn(self.metric_registry.run_view_updater())
 
     async def stop(self) -> None:
         for runner in list(self.runners.values()):
@@ -232,6 +252,7 @@ class Dispatcher(RpcEndpoint):
                 await asyncio.wait_for(asyncio.shield(runner.result), 5.0)
             await runner.job_master.stop()
         self._rpc.unregister(self.endpoint_id)
+        close_reporters(self.metric_registry)
 
     # -- high availability (used by the leader process; never in ``none`` mode) ---------------
 
@@ -249,6 +270,7 @@ class Dispatcher(RpcEndpoint):
         self.runners.clear()
         for task in list(self._background):
             task.cancel()
+        close_reporters(self.metric_registry)
         return suspended
 
     async def start_recovered_job(
@@ -343,6 +365,7 @@ class Dispatcher(RpcEndpoint):
         result: asyncio.Future[JobResult] = loop.create_future()
 
         def on_terminal(res: JobResult, info: ExecutionGraphInfo) -> None:
+            close_job_metrics(self.metric_registry, job_id)
             archived = ArchivedJob(info, res, self._clock(), archive_execution_graph(jm, self._te_endpoints))
             if jm.checkpointing is not None:
                 archived.checkpoint_statistics = jm.checkpointing.coordinator.checkpoint_statistics()
@@ -375,6 +398,9 @@ class Dispatcher(RpcEndpoint):
         runner = JobManagerRunner(job_graph, jm, result)
         self.runners[job_id] = runner
         self._handle(job_lifecycle.JobMasterStarted(job_id))  # a cancel asked meanwhile goes out now
+        register_job_metrics(
+            self.metric_registry, socket.gethostname(), job_id, job_graph.job_name, lambda: _job_values(jm)
+        )
         log.info("job %s (%s) submitted", job_id, job_graph.job_name)
         await jm.start()
 
@@ -603,6 +629,25 @@ class Dispatcher(RpcEndpoint):
 
     async def get_disposal_status(self, trigger_id: str) -> OperationStatus:
         return self._operation_status("", trigger_id)
+
+    async def request_task_manager_thread_samples(
+        self, resource_id: str, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int,
+    ) -> list[StackSample]:
+        budget = num_samples * delay_ms / 1000.0 + 15.0
+        return await self._rm.request_task_manager_thread_samples(
+            resource_id, job_id, vertex_id, subtasks, num_samples, delay_ms, max_depth, timeout=budget
+        )
+
+    async def request_metric_dumps(self) -> ClusterMetricDump:
+        """The JobManager's metrics and every TaskManager's (the REST MetricFetcher's one call)."""
+        timeout = min(self._config.get_seconds("pekko.ask.timeout"), _METRIC_DUMP_TIMEOUT_S)
+        try:
+            taskmanagers = await self._rm.request_task_manager_metric_dumps(timeout, timeout=timeout + 1)
+        except FlottError as e:
+            log.debug("TaskManager metrics unavailable: %s", e)
+            taskmanagers = {}
+        return ClusterMetricDump(dump_registry(self.metric_registry), taskmanagers)
 
     async def request_checkpoint_statistics(self, job_id: str) -> dict[str, Any]:
         runner = self.runners.get(job_id)

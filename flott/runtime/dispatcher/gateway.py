@@ -17,6 +17,8 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.metrics.flame_graph import StackSample
+from flott.runtime.metrics.query_service import ClusterMetricDump
 
 DISPATCHER_ENDPOINT = "dispatcher"
 
@@ -48,6 +50,15 @@ class DispatcherGateway(Protocol):
     ) -> bytes: ...
 
     async def shutdown_cluster(self) -> None: ...
+
+    async def request_task_manager_thread_samples(
+        self, resource_id: str, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int, *, timeout: float | None = None,
+    ) -> list[StackSample]:
+        """Stack samples of a vertex's task threads on one TaskExecutor (for a flame graph)."""
+
+    async def request_metric_dumps(self) -> ClusterMetricDump:
+        """The JobManager's metrics and those of every TaskManager that answered in time."""
 
     async def submit_job_with_artifacts(self, job_graph: JobGraph, artifacts: list[JobArtifact]) -> None:
         """Submit a job together with its files (REST ``POST /jobs``; the embedded executor).

@@ -66,6 +66,11 @@ class TaskIOMetrics:
     busy_time_ns: int = 0
     back_pressured_time_ns: int = 0
     idle_time_ns: int = 0
+    source_records: int = 0
+    """Records the task's source emitted into the chain (its source operator's numRecordsOut)."""
+    watermarks: list[int] = field(default_factory=list)
+    """Slot i: the last watermark handed to the chain's i-th operator after the source; the last
+    slot: the last one that left the chain (written once per watermark, read by metrics)."""
 
 
 @dataclass

@@ -27,7 +27,7 @@ from typing import Any
 
 from flott.common.java_text import java_double_to_string
 from flott.metrics import Counter, Distribution, Meter, Metric, MetricGroup
-from flott.runtime.metrics.metrics import DistributionImpl, FunctionGauge, MeterView, SimpleCounter
+from flott.runtime.metrics.metrics import DistributionImpl, FunctionGauge, MeterView, SimpleCounter, View
 from flott.runtime.metrics.registry import MetricRegistry
 
 log = logging.getLogger(__name__)
@@ -52,11 +52,13 @@ class AbstractMetricGroup(MetricGroup):
         scope: tuple[str, ...],
         query_scope: tuple[str, ...],
         variables: dict[str, str],
+        logical_scope: tuple[str, ...] = (),
     ) -> None:
         self._registry = registry
         self._scope = scope
         self._query_scope = query_scope
         self._variables = variables
+        self._logical_scope = logical_scope
         self._metrics: dict[str, Metric] = {}
         self._groups: dict[tuple[str, bool], AbstractMetricGroup] = {}
         self._closed = False
@@ -69,6 +71,11 @@ class AbstractMetricGroup(MetricGroup):
     def get_all_variables(self) -> dict[str, str]:
         """Flink's scope variables (``<host>``, ``<job_name>``, user key groups ...) of this group."""
         return dict(self._variables)
+
+    def get_logical_scope(self) -> tuple[str, ...]:
+        """Flink's logical scope (``taskmanager.job.task.operator`` plus user groups; a key/value
+        group contributes its key only): what a Prometheus metric name is made of."""
+        return self._logical_scope
 
     def get_metric_identifier(self, metric_name: str) -> str:
         return ".".join((*self._scope, metric_name))
@@ -84,9 +91,11 @@ class AbstractMetricGroup(MetricGroup):
         if extra is None:
             return self._child(name, False, {})
         key_group = self._child(name, True, {})
-        return key_group._child(str(extra), False, {f"<{name}>": str(extra)})
+        return key_group._child(str(extra), False, {f"<{name}>": str(extra)}, in_logical_scope=False)
 
-    def _child(self, name: str, is_key: bool, extra_variables: dict[str, str]) -> AbstractMetricGroup:
+    def _child(
+        self, name: str, is_key: bool, extra_variables: dict[str, str], in_logical_scope: bool = True
+    ) -> AbstractMetricGroup:
         found = self._groups.get((name, is_key))
         if found is None:
             found = self._groups[(name, is_key)] = AbstractMetricGroup(
@@ -94,8 +103,15 @@ class AbstractMetricGroup(MetricGroup):
                 (*self._scope, name),
                 (*self._query_scope, query_filter(name)),
                 {**self._variables, **extra_variables},
+                (*self._logical_scope, name) if in_logical_scope else self._logical_scope,
             )
         return found
+
+    def metric(self, name: str, metric: Metric) -> None:
+        """Register a metric object made elsewhere (system metrics: IO counters, rates, gauges)."""
+        if not self._closed:
+            self._metrics[name] = metric
+            self._registry.register(metric, name, self)
 
     # -- metrics -------------------------------------------------------------------------------
 
@@ -131,7 +147,9 @@ class AbstractMetricGroup(MetricGroup):
 
     def meter(self, name: str, time_span_in_seconds: int = 60) -> Meter:
         clock = self._registry.clock
-        meter: Meter = self._register(name, lambda: MeterView(time_span_in_seconds, clock()), MeterView)
+        meter: Meter = self._register(
+            name, lambda: MeterView(time_span_in_seconds, clock()), MeterView
+        )
         return meter
 
     def distribution(self, name: str) -> Distribution:
@@ -166,10 +184,10 @@ class AbstractMetricGroup(MetricGroup):
 
 def metric_value(metric: Metric, now: float) -> str:
     """A metric's value as Flink's metric dump carries it (a string)."""
-    if isinstance(metric, SimpleCounter):
+    if isinstance(metric, Counter):
         return str(metric.get_count())
     if isinstance(metric, MeterView):
-        return java_double_to_string(metric.get_rate(now))
+        return java_double_to_string(metric.get_rate())
     if isinstance(metric, FunctionGauge):
         return gauge_text(metric.get_value())
     return str(metric)
@@ -184,10 +202,17 @@ def gauge_text(value: Any) -> str:
     return str(value)
 
 
-class TaskMetricGroup:
-    """One subtask attempt's metrics: an operator group per operator of its chain.
+LONG_MIN_VALUE = -(2**63)
+"""What a watermark gauge shows before the first watermark (Flink's WatermarkGauge: Long.MIN_VALUE)."""
 
-    ``dump`` is what the TaskExecutor's heartbeat carries to the JobMaster.
+
+class TaskMetricGroup:
+    """One subtask attempt's metrics: the task's own (IO, time shares, input watermark) and an
+    operator group per operator of its chain.
+
+    ``dump`` (operator metrics) is what the TaskExecutor's heartbeat carries to
+    the JobMaster; ``query_dump`` (task and operator metrics) is what the
+    TaskExecutor's metric query service answers.
     """
 
     def __init__(
@@ -200,22 +225,47 @@ class TaskMetricGroup:
         task_name: str,
         subtask_index: int,
         attempt_number: int,
+        *,
+        vertex_id: str = "",
+        execution_id: str = "",
     ) -> None:
         self.registry = registry
         self._scope = (host, "taskmanager", tm_id, job_name)
         self._subtask_index = subtask_index
+        self.job_id = job_id
+        self.vertex_id = vertex_id
+        self.subtask_index = subtask_index
+        self.attempt_number = attempt_number
         self._variables = {
             "<host>": host,
             "<tm_id>": tm_id,
             "<job_id>": job_id,
             "<job_name>": job_name,
+            "<task_id>": vertex_id,
+            "<task_attempt_id>": execution_id,
             "<task_name>": task_name,
             "<subtask_index>": str(subtask_index),
             "<task_attempt_num>": str(attempt_number),
         }
+        self.task = AbstractMetricGroup(
+            registry,
+            (*self._scope, task_name, str(subtask_index)),
+            (),
+            dict(self._variables),
+            ("taskmanager", "job", "task"),
+        )
+        """The task scope (Flink's TaskMetricGroup/TaskIOMetricGroup): ``numRecordsIn`` ..."""
         self._operators: dict[str, AbstractMetricGroup] = {}
         self._dump_lock = threading.Lock()
-        """Dumps come from the heartbeat and, once, from the ending task's thread; meters sample on read."""
+        """Dumps come from the heartbeat, the query service and, once, from the ending task's thread."""
+        self._closed = False
+        self._views: list[View] = []
+        registry.add_task_group(self)
+
+    def add_view(self, view: View) -> None:
+        """A view the registry updates while the task lives (e.g. the task's time shares)."""
+        self._views.append(view)
+        self.registry.add_view(view)
 
     def get_or_add_operator(self, operator_id: str, operator_name: str) -> AbstractMetricGroup:
         """The operator's group (one per operator, shared by every function the operator calls)."""
@@ -233,23 +283,38 @@ class TaskMetricGroup:
                 (*self._scope, name, str(self._subtask_index)),
                 (query_filter(name),),
                 {**self._variables, "<operator_id>": operator_id, "<operator_name>": name},
+                ("taskmanager", "job", "task", "operator"),
             )
         return group
 
-    def dump(self) -> dict[str, str]:
-        """Every metric's query name and value; never raises (it runs inside the heartbeat)."""
+    def _dump_groups(self, groups: list[AbstractMetricGroup]) -> dict[str, str]:
         out: dict[str, str] = {}
-        if not self._operators:
-            return out
         with self._dump_lock:
             try:
                 now = self.registry.clock()
-                for group in list(self._operators.values()):
+                for group in groups:
                     group.dump(out, now)
             except Exception as e:
-                log.warning("reading the user metrics of %s failed: %s", self._variables["<task_name>"], e)
+                log.warning("reading the metrics of %s failed: %s", self._variables["<task_name>"], e)
         return out
 
+    def dump(self) -> dict[str, str]:
+        """The operators' metrics by query name; never raises (it runs inside the heartbeat)."""
+        if not self._operators:
+            return {}
+        return self._dump_groups(list(self._operators.values()))
+
+    def query_dump(self) -> dict[str, str]:
+        """Task metrics (``numRecordsIn``) and operator metrics (``<operator>.<name>``)."""
+        return self._dump_groups([self.task, *list(self._operators.values())])
+
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.registry.remove_task_group(self)
+        for view in self._views:
+            self.registry.remove_view(view)
+        self.task.close()
         for group in self._operators.values():
             group.close()

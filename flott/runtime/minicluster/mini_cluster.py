@@ -16,6 +16,7 @@ from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.jobgraph import new_id
+from flott.runtime.metrics.reporter_setup import reporters_from_config
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.resourcemanager.resource_manager import ResourceManager
 from flott.runtime.rpc.service import RpcService
@@ -39,6 +40,8 @@ class MiniCluster:
         self.blob_server: BlobServer | None = None
 
     async def start(self, wait_for_task_executors: bool = True) -> None:
+        # A metric reporter flott cannot honour is refused before any process starts.
+        reporters_from_config(self.config, self.config.get("jobmanager.bind-host"))
         await self.rpc.start()
         rm = self.resource_manager = ResourceManager(self.rpc, self.config)
         await rm.start()

@@ -14,6 +14,8 @@ from flott.runtime.messages.cluster import (
     TaskExecutorInfo,
     TaskExecutorRegistration,
 )
+from flott.runtime.metrics.flame_graph import StackSample
+from flott.runtime.metrics.query_service import MetricDump
 
 RESOURCE_MANAGER_ENDPOINT = "resourcemanager"
 
@@ -59,6 +61,16 @@ class ResourceManagerGateway(Protocol):
     async def request_task_manager_log_list(self, resource_id: str) -> list[LogFileInfo]: ...
 
     async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]: ...
+
+    async def request_task_manager_thread_samples(
+        self, resource_id: str, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int, *, timeout: float | None = None,
+    ) -> list[StackSample]: ...
+
+    async def request_task_manager_metric_dumps(
+        self, timeout_s: float, *, timeout: float | None = None
+    ) -> dict[str, MetricDump]:
+        """Every registered TaskExecutor's metrics (those that answered within ``timeout_s``)."""
 
     async def request_task_manager_log_file(
         self, resource_id: str, kind: str, name: str, max_bytes: int

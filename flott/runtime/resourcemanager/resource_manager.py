@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from flott.configuration import Configuration
 from flott.errors import FlottError, TaskExecutorLostError
@@ -27,6 +28,8 @@ from flott.runtime.messages.cluster import (
     TaskExecutorInfo,
     TaskExecutorRegistration,
 )
+from flott.runtime.metrics.flame_graph import StackSample
+from flott.runtime.metrics.query_service import MetricDump
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
 from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
 from flott.runtime.resourcemanager.slot_manager import Allocation, PendingRequest, SlotManager
@@ -208,6 +211,31 @@ class ResourceManager(RpcEndpoint):
 
     async def request_task_manager_thread_dump(self, resource_id: str) -> list[ThreadStack]:
         return await self._gateway_of(resource_id).request_thread_dump()
+
+    async def request_task_manager_thread_samples(
+        self, resource_id: str, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int,
+    ) -> list[StackSample]:
+        budget = num_samples * delay_ms / 1000.0 + 10.0
+        return await self._gateway_of(resource_id).request_thread_samples(
+            job_id, vertex_id, subtasks, num_samples, delay_ms, max_depth, timeout=budget
+        )
+
+    async def request_task_manager_metric_dumps(self, timeout_s: float) -> dict[str, MetricDump]:
+        """Every registered TaskExecutor's metrics, asked in parallel; one that does not answer
+        within ``timeout_s`` (or fails) is left out rather than holding up the others."""
+        registered = list(self.task_executors.items())
+
+        async def one(reg: Any) -> MetricDump | None:
+            try:
+                dump: MetricDump = await reg.gateway.request_metric_dump(timeout=timeout_s)
+                return dump
+            except Exception as e:
+                log.debug("metric dump of a TaskExecutor failed: %s", e)
+                return None
+
+        dumps = await asyncio.gather(*(one(reg) for _, reg in registered))
+        return {rid: d for (rid, _), d in zip(registered, dumps, strict=True) if d is not None}
 
     async def request_slot_capacity(self) -> SlotCapacity:
         per_worker = max(1, self._config.get_int("taskmanager.numberOfTaskSlots"))

@@ -7,6 +7,8 @@ from typing import Protocol
 from flott.runtime.entrypoint.log_files import LogFileInfo
 from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.messages.execution import TaskDeploymentDescriptor
+from flott.runtime.metrics.flame_graph import StackSample
+from flott.runtime.metrics.query_service import MetricDump
 
 TASK_EXECUTOR_ENDPOINT = "taskexecutor"
 
@@ -60,5 +62,21 @@ class TaskExecutorGateway(Protocol):
 
     async def request_thread_dump(self) -> list[ThreadStack]:
         """The stacks of the TaskExecutor's Python threads."""
+
+    async def request_thread_samples(
+        self,
+        job_id: str,
+        vertex_id: str,
+        subtasks: list[int],
+        num_samples: int,
+        delay_ms: int,
+        max_depth: int,
+        *,
+        timeout: float | None = None,
+    ) -> list[StackSample]:
+        """Stacks of the threads running those subtasks of the vertex (a flame graph's samples)."""
+
+    async def request_metric_dump(self, *, timeout: float | None = None) -> MetricDump:
+        """Every metric of the TaskExecutor (Flink's MetricQueryService answer)."""
 
     async def shutdown(self, *, timeout: float | None = None) -> None: ...

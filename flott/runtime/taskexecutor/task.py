@@ -30,6 +30,7 @@ from flott.runtime.io.network.api import InputGate, ResultPartitionWriter
 from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskMetrics
 from flott.runtime.metrics.groups import TaskMetricGroup
 from flott.runtime.metrics.registry import MetricRegistry
+from flott.runtime.metrics.task_io import register_task_io_metrics
 from flott.runtime.rpc.service import WireError, error_to_wire
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,13 @@ class Task:
                 tdd.vertex.name,
                 tdd.subtask_index,
                 tdd.attempt_number,
+                vertex_id=tdd.vertex.id,
+                execution_id=tdd.execution_id,
             ),
+        )
+        assert self.env.metric_group is not None
+        register_task_io_metrics(
+            self.env.metric_group, self.env.metrics, gates, partitions, tdd.vertex.operators
         )
         self.state = ExecutionState.DEPLOYING
         self._thread = threading.Thread(target=self._run, name=self.env.task_name_with_subtasks, daemon=True)
@@ -124,6 +131,11 @@ class Task:
 
     def start(self) -> None:
         self._thread.start()
+
+    @property
+    def thread(self) -> threading.Thread:
+        """The thread the task runs on (sampled for flame graphs)."""
+        return self._thread
 
     def metrics(self) -> TaskMetrics:
         m = self.env.metrics

@@ -56,7 +56,10 @@ from flott.runtime.messages.cluster import (
     TaskExecutorToJobManagerHeartbeat,
 )
 from flott.runtime.messages.execution import ExecutionState, TaskDeploymentDescriptor, TaskExecutionState
+from flott.runtime.metrics.flame_graph import StackSample, sample_threads
+from flott.runtime.metrics.query_service import MetricDump, dump_registry
 from flott.runtime.metrics.registry import MetricRegistry
+from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
 from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
 from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT
@@ -144,10 +147,13 @@ class TaskExecutor(RpcEndpoint):
         """HA: the leader session of the ResourceManager this TaskExecutor serves (its fencing token)."""
         self._rm_connect: asyncio.Task[None] | None = None
         self._registration: TaskExecutorRegistration | None = None
-        self.metric_registry = MetricRegistry()
+        self.metric_registry: MetricRegistry = process_metric_registry(
+            config, "taskmanager", resource_id, config.get("taskmanager.bind-host")
+        )
 
     async def start(self, data_address: str) -> None:
         self._rpc.register(self)
+        self._spawn(self.metric_registry.run_view_updater())
         self._registration = TaskExecutorRegistration(
             resource_id=self.resource_id,
             rpc_address=self._rpc.address,
@@ -574,6 +580,23 @@ class TaskExecutor(RpcEndpoint):
     async def request_thread_dump(self) -> list[ThreadStack]:
         return thread_stacks()
 
+    async def request_thread_samples(
+        self, job_id: str, vertex_id: str, subtasks: list[int],
+        num_samples: int, delay_ms: int, max_depth: int,
+    ) -> list[StackSample]:
+        """Stacks of the threads running those subtasks of the vertex (all, if ``subtasks`` is
+        empty), for a flame graph."""
+        threads = [
+            t.thread for t in list(self.tasks.values())
+            if t.tdd.job_id == job_id and t.tdd.vertex.id == vertex_id and not t.state.is_terminal()
+            and (not subtasks or t.tdd.subtask_index in subtasks)
+        ]
+        return await sample_threads(threads, num_samples, delay_ms / 1000.0, max_depth)
+
+    async def request_metric_dump(self) -> MetricDump:
+        """Every metric of this process (Flink's MetricQueryService), read now."""
+        return dump_registry(self.metric_registry)
+
     async def shutdown(self) -> None:
         asyncio.get_running_loop().call_later(0.01, self.terminated.set)
 
@@ -584,6 +607,7 @@ class TaskExecutor(RpcEndpoint):
             await asyncio.to_thread(task.join, 2.0)
         for t in list(self._background):
             t.cancel()
+        close_reporters(self.metric_registry)
         with contextlib.suppress(Exception):
             await self.libraries.close()
         self._rpc.unregister(self.endpoint_id)

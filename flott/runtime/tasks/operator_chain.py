@@ -102,6 +102,10 @@ class ChainingOutput(Output):
         self._chain.push_watermark_status(self._next, status)
 
 
+_NO_WATERMARK = -(2**63)
+"""Long.MIN_VALUE: what Flink's watermark gauges show before the first watermark."""
+
+
 def _drop_event(event: object) -> None:
     """No task output wired (a chain used on its own): events have nowhere to go."""
 
@@ -126,6 +130,8 @@ class OperatorChain:
         self._stages = head_stages
         self._rest: list[list[Stage] | None] = [None] * (len(operators) + 1)
         """Stages of ``operators[i:]``, built when something is first pushed at ``i``."""
+        self.watermarks: list[int] = [_NO_WATERMARK] * (len(operators) + 1)
+        """Last watermark pushed at each position (Flink's per-operator WatermarkGauges)."""
         self._opened: list[StreamOperator] = []
         self._closed = False
         self._write: Callable[[list[Any]], None] = self._collect_unwired
@@ -175,7 +181,10 @@ class OperatorChain:
         if isinstance(built[0], SourceOperator):
             source = built[0]
             built = built[1:]
-        return cls(source, built, batch_size, pts)
+        chain = cls(source, built, batch_size, pts)
+        env.metrics.watermarks[:] = chain.watermarks  # the task's metrics read the chain's slots
+        chain.watermarks = env.metrics.watermarks
+        return chain
 
     @property
     def all_operators(self) -> list[StreamOperator]:
@@ -235,6 +244,7 @@ class OperatorChain:
                 self._write(out)
 
     def push_watermark(self, index: int, timestamp: int) -> None:
+        self.watermarks[index] = timestamp
         if index < len(self.operators):
             self.operators[index].process_watermark(timestamp)
         else:

@@ -349,6 +349,7 @@ class StreamTask:
                 flush_if_due(now())
                 metrics.idle_time_ns += now() - t0
                 continue
+            metrics.source_records += len(batch)
             back_pressured_before = metrics.back_pressured_time_ns
             result = process(batch)
             if result:

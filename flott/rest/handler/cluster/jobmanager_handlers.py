@@ -17,6 +17,7 @@ import psutil
 
 from flott.configuration import DEFAULTS, masked
 from flott.rest.handler.handler import HandlerRequest, RestRoute
+from flott.rest.handler.metric_fetcher import fetched_metrics
 from flott.rest.handler.metrics import GET_PARAM, metric_collection
 from flott.rest.messages.cluster import (
     ConfigurationInfoEntry,
@@ -64,13 +65,14 @@ async def job_jobmanager_config(req: HandlerRequest) -> list[ConfigurationInfoEn
 
 async def jobmanager_metrics(req: HandlerRequest) -> list[Metric]:
     o = await (await req.gateway()).request_cluster_overview()
-    available: dict[str, float] = {
+    available: dict[str, float | str] = {
         "numRegisteredTaskManagers": o.taskmanagers,
         "numRunningJobs": o.jobs_running,
         "taskSlotsAvailable": o.slots_available,
         "taskSlotsTotal": o.slots_total,
     }
-    available.update(process_metrics())
+    # The leading JobManager's own figures (Status.JVM.* ...), as its registry reports them.
+    available.update((await fetched_metrics(req)).jobmanager)
     return metric_collection(req, available)
 
 

@@ -1,15 +1,18 @@
 """Job, vertex and subtask metrics (Flink: JobMetricsHandler, JobVertexMetricsHandler,
-SubtaskMetricsHandler, AggregatingJobsMetricsHandler, AggregatingSubtasksMetricsHandler).
+SubtaskMetricsHandler, AggregatingJobsMetricsHandler, AggregatingSubtasksMetricsHandler,
+JobVertexWatermarksHandler).
 
-Where the values come from: each subtask's IO counters arrive with the
-TaskExecutor's heartbeat to the JobMaster (records in/out, buffers in/out,
-busy / back-pressured / idle nanoseconds), and so do its user metrics
-(``<operator>.<groups>.<name>`` as Flink's query scope names them; a
-finished task's final values come with its terminal state). The
-``*PerSecond`` metrics are **averages over the subtask's running time**, not
-Flink's one-minute rates. Job metrics are derived from
-the job's state timestamps and its restart count (``numRestarts``, ``fullRestarts``: every
-flott restart is a full one).
+Where the values come from: the endpoint's MetricFetcher
+(:mod:`flott.rest.handler.metric_fetcher`), which pulls every process's
+metrics at most once per ``metrics.fetcher.update-interval``: a running
+subtask's task metrics (``numRecordsIn``, ``numRecordsOutPerSecond`` as
+Flink's 60-second meter, ``busyTimeMsPerSecond`` ..., ``currentInputWatermark``)
+and its operator metrics (``<operator>.<name>``: user metrics, watermarks)
+from the TaskExecutor it runs on, the job's metrics (``uptime``,
+``numRestarts``, checkpoint figures) from the JobManager. A subtask that
+runs nowhere now (finished, failed, cancelled) shows the counters and user
+metrics it reported last (with its terminal state), and no rates. Jobs that
+ended show their availability figures as Flink defines them for ended jobs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from flott.errors import JobNotFoundError
 from flott.rest.errors import RestNotFoundError
 from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
 from flott.rest.handler.job import views
+from flott.rest.handler.metric_fetcher import MetricStore, fetched_metrics
 from flott.rest.handler.metrics import (
     AGG_PARAM,
     GET_PARAM,
@@ -34,11 +38,16 @@ from flott.runtime.messages.archived_execution_graph import (
     ArchivedExecutionGraph,
     ArchivedJobVertex,
 )
+from flott.runtime.metrics.job_metrics import CHECKPOINT_METRICS, job_metric_values
 
-_TERMINAL = {"FINISHED", "CANCELED", "FAILED"}
 
-
-def subtask_metrics(ex: ArchivedExecution, now: int) -> dict[str, float | str]:
+def subtask_metrics(ex: ArchivedExecution, now: int, store: MetricStore | None = None,
+                    job_id: str = "", vertex_id: str = "") -> dict[str, float | str]:
+    """The subtask's live metrics if its current attempt runs, else what it reported last."""
+    if store is not None:
+        live = store.subtask(job_id, vertex_id, ex.subtask_index, ex.attempt_number)
+        if live is not None:
+            return dict(live)
     if not ex.metrics_reported:
         return {}
     m: dict[str, float | str] = {
@@ -46,23 +55,10 @@ def subtask_metrics(ex: ArchivedExecution, now: int) -> dict[str, float | str]:
         "numRecordsOut": ex.records_out,
         "numBuffersIn": ex.buffers_in,
         "numBuffersOut": ex.buffers_out,
-        "accumulatedBusyTime": ex.busy_time_ns / 1e6,
-        "accumulatedBackPressuredTime": ex.back_pressured_time_ns / 1e6,
-        "accumulatedIdleTime": ex.idle_time_ns / 1e6,
+        "accumulatedBusyTime": ex.busy_time_ns // 1_000_000,
+        "accumulatedBackPressuredTime": ex.back_pressured_time_ns // 1_000_000,
+        "accumulatedIdleTime": ex.idle_time_ns // 1_000_000,
     }
-    since = ex.state_timestamps.get("RUNNING") or ex.state_timestamps.get("DEPLOYING")
-    if since:
-        until = ex.state_timestamps.get(ex.state, now) if ex.state in _TERMINAL else now
-        seconds = max(0.001, (until - since) / 1000.0)
-        m.update(
-            {
-                "numRecordsInPerSecond": ex.records_in / seconds,
-                "numRecordsOutPerSecond": ex.records_out / seconds,
-                "busyTimeMsPerSecond": min(1000.0, ex.busy_time_ns / 1e6 / seconds),
-                "backPressuredTimeMsPerSecond": min(1000.0, ex.back_pressured_time_ns / 1e6 / seconds),
-                "idleTimeMsPerSecond": min(1000.0, ex.idle_time_ns / 1e6 / seconds),
-            }
-        )
     m.update(ex.user_metrics)
     return m
 
@@ -82,34 +78,17 @@ def numeric_metrics(metrics: dict[str, float | str]) -> dict[str, float]:
     return out
 
 
-def job_metrics(graph: ArchivedExecutionGraph) -> dict[str, float]:
-    ts = graph.state_timestamps
-    if graph.status in _TERMINAL:
-        uptime = downtime = -1.0
-    else:
-        uptime = float(graph.now - ts["RUNNING"]) if graph.status == "RUNNING" and "RUNNING" in ts else 0.0
-        downtime = float(graph.now - ts["FAILING"]) if graph.status == "FAILING" and "FAILING" in ts else 0.0
-    # Every flott restart is a global failover (all subtasks), so fullRestarts == numRestarts.
-    restarts = graph.num_restarts
-    return {
-        "uptime": uptime,
-        "downtime": downtime,
-        "numRestarts": restarts,
-        "fullRestarts": restarts,
-        "restartingTime": restarting_time(graph),
-    }
-
-
-def restarting_time(graph: ArchivedExecutionGraph) -> int:
-    """Flink's ``restartingTime``: how long the current restart runs, else how long the last one took."""
-    ts = graph.state_timestamps
-    began = ts.get("RESTARTING")
-    if began is None:
-        return 0
-    if graph.status == "RESTARTING":
-        return max(0, graph.now - began)
-    ended = ts.get("RUNNING", 0)
-    return max(0, ended - began) if ended >= began else 0
+def job_metrics(graph: ArchivedExecutionGraph, store: MetricStore | None = None) -> dict[str, float | str]:
+    """The JobManager's job metrics. The availability figures (``uptime``, ``numRestarts`` ...)
+    are computed from ``graph``, fetched for this request, so they never lag the job's state
+    that other routes show; the checkpoint figures come from the fetched store (an ended job:
+    Flink's values for no checkpoint)."""
+    values: dict[str, float | str] = dict(store.jobs.get(graph.job_id, {})) if store is not None else {}
+    fresh = job_metric_values(graph.status, graph.state_timestamps, graph.now, graph.num_restarts, None)
+    if values:
+        fresh = {k: v for k, v in fresh.items() if k not in CHECKPOINT_METRICS}
+    values.update(fresh)
+    return values
 
 
 async def vertex_of(req: HandlerRequest) -> tuple[ArchivedExecutionGraph, ArchivedJobVertex]:
@@ -134,34 +113,54 @@ def subtask_of(req: HandlerRequest, vertex: ArchivedJobVertex) -> ArchivedExecut
 
 async def get_job_metrics(req: HandlerRequest) -> list[Metric]:
     graph = await (await req.gateway()).request_execution_graph(req.job_id())
-    return metric_collection(req, job_metrics(graph))
+    return metric_collection(req, job_metrics(graph, await fetched_metrics(req)))
+
+
+def vertex_metrics(
+    graph: ArchivedExecutionGraph, vertex: ArchivedJobVertex, store: MetricStore
+) -> dict[int, dict[str, float | str]]:
+    """Per subtask index: its metrics (live, or last reported)."""
+    return {
+        ex.subtask_index: subtask_metrics(ex, graph.now, store, graph.job_id, vertex.id)
+        for ex in vertex.subtasks
+    }
 
 
 async def get_vertex_metrics(req: HandlerRequest) -> list[Metric]:
     graph, vertex = await vertex_of(req)
+    per_subtask = vertex_metrics(graph, vertex, await fetched_metrics(req))
     available = {
-        f"{ex.subtask_index}.{name}": value
-        for ex in vertex.subtasks
-        for name, value in subtask_metrics(ex, graph.now).items()
+        f"{index}.{name}": value for index, metrics in per_subtask.items() for name, value in metrics.items()
     }
     return metric_collection(req, available)
 
 
+async def get_vertex_watermarks(req: HandlerRequest) -> list[Metric]:
+    """Each running subtask's ``currentInputWatermark`` as ``<subtask>.currentInputWatermark``
+    (Flink's JobVertexWatermarksHandler; sources have no input watermark and are not listed)."""
+    graph, vertex = await vertex_of(req)
+    out = []
+    for index, metrics in sorted(vertex_metrics(graph, vertex, await fetched_metrics(req)).items()):
+        value = metrics.get("currentInputWatermark")
+        if value is not None:
+            out.append(Metric(id=f"{index}.currentInputWatermark", value=str(value)))
+    return out
+
+
 async def get_subtask_metrics(req: HandlerRequest) -> list[Metric]:
     graph, vertex = await vertex_of(req)
-    return metric_collection(req, subtask_metrics(subtask_of(req, vertex), graph.now))
+    store = await fetched_metrics(req)
+    return metric_collection(req, subtask_metrics(subtask_of(req, vertex), graph.now, store, graph.job_id,
+                                                  vertex.id))
 
 
 async def get_aggregated_subtask_metrics(req: HandlerRequest) -> list[AggregatedMetric]:
     graph, vertex = await vertex_of(req)
     chosen = parse_ranges(req.query("subtasks"), vertex.parallelism)
+    per_subtask = vertex_metrics(graph, vertex, await fetched_metrics(req))
     return aggregated_metrics(
         req,
-        [
-            numeric_metrics(subtask_metrics(ex, graph.now))
-            for ex in vertex.subtasks
-            if chosen is None or ex.subtask_index in chosen
-        ],
+        [numeric_metrics(m) for i, m in sorted(per_subtask.items()) if chosen is None or i in chosen],
     )
 
 
@@ -169,9 +168,11 @@ async def get_aggregated_job_metrics(req: HandlerRequest) -> list[AggregatedMetr
     gateway = await req.gateway()
     wanted = req.query_list("jobs") or [d.job_id for d in await gateway.request_multiple_job_details()]
 
+    store = await fetched_metrics(req)
+
     async def one(job_id: str) -> dict[str, float] | None:
         try:
-            return job_metrics(await gateway.request_execution_graph(job_id))
+            return numeric_metrics(job_metrics(await gateway.request_execution_graph(job_id), store))
         except JobNotFoundError:
             return None
 
@@ -208,6 +209,14 @@ ROUTES = [
         response_type=list[Metric],
         operation_id="getJobVertexMetrics",
         query=(GET_PARAM,),
+    ),
+    RestRoute(
+        "GET",
+        f"{_V}/watermarks",
+        get_vertex_watermarks,
+        summary="The current input watermark of each running subtask of a vertex.",
+        response_type=list[Metric],
+        operation_id="getJobVertexWatermarks",
     ),
     RestRoute(
         "GET",

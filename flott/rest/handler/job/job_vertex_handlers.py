@@ -2,10 +2,12 @@
 SubtaskCurrentAttemptDetailsHandler, SubtasksTimesHandler, JobVertexTaskManagersHandler,
 JobVertexBackPressureHandler, accumulators).
 
-Back pressure is computed, as Flink does since 1.13, from the time each
-subtask spent back-pressured, busy and idle; flott's TaskExecutors report
-accumulated times, so the ratios are **averages over the subtask's life** (not
-Flink's last-second window). Accumulators: flott has none, the lists are empty.
+Back pressure is computed, as Flink does since 1.13, from each running
+subtask's ``backPressuredTimeMsPerSecond``, ``idleTimeMsPerSecond`` and
+``busyTimeMsPerSecond`` (the last update interval, from the metric fetcher);
+a subtask without live metrics (ended, or not yet fetched) falls back to the
+accumulated times it reported last, i.e. averages over its life.
+Accumulators: flott has none, the lists are empty.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from flott.rest.errors import RestNotFoundError
 from flott.rest.handler.handler import HandlerRequest, RestRoute, now_ms
 from flott.rest.handler.job import views
 from flott.rest.handler.job.job_metrics_handlers import subtask_of, vertex_of
+from flott.rest.handler.metric_fetcher import fetched_metrics
 from flott.rest.handler.metrics import GET_PARAM
 from flott.rest.messages.common import Metric
 from flott.rest.messages.vertex import (
@@ -116,22 +119,42 @@ def _level(ratio: float) -> BackPressureLevel:
     return "ok" if ratio <= 0.10 else "low" if ratio <= 0.5 else "high"
 
 
+def _live_ratios(metrics: dict[str, str] | None) -> tuple[float, float, float] | None:
+    """(back-pressured, idle, busy) shares of the last interval, if the subtask reports them."""
+    if metrics is None:
+        return None
+    try:
+        return tuple(  # type: ignore[return-value]
+            float(metrics[n]) / 1000.0
+            for n in ("backPressuredTimeMsPerSecond", "idleTimeMsPerSecond", "busyTimeMsPerSecond")
+        )
+    except (KeyError, ValueError):
+        return None
+
+
 async def back_pressure(req: HandlerRequest) -> JobVertexBackPressureInfo:
-    _, vertex = await vertex_of(req)
+    graph, vertex = await vertex_of(req)
+    store = await fetched_metrics(req)
     subtasks = []
     for ex in vertex.subtasks:
-        total = ex.busy_time_ns + ex.back_pressured_time_ns + ex.idle_time_ns
-        if not ex.metrics_reported or total <= 0:
-            continue
-        ratio = ex.back_pressured_time_ns / total
+        live = _live_ratios(store.subtask(graph.job_id, vertex.id, ex.subtask_index, ex.attempt_number))
+        if live is not None:
+            ratio, idle, busy = live
+        else:
+            total = ex.busy_time_ns + ex.back_pressured_time_ns + ex.idle_time_ns
+            if not ex.metrics_reported or total <= 0:
+                continue
+            ratio, idle, busy = (
+                ex.back_pressured_time_ns / total, ex.idle_time_ns / total, ex.busy_time_ns / total
+            )
         subtasks.append(
             SubtaskBackPressureInfo(
                 subtask=ex.subtask_index,
                 attempt_number=ex.attempt_number,
                 backpressure_level=_level(ratio),
                 ratio=round(ratio, 4),
-                idle_ratio=round(ex.idle_time_ns / total, 4),
-                busy_ratio=round(ex.busy_time_ns / total, 4),
+                idle_ratio=round(idle, 4),
+                busy_ratio=round(busy, 4),
             )
         )
     if not subtasks:
@@ -198,7 +221,7 @@ ROUTES = [
         "GET",
         f"{_V}/backpressure",
         back_pressure,
-        summary="Back pressure of a vertex (ratios averaged over each subtask's life).",
+        summary="Back pressure of a vertex (each running subtask's last interval).",
         response_type=JobVertexBackPressureInfo,
         operation_id="getJobVertexBackPressure",
     ),

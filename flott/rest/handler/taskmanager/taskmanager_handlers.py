@@ -2,11 +2,12 @@
 
 What is real and what is filled in: id, RPC path, data port, slots, free
 slots, last heartbeat, host cores and memory come from the ResourceManager's
-registration data. A TaskExecutor reports no JVM-style memory model and no
-metrics of its own yet, so the JobManager reads process figures (RSS, CPU
-time, threads) from the local process table when the TaskExecutor runs on the
-same host (the embedded and local-process cases) and leaves them 0/absent
-otherwise; in the details view RSS stands in for Flink's heap figures.
+registration data. ``…/metrics`` are what each TaskExecutor reports of
+itself through the metric fetcher, wherever it runs (``Status.JVM.*`` mapped
+to its Python process: :mod:`flott.runtime.metrics.process_metrics`). The
+list and details views read RSS from the local process table when the
+TaskExecutor runs on the same host and leave it 0 otherwise; in the details
+view RSS stands in for Flink's heap figures.
 Resource profiles use Flink's default of one CPU core per slot.
 """
 
@@ -22,6 +23,8 @@ from flott.errors import JobNotFoundError
 from flott.rest.errors import RestNotFoundError
 from flott.rest.handler.cluster.jobmanager_handlers import process_metrics
 from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
+from flott.rest.handler.job.job_metrics_handlers import numeric_metrics
+from flott.rest.handler.metric_fetcher import MetricStore, fetched_metrics
 from flott.rest.handler.metrics import AGG_PARAM, GET_PARAM, aggregated_metrics, metric_collection
 from flott.rest.messages.common import AggregatedMetric, Metric
 from flott.rest.messages.taskmanager import (
@@ -132,15 +135,31 @@ async def task_manager_details(req: HandlerRequest) -> TaskManagerDetailsInfo:
     )
 
 
+def _reported_metrics(info: TaskExecutorInfo, store: MetricStore) -> dict[str, float | str]:
+    """What the TaskExecutor reports of itself (wherever it runs); the local process table only
+    if it did not answer the last fetch."""
+    reported = store.taskmanagers.get(info.resource_id)
+    if reported is not None:
+        return dict(reported)
+    return dict(_local_metrics(info))
+
+
 async def task_manager_metrics(req: HandlerRequest) -> list[Metric]:
-    return metric_collection(req, _local_metrics(await _task_executor(req)))
+    info = await _task_executor(req)
+    return metric_collection(req, _reported_metrics(info, await fetched_metrics(req)))
 
 
 async def aggregated_task_manager_metrics(req: HandlerRequest) -> list[AggregatedMetric]:
     wanted = set(req.query_list("taskmanagers"))
     infos = await (await req.gateway()).request_task_executor_infos()
+    store = await fetched_metrics(req)
     return aggregated_metrics(
-        req, [_local_metrics(i) for i in infos if not wanted or i.resource_id in wanted]
+        req,
+        [
+            numeric_metrics(_reported_metrics(i, store))
+            for i in infos
+            if not wanted or i.resource_id in wanted
+        ],
     )
 
 
@@ -158,7 +177,7 @@ ROUTES = [
         "GET",
         "/taskmanagers/metrics",
         aggregated_task_manager_metrics,
-        summary="TaskManager process metrics aggregated over TaskManagers (local ones only).",
+        summary="TaskManager metrics aggregated over TaskManagers.",
         response_type=list[AggregatedMetric],
         operation_id="getAggregatedTaskManagerMetrics",
         query=(GET_PARAM, AGG_PARAM, QueryParam("taskmanagers", "Comma-separated TaskManager ids.")),
@@ -175,7 +194,7 @@ ROUTES = [
         "GET",
         "/taskmanagers/{taskmanagerid}/metrics",
         task_manager_metrics,
-        summary="Process metrics of a TaskManager on this host.",
+        summary="Metrics of a TaskManager (Status.JVM.* mapped to its Python process).",
         response_type=list[Metric],
         operation_id="getTaskManagerMetrics",
         query=(GET_PARAM,),

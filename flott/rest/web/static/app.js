@@ -136,15 +136,36 @@ async function jobConfigTab(id) {
     parallelism ${esc(ec["job-parallelism"])}</p>${table(["Key", "Value"], rows, "No job configuration.")}`;
 }
 
+const SHARES = ["busyTimeMsPerSecond", "idleTimeMsPerSecond", "backPressuredTimeMsPerSecond"];
+const NO_WATERMARK = "-9223372036854775808";
+
+function share(ms) {
+  return ms === undefined ? "–" : `${fmtNum(Number(ms) / 10)} %`;
+}
+
+function watermark(value) {
+  if (value === undefined) return "–";
+  return value === NO_WATERMARK ? "No watermark" : esc(value);
+}
+
 async function vertexTab(id, vid) {
-  const [v, bp] = await Promise.all([
+  const [v, bp, marks] = await Promise.all([
     get(`jobs/${id}/vertices/${vid}`),
     get(`jobs/${id}/vertices/${vid}/subtasks/metrics?get=busyTimeMsPerSecond,backPressuredTimeMsPerSecond&agg=max`).catch(() => []),
+    get(`jobs/${id}/vertices/${vid}/watermarks`).catch(() => []),
   ]);
   const max = Object.fromEntries(bp.map((m) => [m.id, m.max]));
+  const ids = v.subtasks.flatMap((t) => SHARES.map((n) => `${t.subtask}.${n}`));
+  const shares = ids.length
+    ? Object.fromEntries((await get(`jobs/${id}/vertices/${vid}/metrics?get=${ids.join(",")}`).catch(() => []))
+      .map((m) => [m.id, m.value]))
+    : {};
+  const wm = Object.fromEntries(marks.map((m) => [m.id, m.value]));
   const rows = v.subtasks.map((t) => [
     num(esc(t.subtask)), td(state(t.status)), num(`<span class="attempt">${esc(t.attempt)}</span>`),
     td(esc(t.endpoint)), num(fmtNum(t.metrics?.["read-records"])), num(fmtNum(t.metrics?.["write-records"])),
+    ...SHARES.map((n) => num(`<span class="share share-${n}">${share(shares[`${t.subtask}.${n}`])}</span>`)),
+    num(`<span class="watermark">${watermark(wm[`${t.subtask}.currentInputWatermark`])}</span>`),
     td(fmtTime(t["start-time"])), num(fmtDuration(t.duration)),
   ].join(""));
   return `<h2><a href="#/job/${esc(id)}/overview">Overview</a> › ${esc(v.name)}</h2>
@@ -153,7 +174,9 @@ async function vertexTab(id, vid) {
       ${card("Back-pressured (max)", max.backPressuredTimeMsPerSecond !== undefined ? `${fmtNum(max.backPressuredTimeMsPerSecond / 10)} %` : "–")}</div>
     <h2>Subtasks</h2>
     ${table([{ label: "#", num: true }, "Status", { label: "Attempt", num: true }, "Task manager",
-      { label: "Records received", num: true }, { label: "Records sent", num: true }, "Started", { label: "Duration", num: true }], rows)}`;
+      { label: "Records received", num: true }, { label: "Records sent", num: true },
+      { label: "Busy", num: true }, { label: "Idle", num: true }, { label: "Back-pressured", num: true },
+      { label: "Input watermark", num: true }, "Started", { label: "Duration", num: true }], rows)}`;
 }
 
 const JOB_TABS = { overview: "Overview", exceptions: "Exceptions", checkpoints: "Checkpoints", config: "Configuration" };

@@ -77,6 +77,7 @@ class ResultSubpartition:
         "index",
         "num_buffers_in",
         "num_buffers_out",
+        "num_bytes_sent",
     )
 
     def __init__(self, partition: ResultPartition, index: int, capacity: int) -> None:
@@ -92,6 +93,8 @@ class ResultSubpartition:
         self._waiting_producers = 0
         self.num_buffers_in = 0
         self.num_buffers_out = 0
+        self.num_bytes_sent = 0
+        """Bytes of the frames a remote reader sent (the task's numBytesOut; local reads send none)."""
         self.back_pressured_time_ns = 0
         self.eop_handed_out = False
         self.consumed = False
@@ -431,6 +434,11 @@ class ResultPartition:
     def num_buffers_out(self) -> int:
         """Buffers (including events) handed to consumers."""
         return sum(sub.num_buffers_out for sub in self._subpartitions)
+
+    @property
+    def num_bytes_sent(self) -> int:
+        """Bytes sent to remote consumers (Flink's numBytesOut)."""
+        return sum(sub.num_bytes_sent for sub in self._subpartitions)
 
     @property
     def num_buffers_in(self) -> int:

@@ -170,6 +170,7 @@ class RemoteSubpartitionReader:
                 sub.consumer_gone(message)
                 self._fail_request(message)
                 return
+        sub.num_bytes_sent += sum(map(len, frames))
         self._conn.write_frames(frames)
 
     def _fail_request(self, message: str) -> None:
