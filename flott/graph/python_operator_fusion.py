@@ -19,7 +19,7 @@ operators PyFlink never fuses, sources and sinks are Java.
 
 from __future__ import annotations
 
-from flott.datastream.transformations import ChainingStrategy
+from flott.api.streaming.transformations import ChainingStrategy
 from flott.graph.stream_graph import StreamEdge, StreamGraph
 from flott.runtime.operators.keyed_operators import AGGREGATION_KINDS
 
