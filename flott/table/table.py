@@ -196,14 +196,10 @@ class Table:
     # --- refused for now --------------------------------------------------------------------------
 
     def join(self, right: Table, join_predicate: Expression | None = None) -> Table:
-        from flott.table.join import join_tables
-
-        return join_tables(self, right, join_predicate, "INNER")
+        raise refuse("Table.join")
 
     def left_outer_join(self, right: Table, join_predicate: Expression | None = None) -> Table:
-        from flott.table.join import join_tables
-
-        return join_tables(self, right, join_predicate, "LEFT")
+        raise refuse("Table.left_outer_join")
 
     def right_outer_join(self, right: Table, join_predicate: Expression) -> Table:
         raise refuse("Table.right_outer_join")
