@@ -23,32 +23,49 @@ _OPTIONS = {
 
 
 class ConnectorTable:
-    def __init__(self, name: str, names: list[str], types: list[DataType], options: dict[str, str],
-                 connector: Any) -> None:
-        self.name, self.names, self.types, self.options, self.connector = name, names, types, options, connector
+    def __init__(
+        self, name: str, names: list[str], types: list[DataType], options: dict[str, str], connector: Any
+    ) -> None:
+        self.name, self.names, self.types, self.options, self.connector = (
+            name,
+            names,
+            types,
+            options,
+            connector,
+        )
 
     def check_insert(self, node: Any) -> None:
         if len(node.types) != len(self.types):
             raise validation_error(
                 f"Column types of query result and sink for '{_qualified(self.name)}' do not match.\n"
                 f"Cause: Different number of columns.\n\n"
-                f"Query schema: [{', '.join(f'{n}: {t}' for n, t in zip(node.names, node.types, strict=True))}]\n"
-                f"Sink schema:  [{', '.join(f'{n}: {t}' for n, t in zip(self.names, self.types, strict=True))}]")
+                f"Query schema: [{_columns(node.names, node.types)}]\n"
+                f"Sink schema:  [{_columns(self.names, self.types)}]"
+            )
+
+
+def _columns(names: list[str], types: list[DataType]) -> str:
+    return ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
 
 
 def _qualified(name: str) -> str:
     return f"default_catalog.default_database.{name}"
 
 
-def connector_table(name: str, names: list[str], types: list[DataType], options: dict[str, str]) -> ConnectorTable:
+def connector_table(
+    name: str, names: list[str], types: list[DataType], options: dict[str, str]
+) -> ConnectorTable:
     kind = options.get("connector")
     if kind is None:
-        raise validation_error(f"Table options do not contain an option key 'connector' for discovering a connector. "
-                               f"Table: {_qualified(name)}")
+        raise validation_error(
+            f"Table options do not contain an option key 'connector' for discovering a connector. "
+            f"Table: {_qualified(name)}"
+        )
     connector = _CONNECTORS.get(kind)
     if connector is None:
-        raise NotYetSupportedError(f"the table connector '{kind}' is not yet supported (flott has: "
-                                   f"{', '.join(sorted(_CONNECTORS))})")
+        raise NotYetSupportedError(
+            f"the table connector '{kind}' is not yet supported (flott has: {', '.join(sorted(_CONNECTORS))})"
+        )
     allowed = set(_OPTIONS[kind])
     if kind == "datagen":
         for n in names:
@@ -56,13 +73,14 @@ def connector_table(name: str, names: list[str], types: list[DataType], options:
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise validation_error(
-            f"Unsupported options found for '{kind}'.\n\nUnsupported options:\n\n" + "\n".join(unknown))
+            f"Unsupported options found for '{kind}'.\n\nUnsupported options:\n\n" + "\n".join(unknown)
+        )
     return ConnectorTable(name, names, types, dict(options), connector())
 
 
 class PrintConnector:
     def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
-        raise validation_error(f"Connector 'print' can only be used as a sink. It cannot be used as a source.")
+        raise validation_error("Connector 'print' can only be used as a sink. It cannot be used as a source.")
 
     def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
         out = ds.map(runtime.RowToString(table.types))
@@ -95,7 +113,9 @@ class BlackholeSink:
 
 class BlackholeConnector:
     def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
-        raise validation_error("Connector 'blackhole' can only be used as a sink. It cannot be used as a source.")
+        raise validation_error(
+            "Connector 'blackhole' can only be used as a sink. It cannot be used as a source."
+        )
 
     def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
         ds._sink(BlackholeSink(), "BlackHole")
@@ -115,11 +135,14 @@ class DatagenConnector:
         elif seq:
             count = min(int(opts[f"fields.{n}.end"]) - int(opts[f"fields.{n}.start"]) + 1 for n in seq)
         else:
-            raise NotYetSupportedError("an unbounded datagen table (no 'number-of-rows' and no sequence field) "
-                                       "is not yet supported")
+            raise NotYetSupportedError(
+                "an unbounded datagen table (no 'number-of-rows' and no sequence field) is not yet supported"
+            )
         rng = random.Random()
-        rows = [tuple(self._value(opts, n, t, i, rng) for n, t in zip(table.names, table.types, strict=True))
-                for i in range(count)]
+        rows = [
+            tuple(self._value(opts, n, t, i, rng) for n, t in zip(table.names, table.types, strict=True))
+            for i in range(count)
+        ]
         return ctx.env.from_collection([(0, r) for r in rows]).name(f"Source: {table.name}")
 
     @staticmethod
@@ -145,7 +168,9 @@ class DatagenConnector:
         raise NotYetSupportedError(f"datagen values of type {t} are not yet supported")
 
     def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
-        raise validation_error("Connector 'datagen' can only be used as a source. It cannot be used as a sink.")
+        raise validation_error(
+            "Connector 'datagen' can only be used as a source. It cannot be used as a sink."
+        )
 
 
 _CONNECTORS: dict[str, Any] = {

@@ -62,8 +62,14 @@ class Expression:
 
     __hash__ = None  # type: ignore[assignment]  # == builds an expression, as in PyFlink
 
-    def __init__(self, kind: str, value: Any = None, args: list[Expression] | None = None, data_type: Any = None,
-                 names: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        value: Any = None,
+        args: list[Expression] | None = None,
+        data_type: Any = None,
+        names: list[str] | None = None,
+    ) -> None:
         self.kind = kind
         self.value = value
         self.args = args or []
@@ -176,7 +182,9 @@ class Expression:
         return Expression("call", "desc", [self])
 
     def in_(self, first_element_or_table: Any, *remaining_elements: Any) -> Expression:
-        return Expression("call", "in", [self, _expr(first_element_or_table), *(_expr(e) for e in remaining_elements)])
+        return Expression(
+            "call", "in", [self, _expr(first_element_or_table), *(_expr(e) for e in remaining_elements)]
+        )
 
     @property
     def start(self) -> Expression:

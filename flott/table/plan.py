@@ -73,8 +73,9 @@ class Scan(PlanNode):
 
 
 class Calc(PlanNode):
-    def __init__(self, input: PlanNode, projections: list[Rex], names: list[str],
-                 condition: Rex | None = None) -> None:
+    def __init__(
+        self, input: PlanNode, projections: list[Rex], names: list[str], condition: Rex | None = None
+    ) -> None:
         self.input, self.projections, self.names, self.condition = input, projections, names, condition
         self.types = [p.type for p in projections]
         if len(set(names)) != len(names):
@@ -96,8 +97,14 @@ class Aggregate(PlanNode):
     """Group aggregation over an input whose first ``key_count`` columns are the group keys and
     whose other columns the aggregates read (the planner puts a Calc under it for that)."""
 
-    def __init__(self, input: PlanNode, key_count: int, specs: list[runtime.AggSpec], names: list[str],
-                 types: list[DataType]) -> None:
+    def __init__(
+        self,
+        input: PlanNode,
+        key_count: int,
+        specs: list[runtime.AggSpec],
+        names: list[str],
+        types: list[DataType],
+    ) -> None:
         self.input, self.key_count, self.specs, self.names, self.types = input, key_count, specs, names, types
 
     def is_updating(self, streaming: bool) -> bool:
@@ -107,7 +114,9 @@ class Aggregate(PlanNode):
         keys = tuple(range(self.key_count))
         fn = runtime.GroupAggFunction(keys, self.specs, emit_at_end=not ctx.streaming)
         ds = self.input.translate(ctx)
-        return ctx.uid(ds.key_by(runtime.TupleKeySelector(keys)).process(fn).name("GroupAggregate"), "group-aggregate")
+        return ctx.uid(
+            ds.key_by(runtime.TupleKeySelector(keys)).process(fn).name("GroupAggregate"), "group-aggregate"
+        )
 
 
 class Union(PlanNode):
@@ -117,16 +126,19 @@ class Union(PlanNode):
             if len(other.types) != len(first.types):
                 raise validation_error(
                     f"Union two tables of different column sizes: [{', '.join(first.names)}] and "
-                    f"[{', '.join(other.names)}]")
+                    f"[{', '.join(other.names)}]"
+                )
             for a, b in zip(first.types, other.types, strict=True):
                 if a.with_nullability(True) != b.with_nullability(True):
                     raise validation_error(
                         f"Union two tables of different schema: [{', '.join(f'{n}: {t}' for n, t in zip(first.names, first.types, strict=True))}] and "  # noqa: E501
-                        f"[{', '.join(f'{n}: {t}' for n, t in zip(other.names, other.types, strict=True))}]")
+                        f"[{', '.join(f'{n}: {t}' for n, t in zip(other.names, other.types, strict=True))}]"
+                    )
         self.inputs = inputs
         self.names = list(first.names)
-        self.types = [t.with_nullability(any(i.types[k].is_nullable for i in inputs))
-                      for k, t in enumerate(first.types)]
+        self.types = [
+            t.with_nullability(any(i.types[k].is_nullable for i in inputs)) for k, t in enumerate(first.types)
+        ]
 
     def is_updating(self, streaming: bool) -> bool:
         return any(i.is_updating(streaming) for i in self.inputs)
@@ -136,15 +148,16 @@ class Union(PlanNode):
         return streams[0].union(*streams[1:])
 
 
-def aggregate_plan(input: PlanNode, key_rexes: list[Rex], agg_rexes: list[Rex], key_names: list[str],
-                   agg_names: list[str]) -> Aggregate:
+def aggregate_plan(
+    input: PlanNode, key_rexes: list[Rex], agg_rexes: list[Rex], key_names: list[str], agg_names: list[str]
+) -> Aggregate:
     """A Calc computing the keys and the aggregates' arguments, then the Aggregate over it."""
     pre: list[Rex] = list(key_rexes)
     pre_names = [f"$k{i}" for i in range(len(key_rexes))]
     specs: list[runtime.AggSpec] = []
 
     def arg_index(r: Rex) -> int:
-        for i, p in enumerate(pre[len(key_rexes):], start=len(key_rexes)):
+        for i, p in enumerate(pre[len(key_rexes) :], start=len(key_rexes)):
             if p.key() == r.key():
                 return i
         pre.append(r)
@@ -153,11 +166,19 @@ def aggregate_plan(input: PlanNode, key_rexes: list[Rex], agg_rexes: list[Rex], 
 
     for a in agg_rexes:
         if not isinstance(a.value, str):  # a Python AggregateFunction
-            specs.append(runtime.AggSpec("udaf", None, udaf=a.value.evaluator(),
-                                         args=tuple(arg_index(o) for o in a.operands)))
+            specs.append(
+                runtime.AggSpec(
+                    "udaf", None, udaf=a.value.evaluator(), args=tuple(arg_index(o) for o in a.operands)
+                )
+            )
             continue
         arg = arg_index(a.operands[0]) if a.operands else None
-        integral = bool(a.operands) and a.operands[0].type.type_root in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")
+        integral = bool(a.operands) and a.operands[0].type.type_root in (
+            "TINYINT",
+            "SMALLINT",
+            "INTEGER",
+            "BIGINT",
+        )
         if a.value == "count" and a.operands and not a.operands[0].type.is_nullable and not a.distinct:
             arg = None  # COUNT(non-null column) counts rows
         specs.append(runtime.AggSpec(a.value, arg, distinct=a.distinct, integral=integral))
@@ -184,8 +205,14 @@ def rewrite_over_aggregate(rex: Rex, key_rexes: list[Rex], agg_rexes: list[Rex],
         raise not_grouped(rex)
     if not rex.operands:
         return rex
-    return Rex(rex.kind, rex.type, rex.index, rex.value,
-               [rewrite_over_aggregate(o, key_rexes, agg_rexes, not_grouped) for o in rex.operands], rex.distinct)
+    return Rex(
+        rex.kind,
+        rex.type,
+        rex.index,
+        rex.value,
+        [rewrite_over_aggregate(o, key_rexes, agg_rexes, not_grouped) for o in rex.operands],
+        rex.distinct,
+    )
 
 
 def collect_aggregates(rex: Rex, out: list[Rex]) -> None:

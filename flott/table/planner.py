@@ -26,10 +26,8 @@ from flott.table.types import (
     DoubleType,
     FloatType,
     IntType,
-    SmallIntType,
     TimestampType,
     TimeType,
-    TinyIntType,
     VarCharType,
 )
 
@@ -58,7 +56,8 @@ class Rex:
         if self.kind == "lit":
             return f"lit({self.value!r})"
         inner = ",".join(o.key() for o in self.operands)
-        return f"{self.kind}:{self.value if isinstance(self.value, str) else id(self.value)}:{self.type}({inner})"
+        fn = self.value if isinstance(self.value, str) else id(self.value)
+        return f"{self.kind}:{fn}:{self.type}({inner})"
 
 
 _INTEGRAL = {"TINYINT": 0, "SMALLINT": 1, "INTEGER": 2, "BIGINT": 3}
@@ -144,7 +143,7 @@ def literal_type(v: Any) -> DataType:
     if isinstance(v, str):
         return CharType(len(v), False)
     if isinstance(v, decimal.Decimal):
-        sign, digits, exp = v.as_tuple()
+        _, digits, exp = v.as_tuple()
         scale = max(-int(exp), 0)
         return DecimalType(max(len(digits), scale, 1), scale, False)
     if isinstance(v, _dt.datetime):
@@ -160,25 +159,87 @@ _STRING = VarCharType(VarCharType.MAX_LENGTH)
 
 # function name -> (helper name in flott.table.runtime, result type rule)
 _SIMPLE: dict[str, str] = {
-    "plus": "n_plus", "minus": "n_minus", "times": "n_times", "mod": "n_mod", "power": "n_power",
-    "minusPrefix": "n_neg", "abs": "n_abs",
-    "equals": "n_eq", "notEquals": "n_ne", "lessThan": "n_lt", "greaterThan": "n_gt",
-    "lessThanOrEqual": "n_le", "greaterThanOrEqual": "n_ge", "and": "n_and", "or": "n_or",
-    "not": "n_not", "between": "n_between", "in": "n_in",
-    "upper": "n_upper", "lower": "n_lower", "initCap": "n_init_cap", "charLength": "n_char_length",
-    "substring": "n_substring", "concat": "n_concat", "concat_ws": "n_concat_ws", "trim": "n_trim",
-    "ltrim": "n_ltrim", "rtrim": "n_rtrim", "replace": "n_replace", "reverse": "n_reverse",
-    "repeat": "n_repeat", "position": "n_position", "startsWith": "n_starts_with",
-    "endsWith": "n_ends_with", "lpad": "n_lpad", "rpad": "n_rpad", "like": "n_like",
-    "coalesce": "n_coalesce", "round": "n_round", "sqrt": "n_sqrt", "exp": "n_exp", "ln": "n_ln",
-    "log10": "n_log10", "log2": "n_log2", "sign": "n_sign", "isTrue": "n_is_true",
+    "plus": "n_plus",
+    "minus": "n_minus",
+    "times": "n_times",
+    "mod": "n_mod",
+    "power": "n_power",
+    "minusPrefix": "n_neg",
+    "abs": "n_abs",
+    "equals": "n_eq",
+    "notEquals": "n_ne",
+    "lessThan": "n_lt",
+    "greaterThan": "n_gt",
+    "lessThanOrEqual": "n_le",
+    "greaterThanOrEqual": "n_ge",
+    "and": "n_and",
+    "or": "n_or",
+    "not": "n_not",
+    "between": "n_between",
+    "in": "n_in",
+    "upper": "n_upper",
+    "lower": "n_lower",
+    "initCap": "n_init_cap",
+    "charLength": "n_char_length",
+    "substring": "n_substring",
+    "concat": "n_concat",
+    "concat_ws": "n_concat_ws",
+    "trim": "n_trim",
+    "ltrim": "n_ltrim",
+    "rtrim": "n_rtrim",
+    "replace": "n_replace",
+    "reverse": "n_reverse",
+    "repeat": "n_repeat",
+    "position": "n_position",
+    "startsWith": "n_starts_with",
+    "endsWith": "n_ends_with",
+    "lpad": "n_lpad",
+    "rpad": "n_rpad",
+    "like": "n_like",
+    "coalesce": "n_coalesce",
+    "round": "n_round",
+    "sqrt": "n_sqrt",
+    "exp": "n_exp",
+    "ln": "n_ln",
+    "log10": "n_log10",
+    "log2": "n_log2",
+    "sign": "n_sign",
+    "isTrue": "n_is_true",
     "isFalse": "n_is_false",
 }
 
-_BOOLEAN_RESULT = {"equals", "notEquals", "lessThan", "greaterThan", "lessThanOrEqual", "greaterThanOrEqual",
-                   "and", "or", "not", "between", "in", "like", "startsWith", "endsWith"}
-_STRING_RESULT = {"upper", "lower", "initCap", "substring", "concat", "concat_ws", "trim", "ltrim", "rtrim",
-                  "replace", "reverse", "repeat", "lpad", "rpad"}
+_BOOLEAN_RESULT = {
+    "equals",
+    "notEquals",
+    "lessThan",
+    "greaterThan",
+    "lessThanOrEqual",
+    "greaterThanOrEqual",
+    "and",
+    "or",
+    "not",
+    "between",
+    "in",
+    "like",
+    "startsWith",
+    "endsWith",
+}
+_STRING_RESULT = {
+    "upper",
+    "lower",
+    "initCap",
+    "substring",
+    "concat",
+    "concat_ws",
+    "trim",
+    "ltrim",
+    "rtrim",
+    "replace",
+    "reverse",
+    "repeat",
+    "lpad",
+    "rpad",
+}
 _DOUBLE_RESULT = {"power", "sqrt", "exp", "ln", "log10", "log2"}
 
 
@@ -187,13 +248,14 @@ def call_type(name: str, operands: list[Rex]) -> DataType:
     nullable = _nullable(*ts)
     if name in ("plus", "minus", "times"):
         if name == "plus" and any(t.type_root in _STRINGS for t in ts):
-            raise validation_error(
-                f"Invalid function call:\nplus({', '.join(str(t) for t in ts)})")
+            raise validation_error(f"Invalid function call:\nplus({', '.join(str(t) for t in ts)})")
         return numeric_common(ts[0], ts[1], name)
     if name == "divide":
         if _is_integral(ts[0]) and _is_integral(ts[1]):
             return numeric_common(ts[0], ts[1])
-        if "DECIMAL" in (ts[0].type_root, ts[1].type_root) and not {"DOUBLE", "FLOAT"} & {t.type_root for t in ts}:
+        if "DECIMAL" in (ts[0].type_root, ts[1].type_root) and not {"DOUBLE", "FLOAT"} & {
+            t.type_root for t in ts
+        }:
             return DecimalType(38, 6, nullable)
         return numeric_common(ts[0], ts[1])
     if name == "mod":
@@ -244,8 +306,13 @@ def aggregate_type(name: str, arg: DataType | None) -> DataType:
 class Resolver:
     """Binds a Table API expression to input columns (and registered functions)."""
 
-    def __init__(self, names: list[str], types: list[DataType], functions: dict[str, Any] | None = None,
-                 allow_aggregates: bool = False) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        types: list[DataType],
+        functions: dict[str, Any] | None = None,
+        allow_aggregates: bool = False,
+    ) -> None:
         self.names, self.types = names, types
         self.functions = functions or {}
         self.allow_aggregates = allow_aggregates
@@ -253,7 +320,8 @@ class Resolver:
     def field(self, name: str) -> Rex:
         if name not in self.names:
             raise validation_error(
-                f"Cannot resolve field [{name}], input field list:[{', '.join(self.names)}].")
+                f"Cannot resolve field [{name}], input field list:[{', '.join(self.names)}]."
+            )
         i = self.names.index(name)
         return Rex("input", self.types[i], index=i)
 
@@ -268,8 +336,11 @@ class Resolver:
             return self.resolve(e.args[0])
         if e.kind == "cast":
             inner = self.resolve(e.args[0])
-            return Rex("cast", e.data_type.with_nullability(inner.type.is_nullable or e.data_type.is_nullable),
-                       operands=[inner])
+            return Rex(
+                "cast",
+                e.data_type.with_nullability(inner.type.is_nullable or e.data_type.is_nullable),
+                operands=[inner],
+            )
         if e.kind != "call":
             raise NotYetSupportedError(f"the expression '{e}' is not yet supported by flott's Table API")
         name = e.value
@@ -290,7 +361,8 @@ class Resolver:
         if not self.allow_aggregates:
             raise validation_error(
                 "Aggregate functions are not supported here: use group_by(...).select(...) or an "
-                "aggregation in SQL")
+                "aggregation in SQL"
+            )
         arg = operands[0] if operands else None
         return Rex("agg", aggregate_type(name, arg.type if arg else None), value=name, operands=operands)
 
@@ -305,8 +377,10 @@ class Resolver:
             if fn.kind != "scalar":
                 raise NotYetSupportedError(f"{fn.kind} functions are not yet supported in this position")
             return Rex("udf", fn.result_type, value=fn, operands=operands)
-        raise NotYetSupportedError(f"call() of {fn!r} is not yet supported: register it with "
-                                   "create_temporary_function or pass a @udf")
+        raise NotYetSupportedError(
+            f"call() of {fn!r} is not yet supported: register it with "
+            "create_temporary_function or pass a @udf"
+        )
 
 
 def make_call(name: str, operands: list[Rex]) -> Rex:
@@ -347,8 +421,10 @@ class Caster:
         if root in ("DOUBLE", "FLOAT"):
             return float(v)
         if root == "DECIMAL":
+            scale = t.scale if isinstance(t, DecimalType) else 0
             return decimal.Decimal(str(v).strip() if isinstance(v, str) else v).quantize(
-                decimal.Decimal(1).scaleb(-t.scale))  # type: ignore[attr-defined]
+                decimal.Decimal(1).scaleb(-scale)
+            )
         if root == "BOOLEAN":
             if isinstance(v, str):
                 return v.strip().lower() in ("true", "t", "yes", "y", "1")
@@ -380,12 +456,12 @@ def to_python(rex: Rex, consts: list[Any], udfs: list[Any]) -> str:
         return f"n_cast({to_python(inner, consts, udfs)}, K[{len(consts) - 1}])"
     if k == "udf":
         consts.append(rex.value.evaluator())
-        args = ", ".join(to_python(o, consts, udfs) for o in rex.operands)
-        return f"K[{len(consts) - 1}]({args})"
+        call_args = ", ".join(to_python(o, consts, udfs) for o in rex.operands)
+        return f"K[{len(consts) - 1}]({call_args})"
     if k == "agg":
         raise validation_error("Aggregate functions are not supported in this position")
     name = rex.value
-    args = [to_python(o, consts, udfs) for o in rex.operands]
+    args = _coerced(rex, [to_python(o, consts, udfs) for o in rex.operands])
     if name == "isNull":
         return f"({args[0]} is None)"
     if name == "isNotNull":
@@ -407,6 +483,14 @@ def to_python(rex: Rex, consts: list[Any], udfs: list[Any]) -> str:
             out = f"({args[i + 1]} if {args[i]} is True else {out})"
         return out
     return f"{_SIMPLE[name]}({', '.join(args)})"
+
+
+def _coerced(rex: Rex, args: list[str]) -> list[str]:
+    """Python cannot mix Decimal and float: where DOUBLE meets DECIMAL, the DECIMAL side becomes float."""
+    types = [o.type.type_root for o in rex.operands]
+    if "DECIMAL" in types and ({"DOUBLE", "FLOAT"} & set(types)):
+        return [f"n_cast({a}, float)" if t == "DECIMAL" else a for a, t in zip(args, types, strict=True)]
+    return args
 
 
 def calc_source(projections: list[Rex], condition: Rex | None, consts: list[Any], udfs: list[Any]) -> str:

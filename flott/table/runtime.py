@@ -157,7 +157,7 @@ def n_substring(s: Any, start: Any, length: Any = -1) -> Any:
         return s[begin:]
     if length < 0:
         return None
-    return s[begin:begin + length]
+    return s[begin : begin + length]
 
 
 def n_concat(*parts: Any) -> Any:
@@ -321,7 +321,7 @@ class CompiledCode:
         if self._fn is None:
             namespace: dict[str, Any] = dict(HELPERS)
             namespace["K"] = self.consts
-            exec(compile(self.source, "<flott-table-calc>", "exec"), namespace)  # noqa: S102 - planner's code
+            exec(compile(self.source, "<flott-table-calc>", "exec"), namespace)
             self._fn = namespace["calc"]
         return self._fn
 
@@ -492,10 +492,23 @@ class UdafAcc(Accumulator):
 class AggSpec:
     """How to build one aggregate call's accumulator and which argument of the input it reads."""
 
-    def __init__(self, kind: str, arg: int | None, distinct: bool = False, integral: bool = False,
-                 udaf: Any = None, args: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self,
+        kind: str,
+        arg: int | None,
+        distinct: bool = False,
+        integral: bool = False,
+        udaf: Any = None,
+        args: tuple[int, ...] = (),
+    ) -> None:
         self.kind, self.arg, self.distinct, self.integral, self.udaf, self.args = (
-            kind, arg, distinct, integral, udaf, args)
+            kind,
+            arg,
+            distinct,
+            integral,
+            udaf,
+            args,
+        )
 
     def create(self) -> Accumulator:
         acc: Accumulator

@@ -90,8 +90,9 @@ class Schema:
         def column_by_expression(self, column_name: str, expr: Any) -> Schema.Builder:
             raise NotYetSupportedError("Schema computed columns (column_by_expression) are not yet supported")
 
-        def column_by_metadata(self, column_name: str, data_type: Any, metadata_key: str | None = None,
-                               is_virtual: bool = False) -> Schema.Builder:
+        def column_by_metadata(
+            self, column_name: str, data_type: Any, metadata_key: str | None = None, is_virtual: bool = False
+        ) -> Schema.Builder:
             raise NotYetSupportedError("Schema metadata columns are not yet supported")
 
         def watermark(self, column_name: str, watermark_expr: Any) -> Schema.Builder:

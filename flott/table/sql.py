@@ -27,22 +27,57 @@ if TYPE_CHECKING:
     from flott.table.table_environment import TableEnvironment
 
 _BINARY = {
-    exp.Add: "plus", exp.Sub: "minus", exp.Mul: "times", exp.Div: "divide", exp.Mod: "mod",
-    exp.EQ: "equals", exp.NEQ: "notEquals", exp.GT: "greaterThan", exp.GTE: "greaterThanOrEqual",
-    exp.LT: "lessThan", exp.LTE: "lessThanOrEqual", exp.And: "and", exp.Or: "or", exp.Like: "like",
-    exp.DPipe: "concat", exp.Pow: "power",
+    exp.Add: "plus",
+    exp.Sub: "minus",
+    exp.Mul: "times",
+    exp.Div: "divide",
+    exp.Mod: "mod",
+    exp.EQ: "equals",
+    exp.NEQ: "notEquals",
+    exp.GT: "greaterThan",
+    exp.GTE: "greaterThanOrEqual",
+    exp.LT: "lessThan",
+    exp.LTE: "lessThanOrEqual",
+    exp.And: "and",
+    exp.Or: "or",
+    exp.Like: "like",
+    exp.DPipe: "concat",
+    exp.Pow: "power",
 }
 _UNARY = {
-    exp.Upper: "upper", exp.Lower: "lower", exp.Length: "charLength", exp.Abs: "abs", exp.Not: "not",
-    exp.Neg: "minusPrefix", exp.Sqrt: "sqrt", exp.Exp: "exp", exp.Ln: "ln", exp.Initcap: "initCap",
+    exp.Upper: "upper",
+    exp.Lower: "lower",
+    exp.Length: "charLength",
+    exp.Abs: "abs",
+    exp.Not: "not",
+    exp.Neg: "minusPrefix",
+    exp.Sqrt: "sqrt",
+    exp.Exp: "exp",
+    exp.Ln: "ln",
+    exp.Initcap: "initCap",
     exp.Sign: "sign",
 }
 _AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
 _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
-    "CHAR_LENGTH": "charLength", "CHARACTER_LENGTH": "charLength", "MOD": "mod", "CONCAT_WS": "concat_ws",
-    "LTRIM": "ltrim", "RTRIM": "rtrim", "REPLACE": "replace", "REVERSE": "reverse", "REPEAT": "repeat",
-    "LPAD": "lpad", "RPAD": "rpad", "POSITION": "position", "LOG10": "log10", "LOG2": "log2",
-    "INITCAP": "initCap", "POWER": "power", "UPPER": "upper", "LOWER": "lower", "ABS": "abs",
+    "CHAR_LENGTH": "charLength",
+    "CHARACTER_LENGTH": "charLength",
+    "MOD": "mod",
+    "CONCAT_WS": "concat_ws",
+    "LTRIM": "ltrim",
+    "RTRIM": "rtrim",
+    "REPLACE": "replace",
+    "REVERSE": "reverse",
+    "REPEAT": "repeat",
+    "LPAD": "lpad",
+    "RPAD": "rpad",
+    "POSITION": "position",
+    "LOG10": "log10",
+    "LOG2": "log2",
+    "INITCAP": "initCap",
+    "POWER": "power",
+    "UPPER": "upper",
+    "LOWER": "lower",
+    "ABS": "abs",
 }
 
 
@@ -89,15 +124,20 @@ class SqlPlanner:
             where = f" at line {err.get('line', 1)}, column {err.get('col', 1)}"
             if not err.get("end_context") and "missing" in str(err.get("description", "")):
                 raise SqlParseError(
-                    f"org.apache.flink.table.api.SqlParserEOFException: Encountered \"<EOF>\"{where}.") from None
+                    f'org.apache.flink.table.api.SqlParserEOFException: Encountered "<EOF>"{where}.'
+                ) from None
             raise SqlParseError(
-                f"org.apache.flink.table.api.SqlParserException: SQL parse failed. Encountered \"{token}\"{where}."
+                "org.apache.flink.table.api.SqlParserException: SQL parse failed. "
+                f'Encountered "{token}"{where}.'
             ) from None
         except sqlglot.errors.TokenError as e:
-            raise SqlParseError(f"org.apache.flink.table.api.SqlParserException: SQL parse failed. {e}") from None
+            raise SqlParseError(
+                f"org.apache.flink.table.api.SqlParserException: SQL parse failed. {e}"
+            ) from None
         if len(statements) != 1:
-            raise SqlParseError("org.apache.flink.table.api.SqlParserException: only one statement can be "
-                                "executed at a time")
+            raise SqlParseError(
+                "org.apache.flink.table.api.SqlParserException: only one statement can be executed at a time"
+            )
         return statements[0]
 
     # --- statements -----------------------------------------------------------------------------
@@ -105,8 +145,10 @@ class SqlPlanner:
     def query(self) -> PlanNode:
         tree = self._parse()
         if not isinstance(tree, exp.Query):
-            raise SqlParseError("org.apache.flink.table.api.SqlParserException: SQL parse failed. "
-                                "Non-query expression encountered in illegal context")
+            raise SqlParseError(
+                "org.apache.flink.table.api.SqlParserException: SQL parse failed. "
+                "Non-query expression encountered in illegal context"
+            )
         return self._query(tree)
 
     def insert(self) -> tuple[str, Table]:
@@ -143,17 +185,22 @@ class SqlPlanner:
             if name not in self.t_env._catalog:
                 if tree.args.get("exists"):
                     return TableResult.ok()
-                raise validation_error(f"Temporary table with identifier '`default_catalog`.`default_database`."
-                                       f"`{name}`' does not exist.")
+                raise validation_error(
+                    f"Temporary table with identifier '`default_catalog`.`default_database`."
+                    f"`{name}`' does not exist."
+                )
             del self.t_env._catalog[name]
             return TableResult.ok()
         if isinstance(tree, exp.Show) and tree.name.upper() == "TABLES":
             from flott.table.types import DataTypes
 
-            return TableResult(["table name"], [DataTypes.STRING()],
-                               rows=[(n,) for n in self.t_env.list_tables()])
-        raise NotYetSupportedError(f"the SQL statement '{self.text.strip().split()[0].upper()}' "
-                                   f"({type(tree).__name__}) is not yet supported by flott")
+            return TableResult(
+                ["table name"], [DataTypes.STRING()], rows=[(n,) for n in self.t_env.list_tables()]
+            )
+        raise NotYetSupportedError(
+            f"the SQL statement '{self.text.strip().split()[0].upper()}' "
+            f"({type(tree).__name__}) is not yet supported by flott"
+        )
 
     def _create(self, tree: Any) -> TableResult:
         from flott.table.connectors import connector_table
@@ -172,11 +219,14 @@ class SqlPlanner:
         names, types = [], []
         for col in schema.expressions:
             if not isinstance(col, exp.ColumnDef):
-                raise NotYetSupportedError(f"CREATE TABLE: '{col.sql('spark')}' (watermarks, primary keys, "
-                                           "computed columns) is not yet supported")
+                raise NotYetSupportedError(
+                    f"CREATE TABLE: '{col.sql('spark')}' (watermarks, primary keys, "
+                    "computed columns) is not yet supported"
+                )
             if col.args.get("constraints"):
-                raise NotYetSupportedError(f"CREATE TABLE: column constraints ('{col.sql('spark')}') are "
-                                           "not yet supported")
+                raise NotYetSupportedError(
+                    f"CREATE TABLE: column constraints ('{col.sql('spark')}') are not yet supported"
+                )
             names.append(col.name)
             types.append(from_sqlglot(col.args["kind"]))
         options: dict[str, str] = {}
@@ -189,7 +239,8 @@ class SqlPlanner:
             if tree.args.get("exists"):
                 return TableResult.ok()
             raise validation_error(
-                f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`")
+                f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`"
+            )
         self.t_env._catalog[name] = connector_table(name, names, types, options)
         return TableResult.ok()
 
@@ -232,9 +283,13 @@ class SqlPlanner:
         if group is None and not aggs and having is None:
             node: PlanNode = Calc(source, rexes, names)
         else:
-            keys = [self._rex(g, scope, source, aggregates=False, aliases=dict(zip(names, exprs, strict=True)))
-                    for g in (group.expressions if group is not None else [])]
-            having_rex = self._rex(having.this, scope, source, aggregates=True) if having is not None else None
+            keys = [
+                self._rex(g, scope, source, aggregates=False, aliases=dict(zip(names, exprs, strict=True)))
+                for g in (group.expressions if group is not None else [])
+            ]
+            having_rex = (
+                self._rex(having.this, scope, source, aggregates=True) if having is not None else None
+            )
             node = self._aggregate(source, keys, rexes, names, having_rex, exprs, scope)
         if tree.args.get("distinct"):
             from flott.table.plan import aggregate_plan as agg
@@ -243,8 +298,16 @@ class SqlPlanner:
             node = agg(node, ids, [], list(node.names), [])
         return node
 
-    def _aggregate(self, source: PlanNode, keys: list[Rex], rexes: list[Rex], names: list[str],
-                   having: Rex | None, exprs: list[Any], scope: Scope) -> PlanNode:
+    def _aggregate(
+        self,
+        source: PlanNode,
+        keys: list[Rex],
+        rexes: list[Rex],
+        names: list[str],
+        having: Rex | None,
+        exprs: list[Any],
+        scope: Scope,
+    ) -> PlanNode:
         aggs: list[Rex] = []
         for r in rexes:
             collect_aggregates(r, aggs)
@@ -256,18 +319,23 @@ class SqlPlanner:
             node = next((c for e in exprs for c in e.find_all(exp.Column) if c.name == col), None)
             return self._invalid(node, f"Expression '{col}' is not being grouped")
 
-        agg_node = aggregate_plan(source, keys, aggs, [f"$g{i}" for i in range(len(keys))],
-                                  [f"$f{i}" for i in range(len(aggs))])
+        agg_node = aggregate_plan(
+            source, keys, aggs, [f"$g{i}" for i in range(len(keys))], [f"$f{i}" for i in range(len(aggs))]
+        )
         projections = [rewrite_over_aggregate(r, keys, aggs, not_grouped) for r in rexes]
         cond = rewrite_over_aggregate(having, keys, aggs, not_grouped) if having is not None else None
         return Calc(agg_node, projections, names, cond)
 
     def _select_items(self, tree: Any, scope: Scope) -> list[Any]:
-        items = []
+        items: list[Any] = []
         for item in tree.expressions:
-            if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+            if isinstance(item, exp.Star) or (
+                isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
+            ):
                 qualifier = item.table if isinstance(item, exp.Column) else ""
-                items.extend(exp.column(n, quoted=True) for q, n, _ in scope.columns if not qualifier or q == qualifier)
+                items.extend(
+                    exp.column(n, quoted=True) for q, n, _ in scope.columns if not qualifier or q == qualifier
+                )
             else:
                 items.append(item)
         return items
@@ -283,7 +351,9 @@ class SqlPlanner:
                 if (src.catalog or "default_catalog") != "default_catalog" or src.db != "default_database":
                     raise self._invalid(src, f"Object '{src.name}' not found")
             if isinstance(src.this, exp.Anonymous):
-                raise NotYetSupportedError(f"the table function {src.this.name}(...) in FROM is not yet supported")
+                raise NotYetSupportedError(
+                    f"the table function {src.this.name}(...) in FROM is not yet supported"
+                )
             name = src.name
             if name not in self.t_env._catalog:
                 raise self._invalid(src, f"Object '{name}' not found")
@@ -298,8 +368,9 @@ class SqlPlanner:
 
     # --- expressions ----------------------------------------------------------------------------
 
-    def _rex(self, e: Any, scope: Scope, source: PlanNode, aggregates: bool,
-             aliases: dict[str, Any] | None = None) -> Rex:
+    def _rex(
+        self, e: Any, scope: Scope, source: PlanNode, aggregates: bool, aliases: dict[str, Any] | None = None
+    ) -> Rex:
         def go(x: Any) -> Rex:
             return self._rex(x, scope, source, aggregates, aliases)
 
@@ -307,7 +378,9 @@ class SqlPlanner:
             return go(e.this)
         if isinstance(e, exp.Column):
             name, table = e.name, e.table
-            matches = [i for i, (q, n, _) in enumerate(scope.columns) if n == name and (not table or q == table)]
+            matches = [
+                i for i, (q, n, _) in enumerate(scope.columns) if n == name and (not table or q == table)
+            ]
             if not matches:
                 if aliases and name in aliases and not table:
                     return go(aliases[name])
@@ -332,16 +405,16 @@ class SqlPlanner:
             return Rex("lit", literal_type(bool(e.this)), value=bool(e.this))
         if isinstance(e, exp.Null):
             return Rex("lit", literal_type(None), value=None)
-        for cls, name in _AGGREGATES.items():
-            if isinstance(e, cls):
+        for agg_cls, name in _AGGREGATES.items():
+            if isinstance(e, agg_cls):
                 return self._agg(name, e, go, aggregates)
-        for cls, name in _BINARY.items():
-            if isinstance(e, cls):
+        for bin_cls, name in _BINARY.items():
+            if isinstance(e, bin_cls):
                 return make_call(name, [go(e.this), go(e.expression)])
         if isinstance(e, exp.Not) and isinstance(e.this, exp.Is):
             return make_call("isNotNull", [go(e.this.this)])
-        for cls, name in _UNARY.items():
-            if isinstance(e, cls):
+        for un_cls, name in _UNARY.items():
+            if isinstance(e, un_cls):
                 return make_call(name, [go(e.this)])
         if isinstance(e, exp.Is):
             if isinstance(e.expression, exp.Null):
@@ -365,11 +438,20 @@ class SqlPlanner:
             return make_call("coalesce", [go(e.this), *(go(x) for x in e.expressions)])
         if isinstance(e, exp.Trim):
             if e.args.get("position") or e.args.get("expression") is not None:
-                raise NotYetSupportedError(f"{e.sql('spark')}: TRIM with LEADING/TRAILING/characters is not yet supported")
+                raise NotYetSupportedError(
+                    f"{e.sql('spark')}: TRIM with LEADING/TRAILING/characters is not yet supported"
+                )
             return make_call("trim", [go(e.this)])
         if isinstance(e, exp.Round):
-            return make_call("round", [go(e.this), go(e.args["decimals"]) if e.args.get("decimals") is not None
-                                       else Rex("lit", literal_type(0), value=0)])
+            return make_call(
+                "round",
+                [
+                    go(e.this),
+                    go(e.args["decimals"])
+                    if e.args.get("decimals") is not None
+                    else Rex("lit", literal_type(0), value=0),
+                ],
+            )
         if isinstance(e, exp.Cast | exp.TryCast):
             inner = go(e.this)
             target = from_sqlglot(e.args["to"])
@@ -399,9 +481,12 @@ class SqlPlanner:
                 return Resolver([], [], {}, aggregates).udf_call(fn, args)
             if fname in _NAMED and isinstance(e, exp.Anonymous):
                 return make_call(_NAMED[fname], args)
-            raise self._invalid(e, f"No match found for function signature {fname.lower()}(...)"
-                                if isinstance(e, exp.Anonymous) else
-                                f"the function {fname} is not yet supported by flott")
+            raise self._invalid(
+                e,
+                f"No match found for function signature {fname.lower()}(...)"
+                if isinstance(e, exp.Anonymous)
+                else f"the function {fname} is not yet supported by flott",
+            )
         raise NotYetSupportedError(f"the SQL expression '{e.sql('spark')}' is not yet supported by flott")
 
     def _agg(self, name: str, e: Any, go: Any, aggregates: bool) -> Rex:
@@ -418,6 +503,10 @@ class SqlPlanner:
             operands: list[Rex] = []
         else:
             operands = [go(arg)]
-        return Rex("agg", aggregate_type(name, operands[0].type if operands else None), value=name,
-                   operands=operands, distinct=distinct)
-
+        return Rex(
+            "agg",
+            aggregate_type(name, operands[0].type if operands else None),
+            value=name,
+            operands=operands,
+            distinct=distinct,
+        )

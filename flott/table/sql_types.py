@@ -9,10 +9,17 @@ from flott.errors import NotYetSupportedError
 from flott.table.types import DataType, DataTypes, RowField
 
 _SIMPLE = {
-    "BIGINT": DataTypes.BIGINT, "INT": DataTypes.INT, "SMALLINT": DataTypes.SMALLINT,
-    "TINYINT": DataTypes.TINYINT, "BOOLEAN": DataTypes.BOOLEAN, "DOUBLE": DataTypes.DOUBLE,
-    "FLOAT": DataTypes.FLOAT, "DATE": DataTypes.DATE, "TEXT": DataTypes.STRING,
-    "BINARY": DataTypes.BYTES, "VARBINARY": DataTypes.BYTES,
+    "BIGINT": DataTypes.BIGINT,
+    "INT": DataTypes.INT,
+    "SMALLINT": DataTypes.SMALLINT,
+    "TINYINT": DataTypes.TINYINT,
+    "BOOLEAN": DataTypes.BOOLEAN,
+    "DOUBLE": DataTypes.DOUBLE,
+    "FLOAT": DataTypes.FLOAT,
+    "DATE": DataTypes.DATE,
+    "TEXT": DataTypes.STRING,
+    "BINARY": DataTypes.BYTES,
+    "VARBINARY": DataTypes.BYTES,
 }
 
 

@@ -23,7 +23,9 @@ class StatementSet:
         self._inserts.append(SqlPlanner(self._t_env, stmt).insert())
         return self
 
-    def add_insert(self, target_path_or_descriptor: Any, table: Table, overwrite: bool = False) -> StatementSet:
+    def add_insert(
+        self, target_path_or_descriptor: Any, table: Table, overwrite: bool = False
+    ) -> StatementSet:
         if overwrite:
             from flott.table.plan import refuse
 

@@ -88,8 +88,15 @@ class Table:
             return self._aggregate([], [], rexes, names)
         return Table(Calc(self._node, rexes, names), self._t_env)
 
-    def _aggregate(self, key_rexes: list[Rex], key_names: list[str], rexes: list[Rex], names: list[str],
-                   having: Rex | None = None, not_grouped: Any = None) -> Table:
+    def _aggregate(
+        self,
+        key_rexes: list[Rex],
+        key_names: list[str],
+        rexes: list[Rex],
+        names: list[str],
+        having: Rex | None = None,
+        not_grouped: Any = None,
+    ) -> Table:
         aggs: list[Rex] = []
         for r in rexes:
             collect_aggregates(r, aggs)
@@ -99,10 +106,13 @@ class Table:
         def table_not_grouped(rex: Rex) -> Exception:
             return validation_error(
                 f"Cannot resolve field [{self._node.names[rex.index]}], input field list:"
-                f"[{', '.join(key_names + [f'EXPR${i}' for i in range(len(aggs))])}].")
+                f"[{', '.join(key_names + [f'EXPR${i}' for i in range(len(aggs))])}]."
+            )
 
         ng = not_grouped or table_not_grouped
-        agg_node = aggregate_plan(self._node, key_rexes, aggs, key_names, [f"EXPR${i}" for i in range(len(aggs))])
+        agg_node = aggregate_plan(
+            self._node, key_rexes, aggs, key_names, [f"EXPR${i}" for i in range(len(aggs))]
+        )
         projections = [rewrite_over_aggregate(r, key_rexes, aggs, ng) for r in rexes]
         condition = rewrite_over_aggregate(having, key_rexes, aggs, ng) if having is not None else None
         return Table(Calc(agg_node, projections, names, condition), self._t_env)
@@ -110,7 +120,10 @@ class Table:
     def where(self, predicate: Expression) -> Table:
         rex = self._resolver().resolve(predicate)
         if rex.type.type_root != "BOOLEAN":
-            raise validation_error(f"Filter operation requires a boolean expression as input, but {predicate} is of type {rex.type}")  # noqa: E501
+            raise validation_error(
+                "Filter operation requires a boolean expression as input, "
+                f"but {predicate} is of type {rex.type}"
+            )
         projections = [Rex("input", t, index=i) for i, t in enumerate(self._node.types)]
         return Table(Calc(self._node, projections, list(self._node.names), rex), self._t_env)
 
@@ -126,7 +139,9 @@ class Table:
         for i, e in enumerate(self._expand(fields)):
             name = _name_of(e, len(names) + i)
             if name in names:
-                raise validation_error(f"Field '{name}' already exists in the table; use add_or_replace_columns")
+                raise validation_error(
+                    f"Field '{name}' already exists in the table; use add_or_replace_columns"
+                )
             projections.append(resolver.resolve(e))
             names.append(name)
         return Table(Calc(self._node, projections, names), self._t_env)
@@ -162,7 +177,8 @@ class Table:
                 raise validation_error(f"Unexpected non-field expression in drop_columns: {e}")
             if e.value not in self._node.names:
                 raise validation_error(
-                    f"Cannot resolve field [{e.value}], input field list:[{', '.join(self._node.names)}].")
+                    f"Cannot resolve field [{e.value}], input field list:[{', '.join(self._node.names)}]."
+                )
             drop.add(e.value)
         projections, names = self._identity()
         keep = [i for i, n in enumerate(names) if n not in drop]

@@ -31,9 +31,11 @@ _PREFIX = "default_catalog.default_database."
 def _short(path: str) -> str:
     for prefix in (_PREFIX, "default_database."):
         if path.startswith(prefix):
-            return path[len(prefix):]
+            return path[len(prefix) :]
     if "." in path:
-        raise NotYetSupportedError(f"table path '{path}': only the default catalog and database are supported")
+        raise NotYetSupportedError(
+            f"table path '{path}': only the default catalog and database are supported"
+        )
     return path
 
 
@@ -50,7 +52,9 @@ class TableEnvironment:
         if environment_settings is None:
             environment_settings = EnvironmentSettings.in_streaming_mode()
         if not isinstance(environment_settings, EnvironmentSettings):
-            environment_settings = EnvironmentSettings.new_instance().with_configuration(environment_settings).build()
+            environment_settings = (
+                EnvironmentSettings.new_instance().with_configuration(environment_settings).build()
+            )
         return TableEnvironment(environment_settings)
 
     def get_config(self) -> TableConfig:
@@ -92,8 +96,9 @@ class TableEnvironment:
         name = _short(path)
         entry = self._catalog.get(name)
         if entry is None:
-            raise validation_error(f"{position}Object '{name}' not found" if position else
-                                   f"Table `{path}` was not found.")
+            raise validation_error(
+                f"{position}Object '{name}' not found" if position else f"Table `{path}` was not found."
+            )
         if isinstance(entry, ConnectorTable):
             return Scan(entry)
         return entry
@@ -101,8 +106,7 @@ class TableEnvironment:
     def create_temporary_view(self, view_path: str, table_or_data_stream: Any, *fields: Any) -> None:
         name = _short(view_path)
         if name in self._catalog:
-            raise validation_error(
-                f"Temporary table '{_PREFIX}{name}' already exists")
+            raise validation_error(f"Temporary table '{_PREFIX}{name}' already exists")
         if not isinstance(table_or_data_stream, Table):
             table_or_data_stream = self.from_data_stream(table_or_data_stream, *fields)  # type: ignore[attr-defined]
         self._catalog[name] = table_or_data_stream._node
@@ -111,8 +115,9 @@ class TableEnvironment:
         self.create_temporary_view(name, table)
 
     def create_temporary_table(self, path: str, descriptor: Any) -> None:
-        self._catalog[_short(path)] = connector_table(_short(path), descriptor.schema.names,
-                                                      descriptor.schema.types, descriptor.options())
+        self._catalog[_short(path)] = connector_table(
+            _short(path), descriptor.schema.names, descriptor.schema.types, descriptor.options()
+        )
 
     def create_table(self, path: str, descriptor: Any) -> None:
         self.create_temporary_table(path, descriptor)
@@ -159,8 +164,12 @@ class TableEnvironment:
     def create_temporary_system_function(self, name: str, function: Any) -> None:
         self._functions[name.lower()] = _wrap_function(function)
 
-    def create_function(self, path: str, function_class_name: Any, ignore_if_exists: bool | None = None) -> None:
-        raise NotYetSupportedError("create_function with a class name (catalog functions) is not yet supported")
+    def create_function(
+        self, path: str, function_class_name: Any, ignore_if_exists: bool | None = None
+    ) -> None:
+        raise NotYetSupportedError(
+            "create_function with a class name (catalog functions) is not yet supported"
+        )
 
     def drop_temporary_function(self, path: str) -> bool:
         return self._functions.pop(_short(path).lower(), None) is not None
@@ -195,7 +204,9 @@ class TableEnvironment:
                 env.configure(conf)
         else:
             env = StreamExecutionEnvironment.get_execution_environment(conf or None)
-        env.set_runtime_mode(RuntimeExecutionMode.STREAMING if self._streaming else RuntimeExecutionMode.BATCH)
+        env.set_runtime_mode(
+            RuntimeExecutionMode.STREAMING if self._streaming else RuntimeExecutionMode.BATCH
+        )
         return env
 
     def _context(self) -> TranslationContext:
@@ -216,7 +227,9 @@ class TableEnvironment:
         for target, table in inserts:
             sink = self._sink_table(target)
             sink.check_insert(table._node)
-            sink.connector.sink_stream(ctx, sink, table._node.translate(ctx), table._node.is_updating(ctx.streaming))
+            sink.connector.sink_stream(
+                ctx, sink, table._node.translate(ctx), table._node.is_updating(ctx.streaming)
+            )
             sink_names.append(_PREFIX + sink.name)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingUidWarning)
@@ -229,7 +242,9 @@ class TableEnvironment:
             if entry is None:
                 raise validation_error(f"Table `{target}` was not found.")
             if not isinstance(entry, ConnectorTable):
-                raise validation_error(f"Table '{_PREFIX}{_short(target)}' is a view and cannot be written to")
+                raise validation_error(
+                    f"Table '{_PREFIX}{_short(target)}' is a view and cannot be written to"
+                )
             return entry
         return connector_table("*anonymous*", target.schema.names, target.schema.types, target.options())
 
@@ -241,12 +256,15 @@ def _wrap_function(function: Any) -> Any:
         return function
     raise NotYetSupportedError(
         f"create_temporary_function needs a function made with @udf/udaf (got {type(function).__name__}); "
-        f"{udf.__name__} wraps a ScalarFunction")
+        f"{udf.__name__} wraps a ScalarFunction"
+    )
 
 
 class StreamTableEnvironment(TableEnvironment):
     @staticmethod
-    def create(stream_execution_environment: Any = None, environment_settings: Any = None) -> StreamTableEnvironment:  # type: ignore[override]  # noqa: E501
+    def create(  # type: ignore[override]  # PyFlink's signature: the DataStream environment first
+        stream_execution_environment: Any = None, environment_settings: Any = None
+    ) -> StreamTableEnvironment:
         from flott.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 
         env = stream_execution_environment or StreamExecutionEnvironment.get_execution_environment()

@@ -57,9 +57,17 @@ class CloseableIterator:
 
 
 class TableResult:
-    def __init__(self, names: list[str], types: list[DataType], *, streaming: bool = False,
-                 records: Callable[[], Iterator[Any]] | None = None, job_client: Any = None,
-                 rows: list[tuple[Any, ...]] | None = None, kind: str = ResultKind.SUCCESS_WITH_CONTENT) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        types: list[DataType],
+        *,
+        streaming: bool = False,
+        records: Callable[[], Iterator[Any]] | None = None,
+        job_client: Any = None,
+        rows: list[tuple[Any, ...]] | None = None,
+        kind: str = ResultKind.SUCCESS_WITH_CONTENT,
+    ) -> None:
         self._names, self._types = names, types
         self._streaming = streaming
         self._records = records
@@ -69,13 +77,18 @@ class TableResult:
 
     @staticmethod
     def ok() -> TableResult:
-        return TableResult(["result"], [VarCharType(VarCharType.MAX_LENGTH)], rows=[("OK",)],
-                           kind=ResultKind.SUCCESS)
+        return TableResult(
+            ["result"], [VarCharType(VarCharType.MAX_LENGTH)], rows=[("OK",)], kind=ResultKind.SUCCESS
+        )
 
     @staticmethod
     def of_insert(sink_names: list[str], job_client: Any) -> TableResult:
-        return TableResult(sink_names, [BigIntType(False)] * len(sink_names), job_client=job_client,
-                           rows=[tuple(-1 for _ in sink_names)])
+        return TableResult(
+            sink_names,
+            [BigIntType(False)] * len(sink_names),
+            job_client=job_client,
+            rows=[tuple(-1 for _ in sink_names)],
+        )
 
     def get_job_client(self) -> Any:
         return self._job_client
@@ -107,7 +120,10 @@ class TableResult:
             print("OK")
             return
         with_op = self._streaming
-        widths = [max(len(n), t.print_width(), len(NULL_COLUMN)) for n, t in zip(self._names, self._types, strict=True)]
+        widths = [
+            max(len(n), t.print_width(), len(NULL_COLUMN))
+            for n, t in zip(self._names, self._types, strict=True)
+        ]
         if with_op:
             widths.insert(0, 2)
         border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
@@ -128,7 +144,10 @@ class TableResult:
                     print(border)
                     print(line((["op"] if with_op else []) + list(self._names)))
                     print(border)
-                cells = [NULL_COLUMN if v is None else t.format_sql(v) for t, v in zip(self._types, vals, strict=True)]
+                cells = [
+                    NULL_COLUMN if v is None else t.format_sql(v)
+                    for t, v in zip(self._types, vals, strict=True)
+                ]
                 print(line(([str(_KINDS[kind])] if with_op else []) + cells), flush=False)
                 count += 1
         finally:
@@ -140,5 +159,3 @@ class TableResult:
             return
         print(border)
         print("1 row in set" if count == 1 else f"{count} rows in set", flush=True)
-
-

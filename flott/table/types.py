@@ -319,7 +319,9 @@ class MapType(DataType):
         return "{" + ", ".join(items) + "}"
 
     def format_java(self, value: Any) -> str:
-        items = (f"{_fmt(self.key_type, k, False)}={_fmt(self.value_type, v, False)}" for k, v in value.items())
+        items = (
+            f"{_fmt(self.key_type, k, False)}={_fmt(self.value_type, v, False)}" for k, v in value.items()
+        )
         return "{" + ", ".join(items) + "}"
 
 
@@ -355,7 +357,9 @@ class RowType(DataType):
 
     def format_sql(self, value: Any) -> str:
         vals = list(value)
-        return "(" + ", ".join(_fmt(f.data_type, v, True) for f, v in zip(self.fields, vals, strict=False)) + ")"
+        return (
+            "(" + ", ".join(_fmt(f.data_type, v, True) for f, v in zip(self.fields, vals, strict=False)) + ")"
+        )
 
     def format_java(self, value: Any) -> str:
         vals = list(value)
@@ -373,101 +377,101 @@ class DataTypes:
     """Factory of data types, with PyFlink's names and defaults."""
 
     @staticmethod
-    def NULL() -> DataType:  # noqa: N802
+    def NULL() -> DataType:
         t = DataType()
         t._name = "NULL"
         return t
 
     @staticmethod
-    def CHAR(length: int, nullable: bool = True) -> CharType:  # noqa: N802
+    def CHAR(length: int, nullable: bool = True) -> CharType:
         return CharType(length, nullable)
 
     @staticmethod
-    def VARCHAR(length: int, nullable: bool = True) -> VarCharType:  # noqa: N802
+    def VARCHAR(length: int, nullable: bool = True) -> VarCharType:
         return VarCharType(length, nullable)
 
     @staticmethod
-    def STRING(nullable: bool = True) -> VarCharType:  # noqa: N802
+    def STRING(nullable: bool = True) -> VarCharType:
         return VarCharType(VarCharType.MAX_LENGTH, nullable)
 
     @staticmethod
-    def BOOLEAN(nullable: bool = True) -> BooleanType:  # noqa: N802
+    def BOOLEAN(nullable: bool = True) -> BooleanType:
         return BooleanType(nullable)
 
     @staticmethod
-    def BINARY(length: int, nullable: bool = True) -> BinaryType:  # noqa: N802
+    def BINARY(length: int, nullable: bool = True) -> BinaryType:
         return BinaryType(length, nullable)
 
     @staticmethod
-    def VARBINARY(length: int, nullable: bool = True) -> VarBinaryType:  # noqa: N802
+    def VARBINARY(length: int, nullable: bool = True) -> VarBinaryType:
         return VarBinaryType(length, nullable)
 
     @staticmethod
-    def BYTES(nullable: bool = True) -> VarBinaryType:  # noqa: N802
+    def BYTES(nullable: bool = True) -> VarBinaryType:
         return VarBinaryType(VarBinaryType.MAX_LENGTH, nullable)
 
     @staticmethod
-    def DECIMAL(precision: int, scale: int, nullable: bool = True) -> DecimalType:  # noqa: N802
+    def DECIMAL(precision: int, scale: int, nullable: bool = True) -> DecimalType:
         return DecimalType(precision, scale, nullable)
 
     @staticmethod
-    def TINYINT(nullable: bool = True) -> TinyIntType:  # noqa: N802
+    def TINYINT(nullable: bool = True) -> TinyIntType:
         return TinyIntType(nullable)
 
     @staticmethod
-    def SMALLINT(nullable: bool = True) -> SmallIntType:  # noqa: N802
+    def SMALLINT(nullable: bool = True) -> SmallIntType:
         return SmallIntType(nullable)
 
     @staticmethod
-    def INT(nullable: bool = True) -> IntType:  # noqa: N802
+    def INT(nullable: bool = True) -> IntType:
         return IntType(nullable)
 
     @staticmethod
-    def BIGINT(nullable: bool = True) -> BigIntType:  # noqa: N802
+    def BIGINT(nullable: bool = True) -> BigIntType:
         return BigIntType(nullable)
 
     @staticmethod
-    def FLOAT(nullable: bool = True) -> FloatType:  # noqa: N802
+    def FLOAT(nullable: bool = True) -> FloatType:
         return FloatType(nullable)
 
     @staticmethod
-    def DOUBLE(nullable: bool = True) -> DoubleType:  # noqa: N802
+    def DOUBLE(nullable: bool = True) -> DoubleType:
         return DoubleType(nullable)
 
     @staticmethod
-    def DATE(nullable: bool = True) -> DateType:  # noqa: N802
+    def DATE(nullable: bool = True) -> DateType:
         return DateType(nullable)
 
     @staticmethod
-    def TIME(precision: int = 0, nullable: bool = True) -> TimeType:  # noqa: N802
+    def TIME(precision: int = 0, nullable: bool = True) -> TimeType:
         return TimeType(precision, nullable)
 
     @staticmethod
-    def TIMESTAMP(precision: int = 6, nullable: bool = True) -> TimestampType:  # noqa: N802
+    def TIMESTAMP(precision: int = 6, nullable: bool = True) -> TimestampType:
         return TimestampType(precision, nullable)
 
     @staticmethod
-    def TIMESTAMP_LTZ(precision: int = 6, nullable: bool = True) -> LocalZonedTimestampType:  # noqa: N802
+    def TIMESTAMP_LTZ(precision: int = 6, nullable: bool = True) -> LocalZonedTimestampType:
         return LocalZonedTimestampType(precision, nullable)
 
     @staticmethod
-    def TIMESTAMP_WITH_LOCAL_TIME_ZONE(precision: int = 6, nullable: bool = True) -> LocalZonedTimestampType:  # noqa: N802
+    def TIMESTAMP_WITH_LOCAL_TIME_ZONE(precision: int = 6, nullable: bool = True) -> LocalZonedTimestampType:
         return LocalZonedTimestampType(precision, nullable)
 
     @staticmethod
-    def ARRAY(element_type: DataType, nullable: bool = True) -> ArrayType:  # noqa: N802
+    def ARRAY(element_type: DataType, nullable: bool = True) -> ArrayType:
         return ArrayType(element_type, nullable)
 
     @staticmethod
-    def MAP(key_type: DataType, value_type: DataType, nullable: bool = True) -> MapType:  # noqa: N802
+    def MAP(key_type: DataType, value_type: DataType, nullable: bool = True) -> MapType:
         return MapType(key_type, value_type, nullable)
 
     @staticmethod
-    def FIELD(name: str, data_type: DataType, description: str | None = None) -> RowField:  # noqa: N802
+    def FIELD(name: str, data_type: DataType, description: str | None = None) -> RowField:
         return RowField(name, data_type, description)
 
     @staticmethod
-    def ROW(row_fields: Sequence[RowField] = (), nullable: bool = True) -> RowType:  # noqa: N802
+    def ROW(row_fields: Sequence[RowField] = (), nullable: bool = True) -> RowType:
         return RowType(row_fields, nullable)
 
 

@@ -12,7 +12,14 @@ from typing import Any
 
 from flott.errors import NotYetSupportedError
 
-__all__ = ["AggregateFunction", "FunctionContext", "ScalarFunction", "UserDefinedFunctionWrapper", "udaf", "udf"]
+__all__ = [
+    "AggregateFunction",
+    "FunctionContext",
+    "ScalarFunction",
+    "UserDefinedFunctionWrapper",
+    "udaf",
+    "udf",
+]
 
 
 class FunctionContext:
@@ -27,10 +34,10 @@ class FunctionContext:
 
 
 class UserDefinedFunction:
-    def open(self, function_context: FunctionContext) -> None:  # noqa: B027 - optional hook
+    def open(self, function_context: FunctionContext) -> None:
         """Called once per subtask before the first call."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:
         """Called once per subtask after the last call."""
 
     def is_deterministic(self) -> bool:
@@ -50,7 +57,9 @@ class AggregateFunction(UserDefinedFunction):
         raise NotImplementedError
 
     def retract(self, accumulator: Any, *args: Any) -> None:
-        raise NotYetSupportedError(f"{type(self).__name__} has no retract(): it cannot aggregate an updating input")
+        raise NotYetSupportedError(
+            f"{type(self).__name__} has no retract(): it cannot aggregate an updating input"
+        )
 
     def get_value(self, accumulator: Any) -> Any:
         raise NotImplementedError
@@ -74,17 +83,28 @@ class _FunctionEvaluator:
 
 
 class UserDefinedFunctionWrapper:
-    def __init__(self, fn: Any, kind: str, result_type: Any, name: str | None, input_types: Any = None,
-                 accumulator_type: Any = None) -> None:
+    def __init__(
+        self,
+        fn: Any,
+        kind: str,
+        result_type: Any,
+        name: str | None,
+        input_types: Any = None,
+        accumulator_type: Any = None,
+    ) -> None:
         if isinstance(result_type, str):
             from flott.table.sql_types import parse_type
 
             result_type = parse_type(result_type)
         if result_type is None:
-            raise NotYetSupportedError("a Python UDF needs its result_type (type inference is not yet supported)")
+            raise NotYetSupportedError(
+                "a Python UDF needs its result_type (type inference is not yet supported)"
+            )
         self.fn, self.kind, self.result_type, self.name = fn, kind, result_type, name
         self.input_types, self.accumulator_type = input_types, accumulator_type
-        functools.update_wrapper(self, fn if callable(fn) and not isinstance(fn, UserDefinedFunction) else type(fn))
+        functools.update_wrapper(
+            self, fn if callable(fn) and not isinstance(fn, UserDefinedFunction) else type(fn)
+        )
 
     def evaluator(self) -> Any:
         if self.kind == "aggregate":
@@ -100,8 +120,15 @@ class UserDefinedFunctionWrapper:
         return self
 
 
-def udf(f: Any = None, input_types: Any = None, result_type: Any = None, deterministic: Any = None,
-        name: str | None = None, func_type: str = "general", udf_type: str | None = None) -> Any:
+def udf(
+    f: Any = None,
+    input_types: Any = None,
+    result_type: Any = None,
+    deterministic: Any = None,
+    name: str | None = None,
+    func_type: str = "general",
+    udf_type: str | None = None,
+) -> Any:
     if (udf_type or func_type) != "general":
         raise NotYetSupportedError("vectorized (func_type='pandas') UDFs are not yet supported")
     if f is None:
@@ -109,13 +136,25 @@ def udf(f: Any = None, input_types: Any = None, result_type: Any = None, determi
     return UserDefinedFunctionWrapper(f, "scalar", result_type, name, input_types)
 
 
-def udaf(f: Any = None, input_types: Any = None, result_type: Any = None, accumulator_type: Any = None,
-         deterministic: Any = None, name: str | None = None, func_type: str = "general") -> Any:
+def udaf(
+    f: Any = None,
+    input_types: Any = None,
+    result_type: Any = None,
+    accumulator_type: Any = None,
+    deterministic: Any = None,
+    name: str | None = None,
+    func_type: str = "general",
+) -> Any:
     if func_type != "general":
         raise NotYetSupportedError("vectorized (func_type='pandas') UDAFs are not yet supported")
     if f is None:
-        return functools.partial(udaf, input_types=input_types, result_type=result_type,
-                                 accumulator_type=accumulator_type, name=name)
+        return functools.partial(
+            udaf,
+            input_types=input_types,
+            result_type=result_type,
+            accumulator_type=accumulator_type,
+            name=name,
+        )
     return UserDefinedFunctionWrapper(f, "aggregate", result_type, name, input_types, accumulator_type)
 
 
