@@ -82,6 +82,15 @@ def _nullable(*ts: DataType) -> bool:
     return any(t.is_nullable for t in ts)
 
 
+def _adjusted_decimal(p: int, s: int, nullable: bool) -> DecimalType:
+    """Flink's (SQL Server's) rule when a decimal result needs more than 38 digits: keep the
+    integral digits, give up scale down to 6."""
+    if p > 38:
+        s = max(38 - (p - s), min(s, 6))
+        p = 38
+    return DecimalType(p, s, nullable)
+
+
 def numeric_common(a: DataType, b: DataType, op: str = "plus") -> DataType:
     nullable = _nullable(a, b)
     if not (_is_numeric(a) and _is_numeric(b)):
@@ -98,11 +107,14 @@ def numeric_common(a: DataType, b: DataType, op: str = "plus") -> DataType:
     if "DECIMAL" in roots:
         da, db = _decimal_of(a), _decimal_of(b)
         if op == "times":
-            p, s = da.precision + db.precision, da.scale + db.scale
+            p, s = da.precision + db.precision + 1, da.scale + db.scale
+        elif op == "divide":
+            s = max(6, da.scale + db.precision + 1)
+            p = da.precision - da.scale + db.scale + s
         else:
             s = max(da.scale, db.scale)
             p = max(da.precision - da.scale, db.precision - db.scale) + s + 1
-        return DecimalType(min(p, 38), min(s, 38), nullable)
+        return _adjusted_decimal(p, s, nullable)
     wider = a if _INTEGRAL[a.type_root] >= _INTEGRAL[b.type_root] else b
     return wider.with_nullability(nullable)
 
@@ -253,11 +265,7 @@ def call_type(name: str, operands: list[Rex]) -> DataType:
     if name == "divide":
         if _is_integral(ts[0]) and _is_integral(ts[1]):
             return numeric_common(ts[0], ts[1])
-        if "DECIMAL" in (ts[0].type_root, ts[1].type_root) and not {"DOUBLE", "FLOAT"} & {
-            t.type_root for t in ts
-        }:
-            return DecimalType(38, 6, nullable)
-        return numeric_common(ts[0], ts[1])
+        return numeric_common(ts[0], ts[1], "divide")
     if name == "mod":
         return ts[1].with_nullability(nullable)
     if name in ("minusPrefix", "abs", "round", "sign"):

@@ -248,17 +248,21 @@ class SqlPlanner:
 
     def _query(self, tree: Any) -> PlanNode:
         if isinstance(tree, exp.Union):
+            union: PlanNode = Union([self._query(tree.this), self._query(tree.expression)])
             if tree.args.get("distinct"):
-                raise NotYetSupportedError("UNION (distinct) is not yet supported; UNION ALL is")
-            return Union([self._query(tree.this), self._query(tree.expression)])
+                ids = [Rex("input", t, index=i) for i, t in enumerate(union.types)]
+                union = aggregate_plan(union, ids, [], list(union.names), [])
+            return union
         if isinstance(tree, exp.Subquery):
             return self._query(tree.this)
         if not isinstance(tree, exp.Select):
-            raise NotYetSupportedError(f"the query '{tree.sql('spark')}' is not yet supported")
-        for clause in ("order", "limit", "offset", "windows", "qualify", "with_", "joins", "laterals"):
+            raise NotYetSupportedError(f"SQL {type(tree).__name__.upper()} ('{tree.sql('spark')}') is not yet supported")
+        for clause in ("order", "limit", "offset", "windows", "qualify", "with_", "laterals"):
             if tree.args.get(clause):
                 raise NotYetSupportedError(f"SQL {clause.rstrip('_').upper()} is not yet supported by flott")
         source, scope = self._from(tree.args.get("from_"))
+        for join in tree.args.get("joins") or []:
+            source, scope = self._join(source, scope, join)
         where = tree.args.get("where")
         if where is not None:
             cond = self._rex(where.this, scope, source, aggregates=False)
@@ -339,6 +343,30 @@ class SqlPlanner:
             else:
                 items.append(item)
         return items
+
+    def _join(self, left: PlanNode, scope: Scope, join: Any) -> tuple[PlanNode, Scope]:
+        from flott.table.join import plan_join
+
+        if join.args.get("using"):
+            raise NotYetSupportedError("JOIN ... USING is not yet supported; write the ON condition")
+        side = (join.side or "").upper()
+        kind = (join.kind or "").upper()
+        if kind in ("CROSS",) or (not side and kind not in ("", "INNER")):
+            raise NotYetSupportedError(f"SQL {kind} JOIN is not yet supported")
+        right, right_scope = self._from(exp.From(this=join.this))
+        both = Scope(scope.columns + right_scope.columns)
+        node_names = [n for _, n, _ in both.columns]
+        on = join.args.get("on")
+        cond = self._rex(on, both, left, aggregates=False) if on is not None else None
+        unique = []
+        for n in node_names:
+            candidate, k = n, 0
+            while candidate in unique:
+                candidate = f"{n}{k}"
+                k += 1
+            unique.append(candidate)
+        node = plan_join(left, right, cond, side or "INNER", unique)
+        return node, Scope([(q, n, t) for (q, n, _), t in zip(both.columns, node.types, strict=True)])
 
     def _from(self, from_: Any) -> tuple[PlanNode, Scope]:
         if from_ is None:

@@ -212,10 +212,14 @@ class Table:
     # --- refused for now --------------------------------------------------------------------------
 
     def join(self, right: Table, join_predicate: Expression | None = None) -> Table:
-        raise refuse("Table.join")
+        from flott.table.join import join_tables
+
+        return join_tables(self, right, join_predicate, "INNER")
 
     def left_outer_join(self, right: Table, join_predicate: Expression | None = None) -> Table:
-        raise refuse("Table.left_outer_join")
+        from flott.table.join import join_tables
+
+        return join_tables(self, right, join_predicate, "LEFT")
 
     def right_outer_join(self, right: Table, join_predicate: Expression) -> Table:
         raise refuse("Table.right_outer_join")
