@@ -133,8 +133,15 @@ class JoinFunction(KeyedCoProcessFunction):
 
 
 class Join(PlanNode):
-    def __init__(self, left: PlanNode, right: PlanNode, left_outer: bool, left_keys: list[int],
-                 right_keys: list[int], names: list[str]) -> None:
+    def __init__(
+        self,
+        left: PlanNode,
+        right: PlanNode,
+        left_outer: bool,
+        left_keys: list[int],
+        right_keys: list[int],
+        names: list[str],
+    ) -> None:
         self.left, self.right, self.left_outer = left, right, left_outer
         self.left_keys, self.right_keys = left_keys, right_keys
         self.names = names
@@ -142,15 +149,22 @@ class Join(PlanNode):
         self.types = list(left.types) + right_types
 
     def is_updating(self, streaming: bool) -> bool:
-        return streaming and (self.left_outer or self.left.is_updating(streaming) or self.right.is_updating(streaming))
+        return streaming and (
+            self.left_outer or self.left.is_updating(streaming) or self.right.is_updating(streaming)
+        )
 
     def _translate(self, ctx: TranslationContext) -> Any:
         left = self.left.translate(ctx)
         right = self.right.translate(ctx)
         fn = JoinFunction(self.left_outer, len(self.left.types), len(self.right.types), not ctx.streaming)
-        joined = left.connect(right).key_by(
-            runtime.TupleKeySelector(tuple(self.left_keys)), runtime.TupleKeySelector(tuple(self.right_keys))
-        ).process(fn)
+        joined = (
+            left.connect(right)
+            .key_by(
+                runtime.TupleKeySelector(tuple(self.left_keys)),
+                runtime.TupleKeySelector(tuple(self.right_keys)),
+            )
+            .process(fn)
+        )
         return ctx.uid(joined.name("Join"), "join")
 
 
@@ -189,14 +203,19 @@ def plan_join(left: PlanNode, right: PlanNode, cond: Rex | None, kind: str, name
         raise NotYetSupportedError("a join without an equality predicate (a cross join) is not yet supported")
     pairs, rest = split_condition(cond, len(left.types))
     if not pairs:
-        raise NotYetSupportedError("a join without an equality predicate between both sides is not yet supported")
+        raise NotYetSupportedError(
+            "a join without an equality predicate between both sides is not yet supported"
+        )
     if rest and kind != "INNER":
-        raise NotYetSupportedError("non-equality conditions in an outer join's ON clause are not yet supported")
+        raise NotYetSupportedError(
+            "non-equality conditions in an outer join's ON clause are not yet supported"
+        )
     for a, b in pairs:
         lt, rt = left.types[a], right.types[b]
         if lt.type_root != rt.type_root:
             raise NotYetSupportedError(
-                f"a join on columns of different types ({lt} and {rt}) is not yet supported")
+                f"a join on columns of different types ({lt} and {rt}) is not yet supported"
+            )
     node: PlanNode = Join(left, right, kind == "LEFT", [a for a, _ in pairs], [b for _, b in pairs], names)
     if rest:
         cond_rest = rest[0]
@@ -216,8 +235,7 @@ def join_tables(left: Table, right: Table, predicate: Any, kind: str) -> Table:
     ln, rn = left._node, right._node
     clash = sorted(set(ln.names) & set(rn.names))
     if clash:
-        raise validation_error(
-            f"join relations with ambiguous names: {', '.join(clash)}")
+        raise validation_error(f"join relations with ambiguous names: {', '.join(clash)}")
     names = list(ln.names) + list(rn.names)
     resolver = Resolver(names, list(ln.types) + list(rn.types), left._t_env._functions)
     cond = resolver.resolve(predicate) if predicate is not None else None

@@ -256,7 +256,9 @@ class SqlPlanner:
         if isinstance(tree, exp.Subquery):
             return self._query(tree.this)
         if not isinstance(tree, exp.Select):
-            raise NotYetSupportedError(f"SQL {type(tree).__name__.upper()} ('{tree.sql('spark')}') is not yet supported")
+            raise NotYetSupportedError(
+                f"SQL {type(tree).__name__.upper()} ('{tree.sql('spark')}') is not yet supported"
+            )
         for clause in ("order", "limit", "offset", "windows", "qualify", "with_", "laterals"):
             if tree.args.get(clause):
                 raise NotYetSupportedError(f"SQL {clause.rstrip('_').upper()} is not yet supported by flott")

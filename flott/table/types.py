@@ -164,7 +164,9 @@ class DecimalType(DataType):
         return self.precision + 2
 
     def format_sql(self, value: Any) -> str:
-        d = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-self.scale), rounding=decimal.ROUND_HALF_UP)
+        d = decimal.Decimal(value).quantize(
+            decimal.Decimal(1).scaleb(-self.scale), rounding=decimal.ROUND_HALF_UP
+        )
         return f"{d:f}"
 
 

@@ -23,22 +23,36 @@ def t_env() -> TableEnvironment:
 
 # What PyFlink 2.3 printed (as the message of the Java exception) for each statement.
 SQL_MISTAKES = [
-    ("SELECT x FROM T", TableValidationError,
-     "org.apache.flink.table.api.ValidationException: SQL validation failed. At line 1, column 8: "
-     "Column 'x' not found in any table"),
-    ("SELECT a FROM Nope", TableValidationError,
-     "org.apache.flink.table.api.ValidationException: SQL validation failed. From line 1, column 15 to "
-     "line 1, column 18: Object 'Nope' not found"),
-    ("SELECT a, COUNT(*) FROM T", TableValidationError,
-     "org.apache.flink.table.api.ValidationException: SQL validation failed. At line 1, column 8: "
-     "Expression 'a' is not being grouped"),
-    ("SELECT a FROM T WHERE", SqlParseError,
-     'org.apache.flink.table.api.SqlParserEOFException: Encountered "<EOF>" at line 1, column 21.'),
+    (
+        "SELECT x FROM T",
+        TableValidationError,
+        "org.apache.flink.table.api.ValidationException: SQL validation failed. At line 1, column 8: "
+        "Column 'x' not found in any table",
+    ),
+    (
+        "SELECT a FROM Nope",
+        TableValidationError,
+        "org.apache.flink.table.api.ValidationException: SQL validation failed. From line 1, column 15 to "
+        "line 1, column 18: Object 'Nope' not found",
+    ),
+    (
+        "SELECT a, COUNT(*) FROM T",
+        TableValidationError,
+        "org.apache.flink.table.api.ValidationException: SQL validation failed. At line 1, column 8: "
+        "Expression 'a' is not being grouped",
+    ),
+    (
+        "SELECT a FROM T WHERE",
+        SqlParseError,
+        'org.apache.flink.table.api.SqlParserEOFException: Encountered "<EOF>" at line 1, column 21.',
+    ),
 ]
 
 
 @pytest.mark.parametrize(("sql", "error", "message"), SQL_MISTAKES)
-def test_sql_mistakes_get_flinks_messages(t_env: TableEnvironment, sql: str, error: type, message: str) -> None:
+def test_sql_mistakes_get_flinks_messages(
+    t_env: TableEnvironment, sql: str, error: type, message: str
+) -> None:
     with pytest.raises(error) as raised:
         t_env.sql_query(sql)
     assert str(raised.value) == message
@@ -48,7 +62,8 @@ def test_an_unknown_column_in_the_table_api_names_the_input_fields(t_env: TableE
     with pytest.raises(TableValidationError) as raised:
         t_env.from_path("T").select(col("zz"))
     assert str(raised.value) == (
-        "org.apache.flink.table.api.ValidationException: Cannot resolve field [zz], input field list:[a, b, c]."
+        "org.apache.flink.table.api.ValidationException: "
+        "Cannot resolve field [zz], input field list:[a, b, c]."
     )
 
 
@@ -62,7 +77,10 @@ def test_derived_types_follow_flink(t_env: TableEnvironment) -> None:
         " |-- e: DECIMAL(22, 1)\n"
     )
     grouped = t_env.sql_query("SELECT b, COUNT(*) AS n, AVG(a) AS m, SUM(c) AS s FROM T GROUP BY b")
-    assert str(grouped.get_schema()) == "root\n |-- b: STRING\n |-- n: BIGINT NOT NULL\n |-- m: BIGINT\n |-- s: DOUBLE\n"
+    assert (
+        str(grouped.get_schema())
+        == "root\n |-- b: STRING\n |-- n: BIGINT NOT NULL\n |-- m: BIGINT\n |-- s: DOUBLE\n"
+    )
 
 
 def test_unnamed_columns_are_named_as_flink_names_them(t_env: TableEnvironment) -> None:
@@ -70,14 +88,28 @@ def test_unnamed_columns_are_named_as_flink_names_them(t_env: TableEnvironment) 
     names = t.select(col("a"), col("a") + 1, col("a").cast(DataTypes.INT()), (col("c") * 2).alias("d"))
     assert names.get_schema().get_field_names() == ["a", "_c1", "a-INT", "d"]
     assert t_env.sql_query("SELECT a, a + 1, UPPER(b) AS u FROM T").get_schema().get_field_names() == [
-        "a", "EXPR$1", "u"]
+        "a",
+        "EXPR$1",
+        "u",
+    ]
 
 
 def test_tableau_widths_come_from_the_types(capsys: pytest.CaptureFixture[str]) -> None:
     # PyFlink 2.3's print() of this row, streaming mode
-    types = [DataTypes.DECIMAL(10, 2), DataTypes.DATE(), DataTypes.TIMESTAMP(3), DataTypes.TIME(), DataTypes.TINYINT()]
-    row = (decimal.Decimal("1.50"), datetime.date(2024, 1, 2), datetime.datetime(2024, 1, 2, 3, 4, 5, 123000),
-           datetime.time(1, 2, 3), 7)
+    types = [
+        DataTypes.DECIMAL(10, 2),
+        DataTypes.DATE(),
+        DataTypes.TIMESTAMP(3),
+        DataTypes.TIME(),
+        DataTypes.TINYINT(),
+    ]
+    row = (
+        decimal.Decimal("1.50"),
+        datetime.date(2024, 1, 2),
+        datetime.datetime(2024, 1, 2, 3, 4, 5, 123000),
+        datetime.time(1, 2, 3),
+        7,
+    )
     TableResult(["d", "dt", "ts", "tm", "ti"], types, streaming=True, rows=[row]).print()
     assert capsys.readouterr().out == (
         "+----+--------------+------------+-------------------------+----------+--------+\n"

@@ -22,7 +22,9 @@ t_env.create_temporary_table(
 )
 statements = t_env.create_statement_set()
 statements.add_insert_sql("INSERT INTO nothing SELECT usr FROM clicks")
-statements.add_insert("described", t_env.from_path("clicks").group_by(col("url")).select(col("url"), col("usr").count))
+statements.add_insert(
+    "described", t_env.from_path("clicks").group_by(col("url")).select(col("url"), col("usr").count)
+)
 statements.execute().wait()
 t_env.execute_sql(
     "CREATE TABLE gen (id INT, label STRING) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', "

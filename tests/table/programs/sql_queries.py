@@ -3,8 +3,13 @@ from pyflink.table import EnvironmentSettings, TableEnvironment
 t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "1")
 people = t_env.from_elements(
-    [(1, "Alice", "Berlin", 34, 5200.5), (2, "bob", "Paris", 27, 3100.0), (3, "Carol", "Berlin", 45, None),
-     (4, "Dan", None, 19, 1200.25), (5, "Eve", "Paris", 31, 4000.0)],
+    [
+        (1, "Alice", "Berlin", 34, 5200.5),
+        (2, "bob", "Paris", 27, 3100.0),
+        (3, "Carol", "Berlin", 45, None),
+        (4, "Dan", None, 19, 1200.25),
+        (5, "Eve", "Paris", 31, 4000.0),
+    ],
     ["id", "name", "city", "age", "salary"],
 )
 t_env.create_temporary_view("people", people)

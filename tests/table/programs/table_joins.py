@@ -5,7 +5,9 @@ from pyflink.table.expressions import col
 def tables(settings):
     t_env = TableEnvironment.create(settings)
     t_env.get_config().set("parallelism.default", "1")
-    orders = t_env.from_elements([(1, "u1", 10), (2, "u2", 25), (3, "u1", 5), (4, "u9", 7)], ["oid", "uid", "amount"])
+    orders = t_env.from_elements(
+        [(1, "u1", 10), (2, "u2", 25), (3, "u1", 5), (4, "u9", 7)], ["oid", "uid", "amount"]
+    )
     users = t_env.from_elements([("u1", "Ann"), ("u2", "Ben"), ("u3", "Cyd")], ["id", "name"])
     t_env.create_temporary_view("orders", orders)
     t_env.create_temporary_view("users", users)
@@ -15,7 +17,9 @@ def tables(settings):
 # streaming: inner joins of insert-only inputs give the same rows whatever order the inputs arrive in
 t_env, orders, users = tables(EnvironmentSettings.in_streaming_mode())
 orders.join(users, col("uid") == col("id")).select(col("oid"), col("name"), col("amount")).execute().print()
-orders.join(users, (col("uid") == col("id")) & (col("amount") > 6)).select(col("oid"), col("name")).execute().print()
+orders.join(users, (col("uid") == col("id")) & (col("amount") > 6)).select(
+    col("oid"), col("name")
+).execute().print()
 t_env.sql_query(
     "SELECT o.oid, u.name, o.amount FROM orders AS o JOIN users AS u ON o.uid = u.id WHERE o.amount > 5"
 ).execute().print()
@@ -25,8 +29,10 @@ orders.union_all(orders).select(col("oid"), col("uid")).execute().print()
 t_env, orders, users = tables(EnvironmentSettings.in_batch_mode())
 orders.left_outer_join(users, col("uid") == col("id")).select(col("oid"), col("name")).execute().print()
 t_env.sql_query(
-    "SELECT u.name, COUNT(o.oid) AS n, SUM(o.amount) AS total FROM users u LEFT JOIN orders o ON u.id = o.uid "
-    "GROUP BY u.name"
+    "SELECT u.name, COUNT(o.oid) AS n, SUM(o.amount) AS total "
+    "FROM users u LEFT JOIN orders o ON u.id = o.uid GROUP BY u.name"
 ).execute().print()
-orders.union_all(orders).group_by(col("uid")).select(col("uid"), col("amount").sum.alias("s")).execute().print()
+orders.union_all(orders).group_by(col("uid")).select(
+    col("uid"), col("amount").sum.alias("s")
+).execute().print()
 t_env.sql_query("SELECT uid FROM orders UNION SELECT id FROM users").execute().print()

@@ -20,7 +20,9 @@ orders.select(
 ).execute().print()
 orders.where((col("amount") > 0) & (col("price") < 5)).select(col("id"), col("product")).execute().print()
 orders.filter(col("product").like("%an%")).execute().print()
-orders.add_columns(concat(col("product"), lit("!")).alias("shout")).drop_columns(col("price")).execute().print()
+orders.add_columns(concat(col("product"), lit("!")).alias("shout")).drop_columns(
+    col("price")
+).execute().print()
 orders.rename_columns(col("product").alias("item")).select(col("item"), col("id")).execute().print()
 orders.select(
     col("id"),
