@@ -7,7 +7,7 @@ from typing import Any
 from flott.errors import NotYetSupportedError
 from flott.table.types import DataType, RowType
 
-__all__ = ["Schema", "TableSchema"]
+__all__ = ["ResolvedSchema", "Schema", "TableSchema"]
 
 
 class TableSchema:
@@ -42,6 +42,14 @@ class TableSchema:
 
     def __repr__(self) -> str:
         return str(self)
+
+
+class ResolvedSchema(TableSchema):
+    """The resolved schema of a table; ``str`` is Flink's column list (what ``print_schema`` prints)."""
+
+    def __str__(self) -> str:
+        cols = ",\n".join(f"  `{n}` {t}" for n, t in zip(self._names, self._types, strict=True))
+        return f"(\n{cols}\n)"
 
 
 class Schema:

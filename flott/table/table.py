@@ -20,7 +20,7 @@ from flott.table.plan import (
     rewrite_over_aggregate,
 )
 from flott.table.planner import Resolver, Rex, validation_error
-from flott.table.schema import TableSchema
+from flott.table.schema import ResolvedSchema, TableSchema
 
 if TYPE_CHECKING:
     from flott.table.table_environment import TableEnvironment
@@ -51,11 +51,11 @@ class Table:
     def get_schema(self) -> TableSchema:
         return TableSchema(self._node.names, self._node.types)
 
-    def get_resolved_schema(self) -> TableSchema:
-        return self.get_schema()
+    def get_resolved_schema(self) -> ResolvedSchema:
+        return ResolvedSchema(self._node.names, self._node.types)
 
     def print_schema(self) -> None:
-        print(self.get_schema())
+        print(self.get_resolved_schema())
 
     def __str__(self) -> str:
         return f"UnnamedTable${id(self) % 1000}"
