@@ -218,6 +218,9 @@ _SIMPLE: dict[str, str] = {
     "sign": "n_sign",
     "isTrue": "n_is_true",
     "isFalse": "n_is_false",
+    "floor": "n_floor",
+    "ceil": "n_ceil",
+    "nullif": "n_nullif",
 }
 
 _BOOLEAN_RESULT = {
@@ -268,8 +271,10 @@ def call_type(name: str, operands: list[Rex]) -> DataType:
         return numeric_common(ts[0], ts[1], "divide")
     if name == "mod":
         return ts[1].with_nullability(nullable)
-    if name in ("minusPrefix", "abs", "round", "sign"):
+    if name in ("minusPrefix", "abs", "round", "sign", "floor", "ceil"):
         return ts[0]
+    if name == "nullif":
+        return ts[0].with_nullability(True)
     if name in _BOOLEAN_RESULT:
         return BooleanType(nullable)
     if name in ("isNull", "isNotNull", "isTrue", "isFalse", "isNotTrue", "isNotFalse"):
@@ -344,11 +349,8 @@ class Resolver:
             return self.resolve(e.args[0])
         if e.kind == "cast":
             inner = self.resolve(e.args[0])
-            return Rex(
-                "cast",
-                e.data_type.with_nullability(inner.type.is_nullable or e.data_type.is_nullable),
-                operands=[inner],
-            )
+            nullable = inner.type.is_nullable or e.data_type.is_nullable or e.value == "try"
+            return Rex("cast", e.data_type.with_nullability(nullable), value=e.value, operands=[inner])
         if e.kind != "call":
             raise NotYetSupportedError(f"the expression '{e}' is not yet supported by flott's Table API")
         name = e.value
@@ -461,6 +463,8 @@ def to_python(rex: Rex, consts: list[Any], udfs: list[Any]) -> str:
         if str(inner.type.with_nullability(True)) == str(rex.type.with_nullability(True)):
             return to_python(inner, consts, udfs)
         consts.append(Caster(inner.type, rex.type))
+        if rex.value == "try":
+            return f"n_try_cast({to_python(inner, consts, udfs)}, K[{len(consts) - 1}])"
         return f"n_cast({to_python(inner, consts, udfs)}, K[{len(consts) - 1}])"
     if k == "udf":
         consts.append(rex.value.evaluator())

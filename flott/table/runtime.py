@@ -287,6 +287,27 @@ def n_sign(v: Any) -> Any:
     return None if v is None else (v > 0) - (v < 0)
 
 
+def n_floor(v: Any) -> Any:
+    return None if v is None else type(v)(math.floor(v))
+
+
+def n_ceil(v: Any) -> Any:
+    return None if v is None else type(v)(math.ceil(v))
+
+
+def n_nullif(a: Any, b: Any) -> Any:
+    return None if a is not None and a == b else a
+
+
+def n_try_cast(v: Any, caster: Any) -> Any:
+    if v is None:
+        return None
+    try:
+        return caster(v)
+    except (ValueError, ArithmeticError, TypeError):
+        return None
+
+
 def n_is_true(v: Any) -> bool:
     return v is True
 

@@ -155,3 +155,26 @@ def test_unknown_connector_options_are_refused(t_env: TableEnvironment) -> None:
         t_env.execute_sql("CREATE TABLE s (a INT) WITH ('connector' = 'print', 'colour' = 'red')")
     with pytest.raises(NotYetSupportedError, match="kafka"):
         t_env.execute_sql("CREATE TABLE k (a INT) WITH ('connector' = 'kafka')")
+
+
+@pytest.mark.parametrize(
+    ("sql", "construct"),
+    [
+        (
+            "CREATE TABLE b (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+            "WITH ('connector' = 'datagen')",
+            "WATERMARK FOR",
+        ),
+        (
+            "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE T, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+            "GROUP BY window_start",
+            "window table-valued function",
+        ),
+        ("SELECT a, ROW_NUMBER() OVER (PARTITION BY b ORDER BY a) FROM T", "OVER aggregations"),
+    ],
+)
+def test_flink_dialect_constructs_not_planned_are_refused_by_name(
+    t_env: TableEnvironment, sql: str, construct: str
+) -> None:
+    with pytest.raises(NotYetSupportedError, match=construct):
+        t_env.execute_sql(sql)
