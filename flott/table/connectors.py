@@ -33,6 +33,7 @@ class ConnectorTable:
             options,
             connector,
         )
+        self.computed: tuple[str, list[tuple[str, Any]]] | None = None  # the DDL text, declared columns
 
     def check_insert(self, node: Any) -> None:
         if len(node.types) != len(self.types):

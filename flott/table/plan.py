@@ -90,7 +90,11 @@ class Calc(PlanNode):
         udfs: list[Any] = []
         source = calc_source(self.projections, self.condition, consts, udfs)
         fn = runtime.CalcFunction(runtime.CompiledCode(source, consts), udfs)
-        return ctx.uid(self.input.translate(ctx).flat_map(fn).name("Calc"), "calc")
+        upstream = self.input.translate(ctx)
+        # chained to its input at the input's parallelism, as Flink's Calc: a rebalance here would
+        # reorder the rows of one key before the next keyed operator (and change its changelog)
+        calc = upstream.flat_map(fn).name("Calc").set_parallelism(upstream.transformation.parallelism)
+        return ctx.uid(calc, "calc")
 
 
 class Aggregate(PlanNode):

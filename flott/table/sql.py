@@ -242,16 +242,23 @@ class SqlPlanner:
         if tree.expression is not None:
             raise NotYetSupportedError("CREATE TABLE ... AS SELECT is not yet supported")
         names, types = [], []
+        declared: list[tuple[str, Any]] = []  # (name, computed expression or None), in declared order
         for col in schema.expressions:
             if not isinstance(col, exp.ColumnDef):
                 raise NotYetSupportedError(
                     f"CREATE TABLE: '{col.sql('spark')}' (watermarks, primary keys, "
                     "computed columns) is not yet supported"
                 )
-            if col.args.get("constraints"):
+            constraints = col.args.get("constraints") or []
+            computed = [c.kind for c in constraints if isinstance(c.kind, exp.ComputedColumnConstraint)]
+            if len(computed) != len(constraints):
                 raise NotYetSupportedError(
                     f"CREATE TABLE: column constraints ('{col.sql('spark')}') are not yet supported"
                 )
+            if computed:
+                declared.append((col.name, computed[0].this))
+                continue
+            declared.append((col.name, None))
             names.append(col.name)
             types.append(from_sqlglot(col.args["kind"]))
         options: dict[str, str] = {}
@@ -266,8 +273,23 @@ class SqlPlanner:
             raise validation_error(
                 f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`"
             )
-        self.t_env._catalog[name] = connector_table(name, names, types, options)
+        table = connector_table(name, names, types, options)
+        if any(e is not None for _, e in declared):
+            table.computed = (self.text, declared)
+        self.t_env._catalog[name] = table
         return TableResult.ok()
+
+    def computed_columns(self, scan: PlanNode, declared: list[tuple[str, Any]]) -> PlanNode:
+        """A Calc over the connector's physical columns giving the declared columns, computed
+        ones (``doubled AS id * 2``) evaluated per row."""
+        scope = Scope([("", n, t) for n, t in zip(scan.names, scan.types, strict=True)])
+        rexes = [
+            Rex("input", scan.types[scan.names.index(n)], index=scan.names.index(n))
+            if e is None
+            else self._rex(e, scope, scan, aggregates=False)
+            for n, e in declared
+        ]
+        return Calc(scan, rexes, [n for n, _ in declared])
 
     # --- queries --------------------------------------------------------------------------------
 

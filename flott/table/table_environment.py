@@ -100,6 +100,11 @@ class TableEnvironment:
                 f"{position}Object '{name}' not found" if position else f"Table `{path}` was not found."
             )
         if isinstance(entry, ConnectorTable):
+            if entry.computed is not None:
+                from flott.table.sql import SqlPlanner
+
+                text, declared = entry.computed
+                return SqlPlanner(self, text).computed_columns(Scan(entry), declared)
             return Scan(entry)
         return entry
 
