@@ -152,6 +152,21 @@ class Union(PlanNode):
         return streams[0].union(*streams[1:])
 
 
+class Sort(PlanNode):
+    """ORDER BY [LIMIT/OFFSET] of a bounded input (batch mode): one sorted run at the end."""
+
+    def __init__(self, input: PlanNode, keys: list[tuple[int, bool]], offset: int, limit: int | None) -> None:
+        self.input, self.keys, self.offset, self.limit = input, keys, offset, limit
+        self.names, self.types = list(input.names), list(input.types)
+
+    def _translate(self, ctx: TranslationContext) -> Any:
+        if ctx.streaming:
+            raise refuse("ORDER BY / LIMIT in streaming mode (Top-N, sort on time attributes)")
+        ds = self.input.translate(ctx).key_by(runtime.ConstantKey())
+        out = ds.process(runtime.SortFunction(self.keys, self.offset, self.limit)).name("Sort")
+        return ctx.uid(out.set_parallelism(1), "sort")
+
+
 def aggregate_plan(
     input: PlanNode, key_rexes: list[Rex], agg_rexes: list[Rex], key_names: list[str], agg_names: list[str]
 ) -> Aggregate:

@@ -622,6 +622,47 @@ class GroupAggFunction(KeyedProcessFunction):
         return [(0, self._result(tuple(key), st[1]))]
 
 
+class SortFunction(KeyedProcessFunction):
+    """Batch ORDER BY [LIMIT]: every row to one key, sorted and emitted when the input ends."""
+
+    def __init__(self, keys: list[tuple[int, bool]], offset: int, limit: int | None) -> None:
+        self.keys, self.offset, self.limit = keys, offset, limit
+        self._rows: Any = None
+
+    def open(self, runtime_context: Any) -> None:
+        self._rows = runtime_context.get_state(ValueStateDescriptor("sort-rows", None))
+
+    def process_element(self, value: Any, ctx: Any) -> Iterable[Any] | None:
+        rows = self._rows.value()
+        if rows is None:
+            rows = []
+            ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
+        rows.append(value[1])
+        self._rows.update(rows)
+        return None
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Iterable[Any] | None:
+        rows = self._rows.value() or []
+        self._rows.clear()
+        for index, ascending in reversed(self.keys):  # stable sorts, last key first; NULLs first ascending
+            rows.sort(key=_sort_key(index), reverse=not ascending)
+        end = None if self.limit is None else self.offset + self.limit
+        return [(0, r) for r in rows[self.offset : end]]
+
+
+def _sort_key(index: int) -> Any:
+    def key(row: tuple[Any, ...]) -> tuple[bool, Any]:
+        v = row[index]
+        return (v is not None, v if v is not None else 0)
+
+    return key
+
+
+class ConstantKey(KeySelector):
+    def get_key(self, value: Any) -> Any:
+        return 0
+
+
 # --------------------------------------------------------------------------- sinks
 
 

@@ -11,6 +11,7 @@ parser stopped. Statements and clauses not planned here raise NotYetSupportedErr
 from __future__ import annotations
 
 import decimal
+import itertools
 from typing import TYPE_CHECKING, Any
 
 import sqlglot
@@ -96,6 +97,9 @@ _FLINK_ONLY = [
 ]
 
 
+_CLAUSE_KEYWORDS = frozenset({"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "UNION", "LIMIT"})
+
+
 class Scope:
     """The columns a SELECT sees: (table alias, column name, type) by position."""
 
@@ -139,8 +143,23 @@ class SqlPlanner:
             if re.search(pattern, upper):
                 raise NotYetSupportedError(f"{construct} is not yet supported by flott's SQL")
 
+    def _keyword_after_comma(self) -> None:
+        """Calcite's message for a clause keyword where a list item is expected (``a, FROM t``)."""
+        try:
+            tokens = sqlglot.Dialect.get_or_raise("spark").tokenize(self.text)
+        except sqlglot.errors.TokenError:
+            return
+        for prev, tok in itertools.pairwise(tokens):
+            if prev.token_type.name == "COMMA" and tok.text.upper() in _CLAUSE_KEYWORDS:
+                line, column = self._position(tok.start)
+                raise SqlParseError(
+                    "org.apache.flink.table.api.SqlParserException: SQL parse failed. Incorrect syntax near "
+                    f"the keyword '{tok.text.upper()}' at line {line}, column {column}."
+                )
+
     def _parse(self) -> Any:
         self._refuse_flink_only()
+        self._keyword_after_comma()
         try:
             statements = [s for s in sqlglot.parse(self.text, read="spark") if s is not None]
         except sqlglot.errors.ParseError as e:
@@ -306,7 +325,7 @@ class SqlPlanner:
             raise NotYetSupportedError(
                 f"SQL {type(tree).__name__.upper()} ('{tree.sql('spark')}') is not yet supported"
             )
-        for clause in ("order", "limit", "offset", "windows", "qualify", "with_", "laterals"):
+        for clause in ("windows", "qualify", "with_", "laterals"):
             if tree.args.get(clause):
                 raise NotYetSupportedError(f"SQL {clause.rstrip('_').upper()} is not yet supported by flott")
         source, scope = self._from(tree.args.get("from_"))
@@ -349,7 +368,33 @@ class SqlPlanner:
 
             ids = [Rex("input", t, index=i) for i, t in enumerate(node.types)]
             node = agg(node, ids, [], list(node.names), [])
-        return node
+        return self._sort(tree, node)
+
+    def _sort(self, tree: Any, node: PlanNode) -> PlanNode:
+        from flott.table.plan import Sort
+
+        order, limit, offset = tree.args.get("order"), tree.args.get("limit"), tree.args.get("offset")
+        if order is None and limit is None and offset is None:
+            return node
+        if self.t_env._streaming:
+            raise NotYetSupportedError(
+                "ORDER BY / LIMIT in streaming mode (Top-N, sort on time attributes) is not yet "
+                "supported by flott"
+            )
+        keys: list[tuple[int, bool]] = []
+        for o in order.expressions if order is not None else []:
+            e = o.this
+            name = e.name if isinstance(e, exp.Column) else None
+            if isinstance(e, exp.Literal) and not e.is_string:
+                index = int(e.this) - 1
+            elif name in node.names:
+                index = node.names.index(name)
+            else:
+                raise NotYetSupportedError(f"ORDER BY {e.sql('spark')}: only output columns are supported")
+            keys.append((index, not o.args.get("desc")))
+        n_limit = int(limit.expression.this) if limit is not None else None
+        n_offset = int(offset.expression.this) if offset is not None else 0
+        return Sort(node, keys, n_offset, n_limit)
 
     def _aggregate(
         self,

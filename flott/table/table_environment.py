@@ -194,6 +194,9 @@ class TableEnvironment:
 
         return SqlPlanner(self, stmt).execute()
 
+    def explain_sql(self, stmt: str, *extra_details: Any) -> str:
+        raise NotYetSupportedError("explain_sql (EXPLAIN plans) is not yet supported by flott")
+
     def create_statement_set(self) -> StatementSet:
         return StatementSet(self)
 

@@ -178,3 +178,27 @@ def test_flink_dialect_constructs_not_planned_are_refused_by_name(
 ) -> None:
     with pytest.raises(NotYetSupportedError, match=construct):
         t_env.execute_sql(sql)
+
+
+def test_a_keyword_where_a_column_is_expected_is_a_syntax_error_at_its_position(
+    t_env: TableEnvironment,
+) -> None:
+    with pytest.raises(SqlParseError) as raised:
+        t_env.execute_sql("SELECT id name, FROM t WHERE")
+    # PyFlink 2.3's message for the same statement
+    assert "SQL parse failed. Incorrect syntax near the keyword 'FROM' at line 1, column 17" in str(
+        raised.value
+    )
+
+
+def test_batch_order_by_is_planned_and_streaming_order_by_refused() -> None:
+    batch = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    batch.create_temporary_view("T", batch.from_elements([(1, "a")], ["x", "y"]))
+    assert batch.sql_query("SELECT x, y FROM T ORDER BY x DESC LIMIT 2").get_schema().get_field_names() == [
+        "x",
+        "y",
+    ]
+    stream = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    stream.create_temporary_view("T", stream.from_elements([(1, "a")], ["x", "y"]))
+    with pytest.raises(NotYetSupportedError, match="ORDER BY / LIMIT in streaming mode"):
+        stream.sql_query("SELECT x FROM T ORDER BY x")
