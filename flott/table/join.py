@@ -1,4 +1,7 @@
-"""Regular joins (inner, left outer) on equality predicates: Flink's StreamingJoinOperator on keyed state.
+"""Regular joins on equality predicates: Flink's StreamingJoinOperator on keyed state.
+
+Inner and left outer joins run in both modes; a right outer join is a left one with the sides
+swapped; a full outer join runs in batch mode (in streaming it is refused for now).
 
 Both inputs are keyed by their join-key columns and connected; each side keeps its rows per key in
 keyed state (row -> [multiplicity, number of matches on the other side]). In streaming mode an
@@ -27,8 +30,11 @@ if TYPE_CHECKING:
 
 
 class JoinFunction(KeyedCoProcessFunction):
-    def __init__(self, left_outer: bool, left_width: int, right_width: int, batch: bool) -> None:
+    def __init__(
+        self, left_outer: bool, left_width: int, right_width: int, batch: bool, right_outer: bool = False
+    ) -> None:
         self.left_outer = left_outer
+        self.right_outer = right_outer
         self.left_nulls = (None,) * left_width
         self.right_nulls = (None,) * right_width
         self.batch = batch
@@ -129,6 +135,9 @@ class JoinFunction(KeyedCoProcessFunction):
                     out.extend([(0, l_row + r)] * (n * m))
             elif self.left_outer:
                 out.extend([(0, l_row + self.right_nulls)] * n)
+        if not lefts and self.right_outer:
+            for r, (m, _) in rights.items():
+                out.extend([(0, self.left_nulls + r)] * m)
         return out
 
 
@@ -138,15 +147,17 @@ class Join(PlanNode):
         left: PlanNode,
         right: PlanNode,
         left_outer: bool,
+        right_outer: bool,
         left_keys: list[int],
         right_keys: list[int],
         names: list[str],
     ) -> None:
-        self.left, self.right, self.left_outer = left, right, left_outer
+        self.left, self.right, self.left_outer, self.right_outer = left, right, left_outer, right_outer
         self.left_keys, self.right_keys = left_keys, right_keys
         self.names = names
         right_types = [t.with_nullability(True) for t in right.types] if left_outer else list(right.types)
-        self.types = list(left.types) + right_types
+        left_types = [t.with_nullability(True) for t in left.types] if right_outer else list(left.types)
+        self.types = left_types + right_types
 
     def is_updating(self, streaming: bool) -> bool:
         return streaming and (
@@ -156,7 +167,11 @@ class Join(PlanNode):
     def _translate(self, ctx: TranslationContext) -> Any:
         left = self.left.translate(ctx)
         right = self.right.translate(ctx)
-        fn = JoinFunction(self.left_outer, len(self.left.types), len(self.right.types), not ctx.streaming)
+        if self.right_outer and ctx.streaming:
+            raise NotYetSupportedError("FULL OUTER JOIN in streaming mode is not yet supported by flott")
+        fn = JoinFunction(
+            self.left_outer, len(self.left.types), len(self.right.types), not ctx.streaming, self.right_outer
+        )
         joined = (
             left.connect(right)
             .key_by(
@@ -197,8 +212,8 @@ def split_condition(cond: Rex, left_width: int) -> tuple[list[tuple[int, int]], 
 
 def plan_join(left: PlanNode, right: PlanNode, cond: Rex | None, kind: str, names: list[str]) -> PlanNode:
     """A Join on the equalities of ``cond`` (over left + right columns), the rest as a filter."""
-    if kind not in ("INNER", "LEFT"):
-        raise NotYetSupportedError(f"{kind} OUTER JOIN is not yet supported by flott (INNER and LEFT are)")
+    if kind not in ("INNER", "LEFT", "RIGHT", "FULL"):
+        raise NotYetSupportedError(f"{kind} JOIN is not yet supported by flott")
     if cond is None:
         raise NotYetSupportedError("a join without an equality predicate (a cross join) is not yet supported")
     pairs, rest = split_condition(cond, len(left.types))
@@ -216,7 +231,15 @@ def plan_join(left: PlanNode, right: PlanNode, cond: Rex | None, kind: str, name
             raise NotYetSupportedError(
                 f"a join on columns of different types ({lt} and {rt}) is not yet supported"
             )
-    node: PlanNode = Join(left, right, kind == "LEFT", [a for a, _ in pairs], [b for _, b in pairs], names)
+    left_keys, right_keys = [a for a, _ in pairs], [b for _, b in pairs]
+    node: PlanNode
+    if kind == "RIGHT":  # a left join with the sides swapped, columns put back in order
+        nl, nr = len(left.types), len(right.types)
+        swapped = Join(right, left, True, False, right_keys, left_keys, names[nl:] + names[:nl])
+        order = [nr + k for k in range(nl)] + list(range(nr))
+        node = Calc(swapped, [Rex("input", swapped.types[i], index=i) for i in order], names)
+    else:
+        node = Join(left, right, kind in ("LEFT", "FULL"), kind == "FULL", left_keys, right_keys, names)
     if rest:
         cond_rest = rest[0]
         from flott.table.planner import make_call

@@ -222,10 +222,14 @@ class Table:
         return join_tables(self, right, join_predicate, "LEFT")
 
     def right_outer_join(self, right: Table, join_predicate: Expression) -> Table:
-        raise refuse("Table.right_outer_join")
+        from flott.table.join import join_tables
+
+        return join_tables(self, right, join_predicate, "RIGHT")
 
     def full_outer_join(self, right: Table, join_predicate: Expression) -> Table:
-        raise refuse("Table.full_outer_join")
+        from flott.table.join import join_tables
+
+        return join_tables(self, right, join_predicate, "FULL")
 
     def order_by(self, *fields: Expression) -> Table:
         raise refuse("Table.order_by")
