@@ -582,6 +582,23 @@ class SqlPlanner:
             return Rex(
                 "cast", target.with_nullability(nullable), value="try" if is_try else None, operands=[inner]
             )
+        if isinstance(e, exp.Replace):
+            return make_call("replace", [go(e.this), go(e.expression), go(e.args["replacement"])])
+        if isinstance(e, exp.Pad):
+            if e.args.get("fill_pattern") is None:
+                raise NotYetSupportedError(
+                    f"{e.sql('spark')}: LPAD/RPAD without a pad string is not yet supported"
+                )
+            name = "lpad" if e.args.get("is_left") else "rpad"
+            return make_call(name, [go(e.this), go(e.expression), go(e.args["fill_pattern"])])
+        if isinstance(e, exp.StrPosition):
+            if e.args.get("position") is not None:
+                raise NotYetSupportedError(
+                    f"{e.sql('spark')}: POSITION/LOCATE from an offset is not yet supported"
+                )
+            return make_call("position", [go(e.args["substr"]), go(e.this)])
+        if isinstance(e, exp.Reverse):
+            return make_call("reverse", [go(e.this)])
         if isinstance(e, exp.Nullif):
             return make_call("nullif", [go(e.this), go(e.expression)])
         if isinstance(e, exp.Floor | exp.Ceil):
