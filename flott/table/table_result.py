@@ -30,17 +30,15 @@ _KINDS = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.D
 class CloseableIterator:
     """Rows of a running job; ``close()`` (or leaving ``with``) cancels what is left of it."""
 
-    def __init__(self, records: Any, names: list[str]) -> None:
+    def __init__(self, records: Any) -> None:
         self._records = records
-        self._names = names
 
     def __iter__(self) -> CloseableIterator:
         return self
 
     def __next__(self) -> Row:
         kind, vals = next(self._records)
-        row = Row(*vals)
-        row._fields = list(self._names)
+        row = Row(*vals)  # positional, as PyFlink's collect() gives them
         row.set_row_kind(_KINDS[kind])
         return row
 
@@ -113,7 +111,7 @@ class TableResult:
         return iter([(0, r) for r in self._rows or []])
 
     def collect(self) -> CloseableIterator:
-        return CloseableIterator(self._iterate(), self._names)
+        return CloseableIterator(self._iterate())
 
     def print(self) -> None:
         if self._kind == ResultKind.SUCCESS:

@@ -30,4 +30,4 @@ with t.group_by(col("k")).select(col("k"), col("name").count.alias("n")).execute
     for row in results:
         print(row.get_row_kind(), row)
 rows = list(t.execute().collect())
-print(len(rows), rows[0], rows[0].k, rows[0]["name"])
+print(len(rows), rows[0], rows[0][0], rows[0][1], rows[0].get_row_kind())
