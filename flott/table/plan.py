@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flott.errors import NotYetSupportedError
+from flott.errors import NotYetSupportedError, TableValidationError
 from flott.table import runtime
 from flott.table.planner import Rex, calc_source, validation_error
 from flott.table.types import DataType
@@ -132,17 +132,19 @@ class Union(PlanNode):
                     f"Union two tables of different column sizes: [{', '.join(first.names)}] and "
                     f"[{', '.join(other.names)}]"
                 )
-            for a, b in zip(first.types, other.types, strict=True):
-                if a.with_nullability(True) != b.with_nullability(True):
-                    raise validation_error(
-                        f"Union two tables of different schema: [{', '.join(f'{n}: {t}' for n, t in zip(first.names, first.types, strict=True))}] and "  # noqa: E501
-                        f"[{', '.join(f'{n}: {t}' for n, t in zip(other.names, other.types, strict=True))}]"
-                    )
+        from flott.table.planner import common_type
+
         self.inputs = inputs
         self.names = list(first.names)
-        self.types = [
-            t.with_nullability(any(i.types[k].is_nullable for i in inputs)) for k, t in enumerate(first.types)
-        ]
+        self.types = []
+        for k in range(len(first.types)):
+            column = [i.types[k] for i in inputs]
+            try:
+                self.types.append(common_type(column))  # SQL's UNION widens (INT and BIGINT give BIGINT)
+            except TableValidationError:
+                raise validation_error(
+                    f"Union two tables of different schema: [{_columns(first)}] and [{_columns(inputs[1])}]"
+                ) from None
 
     def is_updating(self, streaming: bool) -> bool:
         return any(i.is_updating(streaming) for i in self.inputs)
@@ -165,6 +167,10 @@ class Sort(PlanNode):
         ds = self.input.translate(ctx).key_by(runtime.ConstantKey())
         out = ds.process(runtime.SortFunction(self.keys, self.offset, self.limit)).name("Sort")
         return ctx.uid(out.set_parallelism(1), "sort")
+
+
+def _columns(node: PlanNode) -> str:
+    return ", ".join(f"{n}: {t}" for n, t in zip(node.names, node.types, strict=True))
 
 
 def aggregate_plan(
