@@ -21,6 +21,9 @@ with its own status; other modules re-export the ones they own by topic
     │   └── JobAdmissionError               400  refused at submission: over a cluster limit or
     │                                            needs slots this cluster can never give it
     ├── InvalidProgramError                 400  the program itself is wrong (plan time; also a ValueError)
+    │   ├── TableValidationError            400  a Table API / SQL program that does not validate
+    │   │                                        (Flink's ValidationException, with line and column)
+    │   └── SqlParseError                   400  SQL that does not parse (Flink's SqlParserException)
     ├── RestRequestError                    400  malformed REST request (the REST layer's own)
     │   ├── PayloadTooLargeError            413
     │   ├── RequestBodyTimeoutError         408  the body stopped arriving (flott.rest.body-idle-timeout)
@@ -127,6 +130,15 @@ class InvalidProgramError(FlottError, ValueError):
     """Flink's InvalidProgramException: e.g. elements that do not fit their declared type."""
 
     http_status = 400
+
+
+class TableValidationError(InvalidProgramError):
+    """Flink's ``org.apache.flink.table.api.ValidationException``: the message starts with that Java name,
+    as PyFlink's error text does, so a user grepping for it finds it on both."""
+
+
+class SqlParseError(InvalidProgramError):
+    """Flink's ``SqlParserException``: SQL that does not parse, with the line and column."""
 
 
 class RestRequestError(FlottError):

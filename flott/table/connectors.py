@@ -1,0 +1,181 @@
+"""Table connectors: ``print``, ``blackhole``, ``datagen`` (bounded) as in Flink, on DataStream sinks/sources.
+
+A ConnectorTable is what ``CREATE TABLE ... WITH (...)`` or a TableDescriptor declares. Every option
+a connector does not implement is refused when the table is declared (Flink fails on unknown options
+too, at planning), so nothing is silently ignored.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from flott.errors import NotYetSupportedError
+from flott.table import runtime
+from flott.table.planner import validation_error
+from flott.table.types import DataType
+
+_OPTIONS = {
+    "print": {"connector", "print-identifier", "standard-error", "sink.parallelism"},
+    "blackhole": {"connector"},
+    "datagen": {"connector", "number-of-rows", "rows-per-second"},
+}
+
+
+class ConnectorTable:
+    def __init__(
+        self, name: str, names: list[str], types: list[DataType], options: dict[str, str], connector: Any
+    ) -> None:
+        self.name, self.names, self.types, self.options, self.connector = (
+            name,
+            names,
+            types,
+            options,
+            connector,
+        )
+        self.computed: tuple[str, list[tuple[str, Any]]] | None = None  # the DDL text, declared columns
+
+    def check_insert(self, node: Any) -> None:
+        if len(node.types) != len(self.types):
+            raise validation_error(
+                f"Column types of query result and sink for '{_qualified(self.name)}' do not match.\n"
+                f"Cause: Different number of columns.\n\n"
+                f"Query schema: [{_columns(node.names, node.types)}]\n"
+                f"Sink schema:  [{_columns(self.names, self.types)}]"
+            )
+
+
+def _columns(names: list[str], types: list[DataType]) -> str:
+    return ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
+
+
+def _qualified(name: str) -> str:
+    return f"default_catalog.default_database.{name}"
+
+
+def connector_table(
+    name: str, names: list[str], types: list[DataType], options: dict[str, str]
+) -> ConnectorTable:
+    kind = options.get("connector")
+    if kind is None:
+        raise validation_error(
+            f"Table options do not contain an option key 'connector' for discovering a connector. "
+            f"Table: {_qualified(name)}"
+        )
+    connector = _CONNECTORS.get(kind)
+    if connector is None:
+        raise NotYetSupportedError(
+            f"the table connector '{kind}' is not yet supported (flott has: {', '.join(sorted(_CONNECTORS))})"
+        )
+    allowed = set(_OPTIONS[kind])
+    if kind == "datagen":
+        for n in names:
+            allowed |= {f"fields.{n}.{o}" for o in ("kind", "start", "end", "min", "max", "length")}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise validation_error(
+            f"Unsupported options found for '{kind}'.\n\nUnsupported options:\n\n" + "\n".join(unknown)
+        )
+    return ConnectorTable(name, names, types, dict(options), connector())
+
+
+class PrintConnector:
+    def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
+        raise validation_error("Connector 'print' can only be used as a sink. It cannot be used as a source.")
+
+    def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
+        out = ds.map(runtime.RowToString(table.types))
+        identifier = table.options.get("print-identifier")
+        if table.options.get("standard-error", "false").lower() == "true":
+            from flott.datastream.connectors.print_sink import PrintSink
+
+            sink = out._sink(PrintSink(identifier, to_stderr=True), "Print to Std. Err")
+        else:
+            sink = out.print(identifier)
+        if "sink.parallelism" in table.options:
+            sink.set_parallelism(int(table.options["sink.parallelism"]))
+
+
+class _Discard:
+    def write_batch(self, records: list[Any]) -> None:
+        pass
+
+    def flush(self, end_of_input: bool) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class BlackholeSink:
+    def create_writer(self, subtask_index: int, parallelism: int, input_type: object | None) -> _Discard:
+        return _Discard()
+
+
+class BlackholeConnector:
+    def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
+        raise validation_error(
+            "Connector 'blackhole' can only be used as a sink. It cannot be used as a source."
+        )
+
+    def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
+        ds._sink(BlackholeSink(), "BlackHole")
+
+
+class DatagenConnector:
+    """Bounded datagen: ``number-of-rows`` rows, ``sequence`` fields counting from start to end,
+    ``random`` fields (the default) drawn within min/max (numbers) or of a length (strings)."""
+
+    def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
+        opts = table.options
+        if "rows-per-second" in opts:
+            raise NotYetSupportedError("datagen 'rows-per-second' (rate limiting) is not yet supported")
+        seq = [n for n in table.names if opts.get(f"fields.{n}.kind") == "sequence"]
+        if "number-of-rows" in opts:
+            count = int(opts["number-of-rows"])
+        elif seq:
+            count = min(int(opts[f"fields.{n}.end"]) - int(opts[f"fields.{n}.start"]) + 1 for n in seq)
+        else:
+            raise NotYetSupportedError(
+                "an unbounded datagen table (no 'number-of-rows' and no sequence field) is not yet supported"
+            )
+        rng = random.Random()
+        rows = [
+            tuple(self._value(opts, n, t, i, rng) for n, t in zip(table.names, table.types, strict=True))
+            for i in range(count)
+        ]
+        return ctx.env.from_collection([(0, r) for r in rows]).name(f"Source: {table.name}")
+
+    @staticmethod
+    def _value(opts: dict[str, str], name: str, t: DataType, i: int, rng: random.Random) -> Any:
+        root = t.type_root
+        if opts.get(f"fields.{name}.kind") == "sequence":
+            v = int(opts[f"fields.{name}.start"]) + i
+            return str(v) if root in ("CHAR", "VARCHAR") else v
+        if root in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT"):
+            bits = {"TINYINT": 7, "SMALLINT": 15, "INTEGER": 31, "BIGINT": 63}[root]
+            lo = int(opts.get(f"fields.{name}.min", -(2**bits)))
+            hi = int(opts.get(f"fields.{name}.max", 2**bits - 1))
+            return rng.randint(lo, hi)
+        if root in ("FLOAT", "DOUBLE"):
+            lo_f = float(opts.get(f"fields.{name}.min", -1.7e308 if root == "DOUBLE" else -3.4e38))
+            hi_f = float(opts.get(f"fields.{name}.max", 1.7e308 if root == "DOUBLE" else 3.4e38))
+            return rng.uniform(lo_f, hi_f)
+        if root in ("CHAR", "VARCHAR"):
+            n = int(opts.get(f"fields.{name}.length", 100))
+            return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+        if root == "BOOLEAN":
+            return rng.random() < 0.5
+        raise NotYetSupportedError(f"datagen values of type {t} are not yet supported")
+
+    def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
+        raise validation_error(
+            "Connector 'datagen' can only be used as a source. It cannot be used as a sink."
+        )
+
+
+_CONNECTORS: dict[str, Any] = {
+    "print": PrintConnector,
+    "blackhole": BlackholeConnector,
+    "datagen": DatagenConnector,
+}

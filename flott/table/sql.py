@@ -1,0 +1,658 @@
+"""SQL: sqlglot's AST planned onto flott.table's logical plan, with Flink's error messages.
+
+sqlglot parses (its Spark dialect is the closest to Flink's: backquoted identifiers, ``STRING``,
+``WITH ('k' = 'v')`` table options); this module resolves names against the catalog, types
+expressions through flott.table.planner and builds the same plan nodes the Table API builds.
+Validation errors carry Calcite's positions (``At line 1, column 8`` for one character,
+``From line 1, column 15 to line 1, column 18`` for longer spans); parse errors name where the
+parser stopped. Statements and clauses not planned here raise NotYetSupportedError naming them.
+"""
+
+from __future__ import annotations
+
+import decimal
+import itertools
+from typing import TYPE_CHECKING, Any
+
+import sqlglot
+from sqlglot import exp
+
+from flott.errors import NotYetSupportedError, SqlParseError
+from flott.table.plan import Calc, PlanNode, Union, aggregate_plan, collect_aggregates, rewrite_over_aggregate
+from flott.table.planner import Rex, literal_type, make_call, validation_error
+from flott.table.sql_types import from_sqlglot
+from flott.table.table_result import TableResult
+
+if TYPE_CHECKING:
+    from flott.table.table import Table
+    from flott.table.table_environment import TableEnvironment
+
+_BINARY = {
+    exp.Add: "plus",
+    exp.Sub: "minus",
+    exp.Mul: "times",
+    exp.Div: "divide",
+    exp.Mod: "mod",
+    exp.EQ: "equals",
+    exp.NEQ: "notEquals",
+    exp.GT: "greaterThan",
+    exp.GTE: "greaterThanOrEqual",
+    exp.LT: "lessThan",
+    exp.LTE: "lessThanOrEqual",
+    exp.And: "and",
+    exp.Or: "or",
+    exp.Like: "like",
+    exp.DPipe: "concat",
+    exp.Pow: "power",
+}
+_UNARY = {
+    exp.Upper: "upper",
+    exp.Lower: "lower",
+    exp.Length: "charLength",
+    exp.Abs: "abs",
+    exp.Not: "not",
+    exp.Neg: "minusPrefix",
+    exp.Sqrt: "sqrt",
+    exp.Exp: "exp",
+    exp.Ln: "ln",
+    exp.Initcap: "initCap",
+    exp.Sign: "sign",
+}
+_AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
+_NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
+    "CHAR_LENGTH": "charLength",
+    "CHARACTER_LENGTH": "charLength",
+    "MOD": "mod",
+    "CONCAT_WS": "concat_ws",
+    "LTRIM": "ltrim",
+    "RTRIM": "rtrim",
+    "REPLACE": "replace",
+    "REVERSE": "reverse",
+    "REPEAT": "repeat",
+    "LPAD": "lpad",
+    "RPAD": "rpad",
+    "POSITION": "position",
+    "LOG10": "log10",
+    "LOG2": "log2",
+    "INITCAP": "initCap",
+    "POWER": "power",
+    "UPPER": "upper",
+    "LOWER": "lower",
+    "ABS": "abs",
+}
+
+
+_FLINK_ONLY = [
+    (r"\bWATERMARK FOR\b", "WATERMARK FOR (event time in DDL)"),
+    (r"\bTABLE ?\( ?(TUMBLE|HOP|CUMULATE|SESSION)\b", "the window table-valued function"),
+    (r"\bDESCRIPTOR ?\(", "DESCRIPTOR (window table-valued functions)"),
+    (r"\bFOR SYSTEM_TIME AS OF\b", "FOR SYSTEM_TIME AS OF (temporal joins)"),
+    (r"\bMATCH_RECOGNIZE\b", "MATCH_RECOGNIZE"),
+    (r"\bPRIMARY KEY\b", "PRIMARY KEY constraints"),
+    (r"\bMETADATA\b", "METADATA columns"),
+    (r"^ ?EXPLAIN\b", "EXPLAIN"),
+    (r"\bOVER ?\(", "OVER aggregations"),
+    (r"\bUNNEST ?\(", "UNNEST"),
+    (r"\bLATERAL TABLE\b", "LATERAL TABLE (table functions)"),
+]
+
+
+_CLAUSE_KEYWORDS = frozenset({"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "UNION", "LIMIT"})
+
+
+class Scope:
+    """The columns a SELECT sees: (table alias, column name, type) by position."""
+
+    def __init__(self, columns: list[tuple[str, str, Any]]) -> None:
+        self.columns = columns
+
+
+class SqlPlanner:
+    def __init__(self, t_env: TableEnvironment, text: str) -> None:
+        self.t_env = t_env
+        self.text = text
+
+    # --- positions and errors -----------------------------------------------------------------
+
+    def _position(self, offset: int) -> tuple[int, int]:
+        before = self.text[:offset]
+        line = before.count("\n") + 1
+        return line, offset - (before.rfind("\n") + 1) + 1
+
+    def _span(self, node: Any) -> str:
+        meta = node.meta if hasattr(node, "meta") else {}
+        if isinstance(node, exp.Column | exp.Table):
+            meta = node.this.meta
+        if "start" not in meta:
+            return ""
+        l1, c1 = self._position(meta["start"])
+        l2, c2 = self._position(meta["end"])
+        if (l1, c1) == (l2, c2):
+            return f"At line {l1}, column {c1}: "
+        return f"From line {l1}, column {c1} to line {l2}, column {c2}: "
+
+    def _invalid(self, node: Any, message: str) -> Exception:
+        return validation_error(f"SQL validation failed. {self._span(node)}{message}")
+
+    def _refuse_flink_only(self) -> None:
+        """Flink-dialect constructs sqlglot does not parse: refused by name, not as a parse error."""
+        import re
+
+        upper = re.sub(r"\s+", " ", self.text.upper())
+        for pattern, construct in _FLINK_ONLY:
+            if re.search(pattern, upper):
+                raise NotYetSupportedError(f"{construct} is not yet supported by flott's SQL")
+
+    def _keyword_after_comma(self) -> None:
+        """Calcite's message for a clause keyword where a list item is expected (``a, FROM t``)."""
+        try:
+            tokens = sqlglot.Dialect.get_or_raise("spark").tokenize(self.text)
+        except sqlglot.errors.TokenError:
+            return
+        for prev, tok in itertools.pairwise(tokens):
+            if prev.token_type.name == "COMMA" and tok.text.upper() in _CLAUSE_KEYWORDS:
+                line, column = self._position(tok.start)
+                raise SqlParseError(
+                    "org.apache.flink.table.api.SqlParserException: SQL parse failed. Incorrect syntax near "
+                    f"the keyword '{tok.text.upper()}' at line {line}, column {column}."
+                )
+
+    def _parse(self) -> Any:
+        self._refuse_flink_only()
+        self._keyword_after_comma()
+        try:
+            statements = [s for s in sqlglot.parse(self.text, read="spark") if s is not None]
+        except sqlglot.errors.ParseError as e:
+            err = e.errors[0] if e.errors else {}
+            token = err.get("highlight") or "<EOF>"
+            where = f" at line {err.get('line', 1)}, column {err.get('col', 1)}"
+            if not err.get("end_context") and "missing" in str(err.get("description", "")):
+                raise SqlParseError(
+                    f'org.apache.flink.table.api.SqlParserEOFException: Encountered "<EOF>"{where}.'
+                ) from None
+            raise SqlParseError(
+                "org.apache.flink.table.api.SqlParserException: SQL parse failed. "
+                f'Encountered "{token}"{where}.'
+            ) from None
+        except sqlglot.errors.TokenError as e:
+            raise SqlParseError(
+                f"org.apache.flink.table.api.SqlParserException: SQL parse failed. {e}"
+            ) from None
+        if len(statements) != 1:
+            raise SqlParseError(
+                "org.apache.flink.table.api.SqlParserException: only one statement can be executed at a time"
+            )
+        return statements[0]
+
+    # --- statements -----------------------------------------------------------------------------
+
+    def query(self) -> PlanNode:
+        tree = self._parse()
+        if not isinstance(tree, exp.Query):
+            raise SqlParseError(
+                "org.apache.flink.table.api.SqlParserException: SQL parse failed. "
+                "Non-query expression encountered in illegal context"
+            )
+        return self._query(tree)
+
+    def insert(self) -> tuple[str, Table]:
+        from flott.table.table import Table
+
+        tree = self._parse()
+        if not isinstance(tree, exp.Insert):
+            raise NotYetSupportedError("add_insert_sql() takes an INSERT INTO statement")
+        return self._insert(tree, Table)
+
+    def _insert(self, tree: Any, table_cls: Any) -> tuple[str, Table]:
+        if tree.args.get("overwrite"):
+            raise NotYetSupportedError("INSERT OVERWRITE is not yet supported")
+        target = tree.this
+        if isinstance(target, exp.Schema):
+            raise NotYetSupportedError("INSERT INTO with a column list is not yet supported")
+        name = target.name
+        if name not in self.t_env._catalog:
+            raise self._invalid(target, f"Object '{name}' not found")
+        return name, table_cls(self._query(tree.expression), self.t_env)
+
+    def execute(self) -> TableResult:
+        from flott.table.table import Table
+
+        tree = self._parse()
+        if isinstance(tree, exp.Query):
+            return self.t_env._execute_collect(self._query(tree))
+        if isinstance(tree, exp.Insert):
+            return self.t_env._execute_inserts([self._insert(tree, Table)])
+        if isinstance(tree, exp.Create):
+            return self._create(tree)
+        if isinstance(tree, exp.Drop):
+            name = tree.this.name
+            if name not in self.t_env._catalog:
+                if tree.args.get("exists"):
+                    return TableResult.ok()
+                raise validation_error(
+                    f"Temporary table with identifier '`default_catalog`.`default_database`."
+                    f"`{name}`' does not exist."
+                )
+            del self.t_env._catalog[name]
+            return TableResult.ok()
+        if isinstance(tree, exp.Show) and tree.name.upper() == "TABLES":
+            from flott.table.types import DataTypes
+
+            return TableResult(
+                ["table name"], [DataTypes.STRING()], rows=[(n,) for n in self.t_env.list_tables()]
+            )
+        raise NotYetSupportedError(
+            f"the SQL statement '{self.text.strip().split()[0].upper()}' "
+            f"({type(tree).__name__}) is not yet supported by flott"
+        )
+
+    def _create(self, tree: Any) -> TableResult:
+        from flott.table.connectors import connector_table
+
+        kind = str(tree.args.get("kind", "")).upper()
+        if kind == "VIEW":
+            name = tree.this.name
+            self.t_env._catalog[name] = self._query(tree.expression)
+            return TableResult.ok()
+        if kind != "TABLE":
+            raise NotYetSupportedError(f"CREATE {kind} is not yet supported by flott")
+        schema = tree.this
+        name = schema.this.name
+        if tree.expression is not None:
+            raise NotYetSupportedError("CREATE TABLE ... AS SELECT is not yet supported")
+        names, types = [], []
+        declared: list[tuple[str, Any]] = []  # (name, computed expression or None), in declared order
+        for col in schema.expressions:
+            if not isinstance(col, exp.ColumnDef):
+                raise NotYetSupportedError(
+                    f"CREATE TABLE: '{col.sql('spark')}' (watermarks, primary keys, "
+                    "computed columns) is not yet supported"
+                )
+            constraints = col.args.get("constraints") or []
+            computed = [c.kind for c in constraints if isinstance(c.kind, exp.ComputedColumnConstraint)]
+            if len(computed) != len(constraints):
+                raise NotYetSupportedError(
+                    f"CREATE TABLE: column constraints ('{col.sql('spark')}') are not yet supported"
+                )
+            if computed:
+                declared.append((col.name, computed[0].this))
+                continue
+            declared.append((col.name, None))
+            names.append(col.name)
+            types.append(from_sqlglot(col.args["kind"]))
+        options: dict[str, str] = {}
+        props = tree.args.get("properties")
+        for p in props.expressions if props is not None else []:
+            if not isinstance(p, exp.Property):
+                raise NotYetSupportedError(f"CREATE TABLE: '{p.sql('spark')}' is not yet supported")
+            options[p.this.name if isinstance(p.this, exp.Literal) else str(p.this)] = p.args["value"].name
+        if name in self.t_env._catalog:
+            if tree.args.get("exists"):
+                return TableResult.ok()
+            raise validation_error(
+                f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`"
+            )
+        table = connector_table(name, names, types, options)
+        if any(e is not None for _, e in declared):
+            table.computed = (self.text, declared)
+        self.t_env._catalog[name] = table
+        return TableResult.ok()
+
+    def computed_columns(self, scan: PlanNode, declared: list[tuple[str, Any]]) -> PlanNode:
+        """A Calc over the connector's physical columns giving the declared columns, computed
+        ones (``doubled AS id * 2``) evaluated per row."""
+        scope = Scope([("", n, t) for n, t in zip(scan.names, scan.types, strict=True)])
+        rexes = [
+            Rex("input", scan.types[scan.names.index(n)], index=scan.names.index(n))
+            if e is None
+            else self._rex(e, scope, scan, aggregates=False)
+            for n, e in declared
+        ]
+        return Calc(scan, rexes, [n for n, _ in declared])
+
+    # --- queries --------------------------------------------------------------------------------
+
+    def _query(self, tree: Any) -> PlanNode:
+        if isinstance(tree, exp.Union):
+            union: PlanNode = Union([self._query(tree.this), self._query(tree.expression)])
+            if tree.args.get("distinct"):
+                ids = [Rex("input", t, index=i) for i, t in enumerate(union.types)]
+                union = aggregate_plan(union, ids, [], list(union.names), [])
+            return union
+        if isinstance(tree, exp.Subquery):
+            return self._query(tree.this)
+        if not isinstance(tree, exp.Select):
+            raise NotYetSupportedError(
+                f"SQL {type(tree).__name__.upper()} ('{tree.sql('spark')}') is not yet supported"
+            )
+        for clause in ("windows", "qualify", "with_", "laterals"):
+            if tree.args.get(clause):
+                raise NotYetSupportedError(f"SQL {clause.rstrip('_').upper()} is not yet supported by flott")
+        source, scope = self._from(tree.args.get("from_"))
+        for join in tree.args.get("joins") or []:
+            source, scope = self._join(source, scope, join)
+        where = tree.args.get("where")
+        if where is not None:
+            cond = self._rex(where.this, scope, source, aggregates=False)
+            projections = [Rex("input", t, index=i) for i, t in enumerate(source.types)]
+            source = Calc(source, projections, list(source.names), cond)
+        items = self._select_items(tree, scope)
+        names = []
+        for i, item in enumerate(items):
+            if isinstance(item, exp.Alias):
+                names.append(item.alias)
+            elif isinstance(item, exp.Column):
+                names.append(item.name)
+            else:
+                names.append(f"EXPR${i}")
+        exprs = [item.this if isinstance(item, exp.Alias) else item for item in items]
+        rexes = [self._rex(e, scope, source, aggregates=True) for e in exprs]
+        group = tree.args.get("group")
+        having = tree.args.get("having")
+        aggs: list[Rex] = []
+        for r in rexes:
+            collect_aggregates(r, aggs)
+        if group is None and not aggs and having is None:
+            node: PlanNode = Calc(source, rexes, names)
+        else:
+            keys = [
+                self._rex(g, scope, source, aggregates=False, aliases=dict(zip(names, exprs, strict=True)))
+                for g in (group.expressions if group is not None else [])
+            ]
+            having_rex = (
+                self._rex(having.this, scope, source, aggregates=True) if having is not None else None
+            )
+            node = self._aggregate(source, keys, rexes, names, having_rex, exprs, scope)
+        if tree.args.get("distinct"):
+            from flott.table.plan import aggregate_plan as agg
+
+            ids = [Rex("input", t, index=i) for i, t in enumerate(node.types)]
+            node = agg(node, ids, [], list(node.names), [])
+        return self._sort(tree, node)
+
+    def _sort(self, tree: Any, node: PlanNode) -> PlanNode:
+        from flott.table.plan import Sort
+
+        order, limit, offset = tree.args.get("order"), tree.args.get("limit"), tree.args.get("offset")
+        if order is None and limit is None and offset is None:
+            return node
+        if self.t_env._streaming:
+            raise NotYetSupportedError(
+                "ORDER BY / LIMIT in streaming mode (Top-N, sort on time attributes) is not yet "
+                "supported by flott"
+            )
+        keys: list[tuple[int, bool]] = []
+        for o in order.expressions if order is not None else []:
+            e = o.this
+            name = e.name if isinstance(e, exp.Column) else None
+            if isinstance(e, exp.Literal) and not e.is_string:
+                index = int(e.this) - 1
+            elif name in node.names:
+                index = node.names.index(name)
+            else:
+                raise NotYetSupportedError(f"ORDER BY {e.sql('spark')}: only output columns are supported")
+            keys.append((index, not o.args.get("desc")))
+        n_limit = int(limit.expression.this) if limit is not None else None
+        n_offset = int(offset.expression.this) if offset is not None else 0
+        return Sort(node, keys, n_offset, n_limit)
+
+    def _aggregate(
+        self,
+        source: PlanNode,
+        keys: list[Rex],
+        rexes: list[Rex],
+        names: list[str],
+        having: Rex | None,
+        exprs: list[Any],
+        scope: Scope,
+    ) -> PlanNode:
+        aggs: list[Rex] = []
+        for r in rexes:
+            collect_aggregates(r, aggs)
+        if having is not None:
+            collect_aggregates(having, aggs)
+
+        def not_grouped(rex: Rex) -> Exception:
+            col = scope.columns[rex.index][1]
+            node = next((c for e in exprs for c in e.find_all(exp.Column) if c.name == col), None)
+            return self._invalid(node, f"Expression '{col}' is not being grouped")
+
+        agg_node = aggregate_plan(
+            source, keys, aggs, [f"$g{i}" for i in range(len(keys))], [f"$f{i}" for i in range(len(aggs))]
+        )
+        projections = [rewrite_over_aggregate(r, keys, aggs, not_grouped) for r in rexes]
+        cond = rewrite_over_aggregate(having, keys, aggs, not_grouped) if having is not None else None
+        return Calc(agg_node, projections, names, cond)
+
+    def _select_items(self, tree: Any, scope: Scope) -> list[Any]:
+        items: list[Any] = []
+        for item in tree.expressions:
+            if isinstance(item, exp.Star) or (
+                isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
+            ):
+                qualifier = item.table if isinstance(item, exp.Column) else ""
+                items.extend(
+                    exp.column(n, quoted=True) for q, n, _ in scope.columns if not qualifier or q == qualifier
+                )
+            else:
+                items.append(item)
+        return items
+
+    def _join(self, left: PlanNode, scope: Scope, join: Any) -> tuple[PlanNode, Scope]:
+        from flott.table.join import plan_join
+
+        if join.args.get("using"):
+            raise NotYetSupportedError("JOIN ... USING is not yet supported; write the ON condition")
+        side = (join.side or "").upper()
+        kind = (join.kind or "").upper()
+        if kind in ("CROSS",) or (not side and kind not in ("", "INNER")):
+            raise NotYetSupportedError(f"SQL {kind} JOIN is not yet supported")
+        right, right_scope = self._from(exp.From(this=join.this))
+        both = Scope(scope.columns + right_scope.columns)
+        node_names = [n for _, n, _ in both.columns]
+        on = join.args.get("on")
+        cond = self._rex(on, both, left, aggregates=False) if on is not None else None
+        unique = []
+        for n in node_names:
+            candidate, k = n, 0
+            while candidate in unique:
+                candidate = f"{n}{k}"
+                k += 1
+            unique.append(candidate)
+        node = plan_join(left, right, cond, side or "INNER", unique)
+        return node, Scope([(q, n, t) for (q, n, _), t in zip(both.columns, node.types, strict=True)])
+
+    def _from(self, from_: Any) -> tuple[PlanNode, Scope]:
+        if from_ is None:
+            from flott.table.plan import Values
+
+            return Values([()], [], []), Scope([])
+        src = from_.this
+        if isinstance(src, exp.Table):
+            if src.args.get("db") or src.args.get("catalog"):
+                if (src.catalog or "default_catalog") != "default_catalog" or src.db != "default_database":
+                    raise self._invalid(src, f"Object '{src.name}' not found")
+            if isinstance(src.this, exp.Anonymous):
+                raise NotYetSupportedError(
+                    f"the table function {src.this.name}(...) in FROM is not yet supported"
+                )
+            name = src.name
+            if name not in self.t_env._catalog:
+                raise self._invalid(src, f"Object '{name}' not found")
+            node = self.t_env._scan(name)
+            qualifier = src.alias_or_name
+        elif isinstance(src, exp.Subquery):
+            node = self._query(src.this)
+            qualifier = src.alias
+        else:
+            raise NotYetSupportedError(f"FROM {src.sql('spark')} is not yet supported by flott")
+        return node, Scope([(qualifier, n, t) for n, t in zip(node.names, node.types, strict=True)])
+
+    # --- expressions ----------------------------------------------------------------------------
+
+    def _rex(
+        self, e: Any, scope: Scope, source: PlanNode, aggregates: bool, aliases: dict[str, Any] | None = None
+    ) -> Rex:
+        def go(x: Any) -> Rex:
+            return self._rex(x, scope, source, aggregates, aliases)
+
+        if isinstance(e, exp.Paren):
+            return go(e.this)
+        if isinstance(e, exp.Column):
+            name, table = e.name, e.table
+            matches = [
+                i for i, (q, n, _) in enumerate(scope.columns) if n == name and (not table or q == table)
+            ]
+            if not matches:
+                if aliases and name in aliases and not table:
+                    return go(aliases[name])
+                if table and not any(q == table for q, _, _ in scope.columns):
+                    raise self._invalid(e, f"Table '{table}' not found")
+                raise self._invalid(e, f"Column '{name}' not found in any table")
+            if len(matches) > 1:
+                raise self._invalid(e, f"Column '{name}' is ambiguous")
+            i = matches[0]
+            return Rex("input", scope.columns[i][2], index=i)
+        if isinstance(e, exp.Literal):
+            if e.is_string:
+                return Rex("lit", literal_type(e.this), value=e.this)
+            text = e.this
+            if any(c in text for c in "eE"):
+                return Rex("lit", literal_type(float(text)), value=float(text))
+            if "." in text:
+                v = decimal.Decimal(text)
+                return Rex("lit", literal_type(v), value=v)
+            return Rex("lit", literal_type(int(text)), value=int(text))
+        if isinstance(e, exp.Boolean):
+            return Rex("lit", literal_type(bool(e.this)), value=bool(e.this))
+        if isinstance(e, exp.Null):
+            return Rex("lit", literal_type(None), value=None)
+        for agg_cls, name in _AGGREGATES.items():
+            if isinstance(e, agg_cls):
+                return self._agg(name, e, go, aggregates)
+        for bin_cls, name in _BINARY.items():
+            if isinstance(e, bin_cls):
+                return make_call(name, [go(e.this), go(e.expression)])
+        if isinstance(e, exp.Not) and isinstance(e.this, exp.Is):
+            return make_call("isNotNull", [go(e.this.this)])
+        for un_cls, name in _UNARY.items():
+            if isinstance(e, un_cls):
+                return make_call(name, [go(e.this)])
+        if isinstance(e, exp.Is):
+            if isinstance(e.expression, exp.Null):
+                return make_call("isNull", [go(e.this)])
+            if isinstance(e.expression, exp.Boolean):
+                return make_call("isTrue" if e.expression.this else "isFalse", [go(e.this)])
+        if isinstance(e, exp.In):
+            if e.args.get("query"):
+                raise NotYetSupportedError("IN (subquery) is not yet supported")
+            return make_call("in", [go(e.this), *(go(x) for x in e.expressions)])
+        if isinstance(e, exp.Between):
+            return make_call("between", [go(e.this), go(e.args["low"]), go(e.args["high"])])
+        if isinstance(e, exp.Substring):
+            args = [go(e.this), go(e.args["start"])]
+            if e.args.get("length") is not None:
+                args.append(go(e.args["length"]))
+            return make_call("substring", args)
+        if isinstance(e, exp.Concat):
+            return make_call("concat", [go(x) for x in e.expressions])
+        if isinstance(e, exp.Coalesce):
+            return make_call("coalesce", [go(e.this), *(go(x) for x in e.expressions)])
+        if isinstance(e, exp.Trim):
+            if e.args.get("position") or e.args.get("expression") is not None:
+                raise NotYetSupportedError(
+                    f"{e.sql('spark')}: TRIM with LEADING/TRAILING/characters is not yet supported"
+                )
+            return make_call("trim", [go(e.this)])
+        if isinstance(e, exp.Round):
+            return make_call(
+                "round",
+                [
+                    go(e.this),
+                    go(e.args["decimals"])
+                    if e.args.get("decimals") is not None
+                    else Rex("lit", literal_type(0), value=0),
+                ],
+            )
+        if isinstance(e, exp.Cast | exp.TryCast):
+            inner = go(e.this)
+            target = from_sqlglot(e.args["to"])
+            is_try = isinstance(e, exp.TryCast)
+            nullable = inner.type.is_nullable or is_try
+            return Rex(
+                "cast", target.with_nullability(nullable), value="try" if is_try else None, operands=[inner]
+            )
+        if isinstance(e, exp.Replace):
+            return make_call("replace", [go(e.this), go(e.expression), go(e.args["replacement"])])
+        if isinstance(e, exp.Pad):
+            if e.args.get("fill_pattern") is None:
+                raise NotYetSupportedError(
+                    f"{e.sql('spark')}: LPAD/RPAD without a pad string is not yet supported"
+                )
+            name = "lpad" if e.args.get("is_left") else "rpad"
+            return make_call(name, [go(e.this), go(e.expression), go(e.args["fill_pattern"])])
+        if isinstance(e, exp.StrPosition):
+            if e.args.get("position") is not None:
+                raise NotYetSupportedError(
+                    f"{e.sql('spark')}: POSITION/LOCATE from an offset is not yet supported"
+                )
+            return make_call("position", [go(e.args["substr"]), go(e.this)])
+        if isinstance(e, exp.Reverse):
+            return make_call("reverse", [go(e.this)])
+        if isinstance(e, exp.Nullif):
+            return make_call("nullif", [go(e.this), go(e.expression)])
+        if isinstance(e, exp.Floor | exp.Ceil):
+            if e.args.get("decimals") is not None or e.args.get("to") is not None:
+                raise NotYetSupportedError(f"{e.sql('spark')}: FLOOR/CEIL to a unit is not yet supported")
+            return make_call("floor" if isinstance(e, exp.Floor) else "ceil", [go(e.this)])
+        if isinstance(e, exp.Case):
+            if e.this is not None:
+                subject = go(e.this)
+                ops = []
+                for w in e.args["ifs"]:
+                    ops += [make_call("equals", [subject, go(w.this)]), go(w.args["true"])]
+            else:
+                ops = []
+                for w in e.args["ifs"]:
+                    ops += [go(w.this), go(w.args["true"])]
+            if e.args.get("default") is not None:
+                ops.append(go(e.args["default"]))
+            return make_call("case", ops)
+        if isinstance(e, exp.If):
+            return make_call("if", [go(e.this), go(e.args["true"]), go(e.args["false"])])
+        if isinstance(e, exp.Anonymous) or isinstance(e, exp.Func):
+            fname = (e.name if isinstance(e, exp.Anonymous) else e.sql_name()).upper()
+            fn = self.t_env._functions.get(fname.lower())
+            args = [go(x) for x in e.expressions]
+            if fn is not None:
+                from flott.table.planner import Resolver
+
+                return Resolver([], [], {}, aggregates).udf_call(fn, args)
+            if fname in _NAMED and isinstance(e, exp.Anonymous):
+                return make_call(_NAMED[fname], args)
+            if not isinstance(e, exp.Anonymous):
+                raise NotYetSupportedError(f"the SQL function {fname} is not yet supported by flott")
+            raise self._invalid(e, f"No match found for function signature {fname.lower()}(...)")
+        raise NotYetSupportedError(f"the SQL expression '{e.sql('spark')}' is not yet supported by flott")
+
+    def _agg(self, name: str, e: Any, go: Any, aggregates: bool) -> Rex:
+        from flott.table.planner import aggregate_type
+
+        if not aggregates:
+            raise self._invalid(e, "Aggregate expression is illegal in GROUP BY clause")
+        arg = e.this
+        distinct = False
+        if isinstance(arg, exp.Distinct):
+            distinct = True
+            arg = arg.expressions[0]
+        if isinstance(arg, exp.Star) or arg is None:
+            operands: list[Rex] = []
+        else:
+            operands = [go(arg)]
+        return Rex(
+            "agg",
+            aggregate_type(name, operands[0].type if operands else None),
+            value=name,
+            operands=operands,
+            distinct=distinct,
+        )

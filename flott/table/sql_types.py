@@ -1,0 +1,71 @@
+"""SQL type names (``BIGINT``, ``VARCHAR(10)``, ``DECIMAL(10, 2)``, ``TIMESTAMP(3)``) to DataTypes,
+from sqlglot's parsed DataType nodes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flott.errors import NotYetSupportedError
+from flott.table.types import DataType, DataTypes, RowField
+
+_SIMPLE = {
+    "BIGINT": DataTypes.BIGINT,
+    "INT": DataTypes.INT,
+    "SMALLINT": DataTypes.SMALLINT,
+    "TINYINT": DataTypes.TINYINT,
+    "BOOLEAN": DataTypes.BOOLEAN,
+    "DOUBLE": DataTypes.DOUBLE,
+    "FLOAT": DataTypes.FLOAT,
+    "DATE": DataTypes.DATE,
+    "TEXT": DataTypes.STRING,
+    "BINARY": DataTypes.BYTES,
+    "VARBINARY": DataTypes.BYTES,
+}
+
+
+def _int_param(dt: Any, i: int, default: int) -> int:
+    params = dt.expressions
+    if len(params) <= i:
+        return default
+    return int(params[i].this.this if hasattr(params[i].this, "this") else params[i].name)
+
+
+def from_sqlglot(dt: Any) -> DataType:
+    """A DataType for sqlglot's ``exp.DataType`` node."""
+    name = dt.this.name if hasattr(dt.this, "name") else str(dt.this)
+    if name in ("VARCHAR", "CHAR", "NVARCHAR", "NCHAR"):
+        if not dt.expressions:
+            return DataTypes.STRING() if name.endswith("VARCHAR") else DataTypes.CHAR(1)
+        n = _int_param(dt, 0, 1)
+        return DataTypes.VARCHAR(n) if name.endswith("VARCHAR") else DataTypes.CHAR(n)
+    if name in _SIMPLE:
+        return _SIMPLE[name]()
+    if name == "DECIMAL":
+        return DataTypes.DECIMAL(_int_param(dt, 0, 10), _int_param(dt, 1, 0))
+    if name in ("TIMESTAMP", "DATETIME"):
+        return DataTypes.TIMESTAMP(_int_param(dt, 0, 6))
+    if name in ("TIMESTAMPLTZ", "TIMESTAMPTZ"):
+        return DataTypes.TIMESTAMP_LTZ(_int_param(dt, 0, 6))
+    if name == "TIME":
+        return DataTypes.TIME(_int_param(dt, 0, 0))
+    if name == "ARRAY":
+        return DataTypes.ARRAY(from_sqlglot(dt.expressions[0]))
+    if name == "MAP":
+        return DataTypes.MAP(from_sqlglot(dt.expressions[0]), from_sqlglot(dt.expressions[1]))
+    if name == "STRUCT":
+        return DataTypes.ROW([RowField(c.name, from_sqlglot(c.args["kind"])) for c in dt.expressions])
+    raise NotYetSupportedError(f"the SQL type {dt.sql('spark')} is not yet supported")
+
+
+def parse_type(text: str) -> DataType:
+    """A DataType from its SQL spelling (``'BIGINT'``, ``'STRING NOT NULL'``)."""
+    import sqlglot
+    from sqlglot import exp
+
+    nullable = True
+    t = text.strip()
+    if t.upper().endswith("NOT NULL"):
+        nullable, t = False, t[: -len("NOT NULL")].strip()
+    node = sqlglot.parse_one(f"CAST(NULL AS {t})", read="spark")
+    assert isinstance(node, exp.Cast)
+    return from_sqlglot(node.args["to"]).with_nullability(nullable)

@@ -1,0 +1,290 @@
+"""``TableEnvironment`` and ``StreamTableEnvironment``: catalog, SQL entry points, execution.
+
+The catalog is the default in-memory one (``default_catalog.default_database``): temporary views
+hold plan nodes, tables created by DDL or a TableDescriptor hold a connector table. Executing
+builds a fresh StreamExecutionEnvironment (or uses the one a StreamTableEnvironment was made from),
+translates the plan onto it and submits the job like any DataStream job.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from flott.errors import NotYetSupportedError
+from flott.graph.job_graph_generator import MissingUidWarning
+from flott.table.connectors import ConnectorTable, connector_table
+from flott.table.environment_settings import EnvironmentSettings
+from flott.table.plan import PlanNode, Scan, TranslationContext, Values
+from flott.table.planner import validation_error
+from flott.table.statement_set import StatementSet
+from flott.table.table import Table
+from flott.table.table_config import TableConfig
+from flott.table.table_result import TableResult
+from flott.table.types import DataType, RowType, infer_type
+
+__all__ = ["StreamTableEnvironment", "TableEnvironment"]
+
+_PREFIX = "default_catalog.default_database."
+
+
+def _short(path: str) -> str:
+    for prefix in (_PREFIX, "default_database."):
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    if "." in path:
+        raise NotYetSupportedError(
+            f"table path '{path}': only the default catalog and database are supported"
+        )
+    return path
+
+
+class TableEnvironment:
+    def __init__(self, settings: EnvironmentSettings, stream_env: Any = None) -> None:
+        self._settings = settings
+        self._config = TableConfig(settings.get_configuration())
+        self._stream_env = stream_env
+        self._catalog: dict[str, PlanNode | ConnectorTable] = {}
+        self._functions: dict[str, Any] = {}
+
+    @staticmethod
+    def create(environment_settings: Any = None) -> TableEnvironment:
+        if environment_settings is None:
+            environment_settings = EnvironmentSettings.in_streaming_mode()
+        if not isinstance(environment_settings, EnvironmentSettings):
+            environment_settings = (
+                EnvironmentSettings.new_instance().with_configuration(environment_settings).build()
+            )
+        return TableEnvironment(environment_settings)
+
+    def get_config(self) -> TableConfig:
+        return self._config
+
+    @property
+    def _streaming(self) -> bool:
+        mode = self._config.get("execution.runtime-mode")
+        if mode is not None:
+            return str(mode).lower() != "batch"
+        return self._settings.is_streaming_mode()
+
+    # --- tables -----------------------------------------------------------------------------------
+
+    def from_elements(self, elements: Any, schema: Any = None, verify_schema: bool = True) -> Table:
+        rows = [tuple(e) if not isinstance(e, tuple) else e for e in elements]
+        if isinstance(schema, RowType):
+            names, types = schema.field_names(), schema.field_types()
+        elif isinstance(schema, DataType):
+            names, types = ["f0"], [schema]
+            rows = [(r,) for r in elements]
+        else:
+            first = rows[0] if rows else ()
+            width = len(first)
+            types = [infer_type(next((r[i] for r in rows if r[i] is not None), "")) for i in range(width)]
+            names = list(schema) if schema is not None else [f"_{i + 1}" for i in range(width)]
+            if len(names) != width:
+                raise validation_error(f"from_elements: {len(names)} names for rows of {width} fields")
+        if verify_schema:
+            for r in rows:
+                if len(r) != len(names):
+                    raise validation_error(f"from_elements: the row {r!r} does not have {len(names)} fields")
+        return Table(Values([tuple(r) for r in rows], list(names), list(types)), self)
+
+    def from_path(self, path: str) -> Table:
+        return Table(self._scan(path), self)
+
+    def _scan(self, path: str, position: str = "") -> PlanNode:
+        name = _short(path)
+        entry = self._catalog.get(name)
+        if entry is None:
+            raise validation_error(
+                f"{position}Object '{name}' not found" if position else f"Table `{path}` was not found."
+            )
+        if isinstance(entry, ConnectorTable):
+            if entry.computed is not None:
+                from flott.table.sql import SqlPlanner
+
+                text, declared = entry.computed
+                return SqlPlanner(self, text).computed_columns(Scan(entry), declared)
+            return Scan(entry)
+        return entry
+
+    def create_temporary_view(self, view_path: str, table_or_data_stream: Any, *fields: Any) -> None:
+        name = _short(view_path)
+        if name in self._catalog:
+            raise validation_error(f"Temporary table '{_PREFIX}{name}' already exists")
+        if not isinstance(table_or_data_stream, Table):
+            table_or_data_stream = self.from_data_stream(table_or_data_stream, *fields)  # type: ignore[attr-defined]
+        self._catalog[name] = table_or_data_stream._node
+
+    def register_table(self, name: str, table: Table) -> None:
+        self.create_temporary_view(name, table)
+
+    def create_temporary_table(self, path: str, descriptor: Any) -> None:
+        self._catalog[_short(path)] = connector_table(
+            _short(path), descriptor.schema.names, descriptor.schema.types, descriptor.options()
+        )
+
+    def create_table(self, path: str, descriptor: Any) -> None:
+        self.create_temporary_table(path, descriptor)
+
+    def list_tables(self) -> list[str]:
+        return sorted(self._catalog)
+
+    def list_temporary_tables(self) -> list[str]:
+        return sorted(self._catalog)
+
+    def list_views(self) -> list[str]:
+        return sorted(n for n, e in self._catalog.items() if not isinstance(e, ConnectorTable))
+
+    def list_temporary_views(self) -> list[str]:
+        return self.list_views()
+
+    def list_catalogs(self) -> list[str]:
+        return ["default_catalog"]
+
+    def list_databases(self) -> list[str]:
+        return ["default_database"]
+
+    def get_current_catalog(self) -> str:
+        return "default_catalog"
+
+    def get_current_database(self) -> str:
+        return "default_database"
+
+    def drop_temporary_view(self, view_path: str) -> bool:
+        return self._catalog.pop(_short(view_path), None) is not None
+
+    def drop_temporary_table(self, table_path: str) -> bool:
+        return self._catalog.pop(_short(table_path), None) is not None
+
+    def list_user_defined_functions(self) -> list[str]:
+        return sorted(self._functions)
+
+    def list_functions(self) -> list[str]:
+        return sorted(self._functions)
+
+    def create_temporary_function(self, path: str, function: Any) -> None:
+        self._functions[_short(path).lower()] = _wrap_function(function)
+
+    def create_temporary_system_function(self, name: str, function: Any) -> None:
+        self._functions[name.lower()] = _wrap_function(function)
+
+    def create_function(
+        self, path: str, function_class_name: Any, ignore_if_exists: bool | None = None
+    ) -> None:
+        raise NotYetSupportedError(
+            "create_function with a class name (catalog functions) is not yet supported"
+        )
+
+    def drop_temporary_function(self, path: str) -> bool:
+        return self._functions.pop(_short(path).lower(), None) is not None
+
+    def drop_temporary_system_function(self, name: str) -> bool:
+        return self._functions.pop(name.lower(), None) is not None
+
+    # --- SQL --------------------------------------------------------------------------------------
+
+    def sql_query(self, query: str) -> Table:
+        from flott.table.sql import SqlPlanner
+
+        return Table(SqlPlanner(self, query).query(), self)
+
+    def execute_sql(self, stmt: str) -> TableResult:
+        from flott.table.sql import SqlPlanner
+
+        return SqlPlanner(self, stmt).execute()
+
+    def explain_sql(self, stmt: str, *extra_details: Any) -> str:
+        raise NotYetSupportedError("explain_sql (EXPLAIN plans) is not yet supported by flott")
+
+    def create_statement_set(self) -> StatementSet:
+        return StatementSet(self)
+
+    # --- execution --------------------------------------------------------------------------------
+
+    def _new_stream_env(self) -> Any:
+        from flott.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+
+        conf = {k: v for k, v in self._config.get_configuration().items() if not k.startswith("table.")}
+        if self._stream_env is not None:
+            env = self._stream_env
+            if conf:
+                env.configure(conf)
+        else:
+            env = StreamExecutionEnvironment.get_execution_environment(conf or None)
+        env.set_runtime_mode(
+            RuntimeExecutionMode.STREAMING if self._streaming else RuntimeExecutionMode.BATCH
+        )
+        return env
+
+    def _context(self) -> TranslationContext:
+        env = self._new_stream_env()
+        return TranslationContext(env, self._streaming, env.get_parallelism())
+
+    def _execute_collect(self, node: PlanNode) -> TableResult:
+        ctx = self._context()
+        ds = node.translate(ctx)
+        with warnings.catch_warnings():  # the plan's operators have uids; the collect sink is the runtime's
+            warnings.simplefilter("ignore", MissingUidWarning)
+            records = ds.execute_and_collect("collect")
+        return TableResult(node.names, node.types, streaming=self._streaming, records=lambda: records)
+
+    def _execute_inserts(self, inserts: list[tuple[Any, Table]]) -> TableResult:
+        ctx = self._context()
+        sink_names = []
+        for target, table in inserts:
+            sink = self._sink_table(target)
+            sink.check_insert(table._node)
+            sink.connector.sink_stream(
+                ctx, sink, table._node.translate(ctx), table._node.is_updating(ctx.streaming)
+            )
+            sink_names.append(_PREFIX + sink.name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingUidWarning)
+            client = ctx.env.execute_async("insert-into_" + ",".join(sink_names))
+        return TableResult.of_insert(sink_names, client)
+
+    def _sink_table(self, target: Any) -> ConnectorTable:
+        if isinstance(target, str):
+            entry = self._catalog.get(_short(target))
+            if entry is None:
+                raise validation_error(f"Table `{target}` was not found.")
+            if not isinstance(entry, ConnectorTable):
+                raise validation_error(
+                    f"Table '{_PREFIX}{_short(target)}' is a view and cannot be written to"
+                )
+            return entry
+        return connector_table("*anonymous*", target.schema.names, target.schema.types, target.options())
+
+
+def _wrap_function(function: Any) -> Any:
+    from flott.table.udf import UserDefinedFunctionWrapper, udf
+
+    if isinstance(function, UserDefinedFunctionWrapper):
+        return function
+    raise NotYetSupportedError(
+        f"create_temporary_function needs a function made with @udf/udaf (got {type(function).__name__}); "
+        f"{udf.__name__} wraps a ScalarFunction"
+    )
+
+
+class StreamTableEnvironment(TableEnvironment):
+    @staticmethod
+    def create(  # type: ignore[override]  # PyFlink's signature: the DataStream environment first
+        stream_execution_environment: Any = None, environment_settings: Any = None
+    ) -> StreamTableEnvironment:
+        from flott.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+
+        env = stream_execution_environment or StreamExecutionEnvironment.get_execution_environment()
+        if environment_settings is None:
+            environment_settings = EnvironmentSettings(env.get_runtime_mode() != RuntimeExecutionMode.BATCH)
+        return StreamTableEnvironment(environment_settings, env)
+
+    def from_data_stream(self, data_stream: Any, *fields_or_schema: Any) -> Table:
+        raise NotYetSupportedError("StreamTableEnvironment.from_data_stream is not yet supported")
+
+    def to_data_stream(self, table: Table) -> Any:
+        raise NotYetSupportedError("StreamTableEnvironment.to_data_stream is not yet supported")
+
+    def to_changelog_stream(self, table: Table, *args: Any) -> Any:
+        raise NotYetSupportedError("StreamTableEnvironment.to_changelog_stream is not yet supported")

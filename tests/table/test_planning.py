@@ -1,0 +1,204 @@
+"""Planning without running: Flink's messages for mistakes (measured on PyFlink 2.3), derived types,
+the tableau printer, and refusals of what flott does not plan yet."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+
+import pytest
+
+from flott.errors import NotYetSupportedError, SqlParseError, TableValidationError
+from flott.table import DataTypes, EnvironmentSettings, TableEnvironment
+from flott.table.expressions import col
+from flott.table.table_result import TableResult
+
+
+@pytest.fixture
+def t_env() -> TableEnvironment:
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.create_temporary_view("T", env.from_elements([(1, "Hi", 1.5)], ["a", "b", "c"]))
+    return env
+
+
+# What PyFlink 2.3 printed (as the message of the Java exception) for each statement.
+SQL_MISTAKES = [
+    (
+        "SELECT x FROM T",
+        TableValidationError,
+        "org.apache.flink.table.api.ValidationException: SQL validation failed. At line 1, column 8: "
+        "Column 'x' not found in any table",
+    ),
+    (
+        "SELECT a FROM Nope",
+        TableValidationError,
+        "org.apache.flink.table.api.ValidationException: SQL validation failed. From line 1, column 15 to "
+        "line 1, column 18: Object 'Nope' not found",
+    ),
+    (
+        "SELECT a, COUNT(*) FROM T",
+        TableValidationError,
+        "org.apache.flink.table.api.ValidationException: SQL validation failed. At line 1, column 8: "
+        "Expression 'a' is not being grouped",
+    ),
+    (
+        "SELECT a FROM T WHERE",
+        SqlParseError,
+        'org.apache.flink.table.api.SqlParserEOFException: Encountered "<EOF>" at line 1, column 21.',
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "error", "message"), SQL_MISTAKES)
+def test_sql_mistakes_get_flinks_messages(
+    t_env: TableEnvironment, sql: str, error: type, message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        t_env.sql_query(sql)
+    assert str(raised.value) == message
+
+
+def test_an_unknown_column_in_the_table_api_names_the_input_fields(t_env: TableEnvironment) -> None:
+    with pytest.raises(TableValidationError) as raised:
+        t_env.from_path("T").select(col("zz"))
+    assert str(raised.value) == (
+        "org.apache.flink.table.api.ValidationException: "
+        "Cannot resolve field [zz], input field list:[a, b, c]."
+    )
+
+
+def test_derived_types_follow_flink(t_env: TableEnvironment) -> None:
+    schema = t_env.sql_query(
+        "SELECT a / 2 AS q, MOD(a, 2) AS m, CHAR_LENGTH(b) AS n, c * 2 AS d, CAST(a AS STRING) AS s, "
+        "a * 1.5 AS e FROM T"
+    ).get_schema()
+    assert str(schema) == (
+        "root\n |-- q: BIGINT\n |-- m: INT\n |-- n: INT\n |-- d: DOUBLE\n |-- s: STRING\n"
+        " |-- e: DECIMAL(22, 1)\n"
+    )
+    grouped = t_env.sql_query("SELECT b, COUNT(*) AS n, AVG(a) AS m, SUM(c) AS s FROM T GROUP BY b")
+    assert (
+        str(grouped.get_schema())
+        == "root\n |-- b: STRING\n |-- n: BIGINT NOT NULL\n |-- m: BIGINT\n |-- s: DOUBLE\n"
+    )
+
+
+def test_unnamed_columns_are_named_as_flink_names_them(t_env: TableEnvironment) -> None:
+    t = t_env.from_path("T")
+    names = t.select(col("a"), col("a") + 1, col("a").cast(DataTypes.INT()), (col("c") * 2).alias("d"))
+    assert names.get_schema().get_field_names() == ["a", "_c1", "a-INT", "d"]
+    assert t_env.sql_query("SELECT a, a + 1, UPPER(b) AS u FROM T").get_schema().get_field_names() == [
+        "a",
+        "EXPR$1",
+        "u",
+    ]
+
+
+def test_tableau_widths_come_from_the_types(capsys: pytest.CaptureFixture[str]) -> None:
+    # PyFlink 2.3's print() of this row, streaming mode
+    types = [
+        DataTypes.DECIMAL(10, 2),
+        DataTypes.DATE(),
+        DataTypes.TIMESTAMP(3),
+        DataTypes.TIME(),
+        DataTypes.TINYINT(),
+    ]
+    row = (
+        decimal.Decimal("1.50"),
+        datetime.date(2024, 1, 2),
+        datetime.datetime(2024, 1, 2, 3, 4, 5, 123000),
+        datetime.time(1, 2, 3),
+        7,
+    )
+    TableResult(["d", "dt", "ts", "tm", "ti"], types, streaming=True, rows=[row]).print()
+    assert capsys.readouterr().out == (
+        "+----+--------------+------------+-------------------------+----------+--------+\n"
+        "| op |            d |         dt |                      ts |       tm |     ti |\n"
+        "+----+--------------+------------+-------------------------+----------+--------+\n"
+        "| +I |         1.50 | 2024-01-02 | 2024-01-02 03:04:05.123 | 01:02:03 |      7 |\n"
+        "+----+--------------+------------+-------------------------+----------+--------+\n"
+        "1 row in set\n"
+    )
+
+
+def test_long_values_are_cut_and_empty_results_say_so(capsys: pytest.CaptureFixture[str]) -> None:
+    TableResult(["b"], [DataTypes.STRING()], streaming=False, rows=[("a" * 40,), (None,)]).print()
+    TableResult(["x"], [DataTypes.INT()], streaming=True, rows=[]).print()
+    assert capsys.readouterr().out == (
+        "+--------------------------------+\n"
+        "|                              b |\n"
+        "+--------------------------------+\n"
+        "| aaaaaaaaaaaaaaaaaaaaaaaaaaa... |\n"
+        "|                         <NULL> |\n"
+        "+--------------------------------+\n"
+        "2 rows in set\n"
+        "Empty set\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("sql", "construct"),
+    [
+        ("SELECT a FROM T ORDER BY a", "ORDER"),
+        ("SELECT a FROM T LIMIT 3", "LIMIT"),
+        ("SELECT * FROM T CROSS JOIN T AS u", "CROSS JOIN"),
+        ("SELECT a FROM T INTERSECT SELECT a FROM T", "INTERSECT"),
+    ],
+)
+def test_what_is_not_planned_is_refused_by_name(t_env: TableEnvironment, sql: str, construct: str) -> None:
+    with pytest.raises(NotYetSupportedError, match=construct):
+        t_env.sql_query(sql)
+
+
+def test_unknown_connector_options_are_refused(t_env: TableEnvironment) -> None:
+    with pytest.raises(TableValidationError, match="Unsupported options found for 'print'"):
+        t_env.execute_sql("CREATE TABLE s (a INT) WITH ('connector' = 'print', 'colour' = 'red')")
+    with pytest.raises(NotYetSupportedError, match="kafka"):
+        t_env.execute_sql("CREATE TABLE k (a INT) WITH ('connector' = 'kafka')")
+
+
+@pytest.mark.parametrize(
+    ("sql", "construct"),
+    [
+        (
+            "CREATE TABLE b (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+            "WITH ('connector' = 'datagen')",
+            "WATERMARK FOR",
+        ),
+        (
+            "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE T, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+            "GROUP BY window_start",
+            "window table-valued function",
+        ),
+        ("SELECT a, ROW_NUMBER() OVER (PARTITION BY b ORDER BY a) FROM T", "OVER aggregations"),
+    ],
+)
+def test_flink_dialect_constructs_not_planned_are_refused_by_name(
+    t_env: TableEnvironment, sql: str, construct: str
+) -> None:
+    with pytest.raises(NotYetSupportedError, match=construct):
+        t_env.execute_sql(sql)
+
+
+def test_a_keyword_where_a_column_is_expected_is_a_syntax_error_at_its_position(
+    t_env: TableEnvironment,
+) -> None:
+    with pytest.raises(SqlParseError) as raised:
+        t_env.execute_sql("SELECT id name, FROM t WHERE")
+    # PyFlink 2.3's message for the same statement
+    assert "SQL parse failed. Incorrect syntax near the keyword 'FROM' at line 1, column 17" in str(
+        raised.value
+    )
+
+
+def test_batch_order_by_is_planned_and_streaming_order_by_refused() -> None:
+    batch = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    batch.create_temporary_view("T", batch.from_elements([(1, "a")], ["x", "y"]))
+    assert batch.sql_query("SELECT x, y FROM T ORDER BY x DESC LIMIT 2").get_schema().get_field_names() == [
+        "x",
+        "y",
+    ]
+    stream = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    stream.create_temporary_view("T", stream.from_elements([(1, "a")], ["x", "y"]))
+    with pytest.raises(NotYetSupportedError, match="ORDER BY / LIMIT in streaming mode"):
+        stream.sql_query("SELECT x FROM T ORDER BY x")
