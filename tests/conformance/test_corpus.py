@@ -69,6 +69,9 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "sql_select_where": (
         "flott has no Table API/SQL yet: SQL SELECT/WHERE (BETWEEN, LIKE, IN), ORDER BY ... LIMIT"
     ),
+    "sql_session_window": (
+        "flott has no Table API/SQL yet: SESSION window TVF with PARTITION BY over a csv source"
+    ),
     "sql_string_functions": (
         "flott has no Table API/SQL yet: SQL string functions (UPPER, CONCAT, SUBSTRING, CHAR_LENGTH, "
         "TRIM, LPAD ...)"
