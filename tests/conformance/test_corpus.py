@@ -35,6 +35,7 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "flott has no Table API/SQL yet: SQL CAST, TRY_CAST, COALESCE, NULLIF, ABS, MOD, ROUND, CASE "
         "WHEN, IF"
     ),
+    "sql_cumulate_window": "flott has no Table API/SQL yet: CUMULATE window TVF",
     "sql_datagen_number_of_rows": "flott has no Table API/SQL yet: datagen with number-of-rows in batch mode",
     "sql_datagen_sequence": (
         "flott has no Table API/SQL yet: CREATE TABLE with datagen sequence fields and computed columns"
@@ -70,6 +71,9 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "sql_hop_window": "flott has no Table API/SQL yet: HOP window TVF",
     "sql_join_streaming": "flott has no Table API/SQL yet: SQL regular inner join in streaming mode",
     "sql_joins_batch": "flott has no Table API/SQL yet: SQL inner/LEFT/RIGHT/FULL OUTER joins in batch mode",
+    "sql_over_aggregation": (
+        "flott has no Table API/SQL yet: SQL OVER aggregations with ROWS and RANGE frames"
+    ),
     "sql_select_where": (
         "flott has no Table API/SQL yet: SQL SELECT/WHERE (BETWEEN, LIKE, IN), ORDER BY ... LIMIT"
     ),
@@ -122,6 +126,12 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "table_group_by_streaming": (
         "flott has no Table API/SQL yet: group_by().select() aggregates in streaming mode with -U/+U "
         "retractions"
+    ),
+    "table_group_windows": (
+        "flott has no Table API/SQL yet: Table API Tumble/Slide/Session group windows on event time"
+    ),
+    "table_joins": (
+        "flott has no Table API/SQL yet: Table API join/left_outer_join/right_outer_join/full_outer_join"
     ),
     "table_select_where_filter": (
         "flott has no Table API/SQL yet: select/where/filter expressions (upper_case, cast, if_then_else,"
