@@ -155,6 +155,8 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "flott has no Table API/SQL yet: StreamTableEnvironment.create(env), where, list_tables, "
         "list_temporary_views"
     ),
+    "table_to_changelog_stream": "flott has no Table API/SQL yet: to_changelog_stream of an updating table",
+    "table_to_pandas": "flott has no Table API/SQL yet: Table.to_pandas and from_pandas",
     "table_udf_scalar": (
         "flott has no Table API/SQL yet: @udf scalar functions with result_type, "
         "create_temporary_function, call()"
