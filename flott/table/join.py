@@ -210,6 +210,22 @@ def split_condition(cond: Rex, left_width: int) -> tuple[list[tuple[int, int]], 
     return pairs, rest
 
 
+class CrossJoin(PlanNode):
+    """``left.join(right)`` before its predicate: Table API users write the join condition as a
+    following ``where`` (Flink's planner pushes that filter into the join). ``Table.where`` plans
+    the equi-join from it; a cross join that reaches translation is refused."""
+
+    def __init__(self, left: PlanNode, right: PlanNode, names: list[str]) -> None:
+        self.left, self.right, self.names = left, right, names
+        self.types = list(left.types) + list(right.types)
+
+    def is_updating(self, streaming: bool) -> bool:
+        return self.left.is_updating(streaming) or self.right.is_updating(streaming)
+
+    def _translate(self, ctx: TranslationContext) -> Any:
+        raise NotYetSupportedError("a join without an equality predicate (a cross join) is not yet supported")
+
+
 def plan_join(left: PlanNode, right: PlanNode, cond: Rex | None, kind: str, names: list[str]) -> PlanNode:
     """A Join on the equalities of ``cond`` (over left + right columns), the rest as a filter."""
     if kind not in ("INNER", "LEFT", "RIGHT", "FULL"):
@@ -261,5 +277,7 @@ def join_tables(left: Table, right: Table, predicate: Any, kind: str) -> Table:
         raise validation_error(f"join relations with ambiguous names: {', '.join(clash)}")
     names = list(ln.names) + list(rn.names)
     resolver = Resolver(names, list(ln.types) + list(rn.types), left._t_env._functions)
+    if predicate is None and kind == "INNER":
+        return Table(CrossJoin(ln, rn, names), left._t_env)
     cond = resolver.resolve(predicate) if predicate is not None else None
     return Table(plan_join(ln, rn, cond, kind, names), left._t_env)

@@ -463,13 +463,14 @@ def to_python(rex: Rex, consts: list[Any], udfs: list[Any]) -> str:
         if str(inner.type.with_nullability(True)) == str(rex.type.with_nullability(True)):
             return to_python(inner, consts, udfs)
         consts.append(Caster(inner.type, rex.type))
-        if rex.value == "try":
-            return f"n_try_cast({to_python(inner, consts, udfs)}, K[{len(consts) - 1}])"
-        return f"n_cast({to_python(inner, consts, udfs)}, K[{len(consts) - 1}])"
+        index = len(consts) - 1  # before the operand adds constants of its own
+        helper = "n_try_cast" if rex.value == "try" else "n_cast"
+        return f"{helper}({to_python(inner, consts, udfs)}, K[{index}])"
     if k == "udf":
         consts.append(rex.value.evaluator())
+        index = len(consts) - 1  # before the operands add constants of their own (literals)
         call_args = ", ".join(to_python(o, consts, udfs) for o in rex.operands)
-        return f"K[{len(consts) - 1}]({call_args})"
+        return f"K[{index}]({call_args})"
     if k == "agg":
         raise validation_error("Aggregate functions are not supported in this position")
     name = rex.value

@@ -124,6 +124,11 @@ class Table:
                 "Filter operation requires a boolean expression as input, "
                 f"but {predicate} is of type {rex.type}"
             )
+        from flott.table.join import CrossJoin, plan_join
+
+        if isinstance(self._node, CrossJoin):  # join(...).where(...): the predicate is the join's
+            node = self._node
+            return Table(plan_join(node.left, node.right, rex, "INNER", list(node.names)), self._t_env)
         projections = [Rex("input", t, index=i) for i, t in enumerate(self._node.types)]
         return Table(Calc(self._node, projections, list(self._node.names), rex), self._t_env)
 

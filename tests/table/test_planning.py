@@ -202,3 +202,29 @@ def test_batch_order_by_is_planned_and_streaming_order_by_refused() -> None:
     stream.create_temporary_view("T", stream.from_elements([(1, "a")], ["x", "y"]))
     with pytest.raises(NotYetSupportedError, match="ORDER BY / LIMIT in streaming mode"):
         stream.sql_query("SELECT x FROM T ORDER BY x")
+
+
+def test_compiled_calls_and_casts_find_their_own_constants_when_operands_add_literals() -> None:
+    """A UDF or CAST whose operands hold literals (``add(a, 100)``, ``CAST(a + 1 AS STRING)``)
+    must call the function and caster it registered, not the literal registered after it."""
+    from flott.table.planner import Rex, calc_source
+    from flott.table.runtime import CompiledCode
+    from flott.table.udf import udf
+
+    @udf(result_type=DataTypes.BIGINT())
+    def add(i: int, j: int) -> int:
+        return i + j
+
+    bigint = DataTypes.BIGINT()
+    a = Rex("input", bigint, index=0)
+    hundred = Rex("lit", bigint, value=100)
+    call = Rex("udf", bigint, value=add, operands=[a, hundred])
+    cast = Rex(
+        "cast",
+        DataTypes.STRING(),
+        value="cast",
+        operands=[Rex("call", bigint, value="plus", operands=[a, hundred])],
+    )
+    consts: list[object] = []
+    source = calc_source([call, cast], None, consts, [])
+    assert CompiledCode(source, consts).function()((1,)) == (101, "101")
