@@ -112,7 +112,10 @@ class DeliveryGuarantee(Enum):
 class SourceReader(Protocol):
     def poll_batch(self, max_records: int) -> list | None:
         """Up to ``max_records`` records; ``[]`` if none are ready now (may block <= ~50 ms);
-        ``None`` once the input is exhausted (bounded sources only)."""
+        ``None`` once the input is exhausted (bounded sources only). The task sizes
+        ``max_records`` so a batch's work stays near 10 ms (a checkpoint trigger waits for the
+        batch in hand); a reader whose records must travel together may return more, and the
+        task takes them whole."""
 
     def close(self) -> None: ...
 
