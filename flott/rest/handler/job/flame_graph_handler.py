@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 
 from flott.errors import RestRequestError
-from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
+from flott.rest.handler.handler import INT32_MAX, HandlerRequest, QueryParam, RestRoute
 from flott.rest.handler.job.job_metrics_handlers import vertex_of
 from flott.rest.messages.base import ResponseBody
 from flott.runtime.metrics.flame_graph import StackSample, flame_graph_tree
@@ -71,12 +71,10 @@ async def flame_graph(req: HandlerRequest) -> VertexFlameGraph:
     kind = (req.query("type") or "FULL").upper()
     if kind not in _TYPES:
         raise RestRequestError(f"Bad request, could not parse parameters: type must be one of {_TYPES}.")
+    # parameters are checked before anything is answered, also while flame graphs are off
+    index = req.query_int("subtaskindex", 0, INT32_MAX)
     if not req.config.get_bool("rest.flamegraph.enabled"):
         return VertexFlameGraph(end_timestamp=DISABLED)
-    raw_index = req.query("subtaskindex")
-    if raw_index is not None and not raw_index.isdigit():
-        raise RestRequestError("Bad request, could not parse parameters: subtaskindex must be a number.")
-    index = int(raw_index) if raw_index is not None else None
     placement: dict[str, list[int]] = {}
     for ex in vertex.subtasks:
         if ex.state == "RUNNING" and ex.resource_id and (index is None or ex.subtask_index == index):
