@@ -150,20 +150,7 @@ def _ms(value: Any) -> int:
 
 def run_table(prefix: str, bids: Path, auctions: Path, parallelism: int) -> dict[str, Any]:
     """The PyFlink program (``prefix`` "pyflink") or the same on flott (``prefix`` "flott")."""
-    table = importlib.import_module(f"{prefix}.table")
-    t_env = table.TableEnvironment.create(table.EnvironmentSettings.in_batch_mode())
-    t_env.get_config().set("parallelism.default", str(parallelism))
-    t_env.execute_sql(f"""
-        CREATE TABLE bids (
-            auction BIGINT, price BIGINT, ts TIMESTAMP(3),
-            WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
-        ) WITH ('connector' = 'filesystem', 'path' = '{bids}', 'format' = 'csv')
-    """)
-    t_env.execute_sql(f"""
-        CREATE TABLE auctions (id BIGINT, category STRING)
-        WITH ('connector' = 'filesystem', 'path' = '{auctions}', 'format' = 'csv')
-    """)
-    t_env.execute_sql("CREATE TEMPORARY VIEW tiny AS SELECT * FROM (VALUES (1)) AS t(x)")
+    t_env = run_table_ddl(prefix, bids, auctions, parallelism)
 
     def timed(query: str) -> tuple[float, list[Any]]:
         start = time.perf_counter()
@@ -181,6 +168,25 @@ def run_table(prefix: str, bids: Path, auctions: Path, parallelism: int) -> dict
         "window_rows": [[int(r[0]), _ms(r[1]), int(r[2]), int(r[3])] for r in window_rows],
         "join_rows": [[str(r[0]), int(r[1]), int(r[2])] for r in join_rows],
     }
+
+
+def run_table_ddl(prefix: str, bids: Path, auctions: Path, parallelism: int) -> Any:
+    """A batch TableEnvironment of ``prefix`` ("pyflink" or "flott") with the benchmark's tables."""
+    table = importlib.import_module(f"{prefix}.table")
+    t_env = table.TableEnvironment.create(table.EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("parallelism.default", str(parallelism))
+    t_env.execute_sql(f"""
+        CREATE TABLE bids (
+            auction BIGINT, price BIGINT, ts TIMESTAMP(3),
+            WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+        ) WITH ('connector' = 'filesystem', 'path' = '{bids}', 'format' = 'csv')
+    """)
+    t_env.execute_sql(f"""
+        CREATE TABLE auctions (id BIGINT, category STRING)
+        WITH ('connector' = 'filesystem', 'path' = '{auctions}', 'format' = 'csv')
+    """)
+    t_env.execute_sql("CREATE TEMPORARY VIEW tiny AS SELECT * FROM (VALUES (1)) AS t(x)")
+    return t_env
 
 
 def run_duckdb(bids: Path, auctions: Path, parallelism: int) -> dict[str, Any]:
@@ -274,6 +280,20 @@ def flott_table_importable() -> bool:
         return False
 
 
+def flott_table_refusal(bids: Path, auctions: Path) -> str | None:
+    """Why flott.table cannot plan this benchmark yet (its NotYetSupportedError), or None.
+
+    The tables are declared as the benchmark declares them, nothing runs; a construct flott
+    refuses at plan time skips the flott rows with its message instead of failing the run."""
+    from flott.errors import NotYetSupportedError
+
+    try:
+        run_table_ddl("flott", bids, auctions, 1)
+    except NotYetSupportedError as e:
+        return str(e)
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--records", type=int, help="bids (default 2,000,000; --quick: 100,000)")
@@ -336,6 +356,13 @@ def main() -> int:
     try:
         log(f"sql: writing {args.records:,} records")
         bids, auctions = write_input(tmp / "input", args.records, args.keys)
+        flott_runner = next((r for r in runners if r.system == "flott"), None)
+        refusal = flott_table_refusal(bids, auctions) if flott_runner is not None else None
+        if flott_runner is not None and refusal is not None:
+            runners.remove(flott_runner)
+            notes.append(
+                f"flott rows skipped: flott.table refuses this benchmark's SQL at plan time ({refusal})."
+            )
         _, windows, joined = bare_loop(args.records, args.keys)
         for round_no in range(args.rounds):
             for r in runners:
