@@ -191,6 +191,8 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
         sync_api.expect(page.locator("#cancel-job")).to_have_count(0)
         page.screenshot(path=str(shots / "canceled.png"), full_page=True)
         page.click("text=Completed jobs")
+        # the page's heading first: under load the list's REST call may take seconds to answer
+        sync_api.expect(page.locator("main h1")).to_have_text("Completed jobs", timeout=30_000)
         sync_api.expect(page.locator("main tbody tr")).to_contain_text("CANCELED")
         sync_api.expect(page.locator("main b")).to_have_count(0)
 

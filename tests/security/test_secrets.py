@@ -23,7 +23,7 @@ CLUSTER_SECRETS = {
     "s3.secret-key": "cluster-s3-secret-1",
     "my.db.passwd": "cluster-passwd-2",
     "fs.s3a.session.credential": "cluster-credential-3",
-    "metrics.reporter.x.password": "cluster-password-4",
+    "my.service.password": "cluster-password-4",
     "kafka.sasl.jaas.config": "cluster-jaas-5",
 }
 JOB_SECRETS = {"sink.jdbc.password": "job-password-6", "s3.secret-key": "job-s3-secret-7"}
