@@ -52,7 +52,7 @@ from flott.runtime.operators.collect.result_fetcher import CloseableIterator
 
 if TYPE_CHECKING:
     from flott.api.common.output_tag import OutputTag
-    from flott.datastream.execution_config import ExecutionConfig
+    from flott.common.execution_config import ExecutionConfig
     from flott.datastream.stream_execution_environment import StreamExecutionEnvironment
 
 __all__ = [
