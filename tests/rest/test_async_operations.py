@@ -73,3 +73,22 @@ async def test_results_expire_after_the_store_duration_and_closing_refuses_new_o
     await cache.close()
     with pytest.raises(OperationCacheClosedError):
         cache.trigger("", None, operation)
+
+
+async def test_a_failure_nobody_polls_leaves_no_traceback_in_the_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client that triggers a savepoint and never polls must not leave "Task exception was never
+    retrieved" in the log: the failure was answered (it is kept for polling), not lost."""
+    import gc
+
+    cache: CompletedOperationCache[None] = CompletedOperationCache()
+
+    async def operation() -> None:
+        raise JobExecutionError("savepoint failed")
+
+    cache.trigger("", None, operation)
+    await asyncio.sleep(0.01)
+    del cache
+    gc.collect()
+    assert "never retrieved" not in caplog.text

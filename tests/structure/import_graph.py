@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +126,22 @@ def _walk_imports(tree: ast.Module) -> Iterator[tuple[ast.Import | ast.ImportFro
     yield from visit(tree.body, False)
 
 
+def parse_module(file: Path) -> ast.Module:
+    """``ast.parse`` with the garbage collector held off.
+
+    On CPython 3.11 a collection during the conversion to Python objects can finalize an object
+    that logs a traceback; 3.11's traceback printer parses source itself, re-entering the
+    converter, which then fails with "AST constructor recursion depth mismatch".
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 @functools.cache
 def folder_graph() -> FolderGraph:
     """Read once per process: the tree does not change under a test run."""
@@ -136,7 +153,7 @@ def folder_graph() -> FolderGraph:
         if is_package:
             module = module.rpartition(".")[0]
         src_folder = _node(".".join(rel.parent.parts), module)
-        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(rel))
+        tree = parse_module(file)
         for node, module_level in _walk_imports(tree):
             for dotted in _imported_modules(node, module, is_package):
                 dst = _folder_of_module(dotted)

@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 from flott import errors
-from tests.structure.import_graph import PACKAGE, ROOT
+from tests.structure.import_graph import PACKAGE, ROOT, parse_module
 
 OUTSIDE_THE_TREE = {
     # click's own usage error: the CLI's argument mistakes, printed by click as Flink's CLI does
@@ -25,7 +25,7 @@ def _exception_classes_outside_errors_py() -> dict[str, str]:
         rel = str(file.relative_to(ROOT))
         if rel == "flott/errors.py":
             continue
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_module(file)):
             if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 bases = [ast.unparse(b) for b in node.bases]
                 if any(b.endswith(("Error", "Exception")) for b in bases):

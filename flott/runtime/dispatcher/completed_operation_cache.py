@@ -44,6 +44,17 @@ class OperationResult(Generic[R]):
     failure: BaseException | None = None
 
 
+def _failure_is_kept(task: asyncio.Task[R]) -> None:
+    """Mark a failure as retrieved: the cache keeps it for :meth:`CompletedOperationCache.get`.
+
+    A failed operation nobody polls (a client that gave up, a cache dropped at
+    shutdown) would otherwise log "Task exception was never retrieved" when its
+    task is collected, a traceback in the log for a failure that was answered.
+    """
+    if not task.cancelled():
+        task.exception()
+
+
 class CompletedOperationCache(Generic[R]):
     def __init__(self, store_duration_s: float = 300.0, clock: Callable[[], float] = time.monotonic) -> None:
         self._store_duration = store_duration_s
@@ -66,7 +77,9 @@ class CompletedOperationCache(Generic[R]):
                 finally:
                     self._completed_at[key] = self._clock()
 
-            self._tasks[key] = asyncio.get_running_loop().create_task(run())
+            task = asyncio.get_running_loop().create_task(run())
+            task.add_done_callback(_failure_is_kept)
+            self._tasks[key] = task
         return key.trigger_id
 
     def get(self, scope: str, trigger_id: str) -> OperationResult[R]:
