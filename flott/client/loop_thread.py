@@ -7,6 +7,7 @@ coroutines to this loop and wait on the concurrent future.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import threading
 from collections.abc import Coroutine
@@ -51,3 +52,21 @@ def shared_loop_thread() -> LoopThread:
         if _shared is None:
             _shared = LoopThread()
         return _shared
+
+
+def _stop_shared_loop_thread() -> None:
+    """Stop the shared loop before the interpreter finalizes.
+
+    Registered when this module is imported, so it runs after the exit hooks of the modules
+    that import it (atexit is last in, first out): the embedded clusters are closed on the
+    loop first, then the loop stops. A daemon thread still inside the event loop while the
+    interpreter tears down its objects is how a finished program crashes at exit (SIGSEGV
+    after all its output was printed).
+    """
+    with _lock:
+        shared = _shared
+    if shared is not None:
+        shared.stop()
+
+
+atexit.register(_stop_shared_loop_thread)

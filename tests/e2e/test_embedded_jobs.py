@@ -295,3 +295,32 @@ def test_keyed_state_example_prints_per_sensor_summaries() -> None:
             expected.add(f"({sensor},{n},{max(values[:n])})")
     printed = {line.split("> ", 1)[-1] for line in proc.stdout.splitlines() if line.strip()}
     assert printed == expected
+
+
+EXIT_PROBE = """
+import atexit, threading
+
+def report():  # registered before flott is imported: runs after flott's exit hooks
+    alive = [t.name for t in threading.enumerate() if t.name == "flott-client-loop" and t.is_alive()]
+    print("loop threads alive at exit:", alive)
+
+atexit.register(report)
+
+from flott.datastream import StreamExecutionEnvironment
+
+env = StreamExecutionEnvironment.get_execution_environment()
+env.set_parallelism(1)
+env.from_collection([1, 2, 3]).map(lambda x: x * 2).print()
+env.execute("exit probe")
+"""
+
+
+def test_a_finished_script_exits_with_its_event_loop_stopped(tmp_path: Path) -> None:
+    """The client's event loop runs on a daemon thread; left running into interpreter
+    teardown it can crash a program that finished its work (SIGSEGV after the last line)."""
+    script = tmp_path / "probe.py"
+    script.write_text(EXIT_PROBE)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(line for line in proc.stdout.splitlines() if line[:1].isdigit()) == ["2", "4", "6"]
+    assert "loop threads alive at exit: []" in proc.stdout
