@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flott.errors import NotYetSupportedError
+
 __all__ = ["TableConfig"]
 
 _UTC = frozenset({"UTC", "GMT", "Z", "Etc/UTC", "+00:00"})
@@ -14,8 +16,6 @@ def _check_table_option(key: str, value: str) -> None:
     """Never accept what is ignored: flott's planner reads no ``table.*`` option yet, so one set
     (``table.exec.state.ttl``, mini-batch, ...) is refused, naming it; a UTC local time zone is
     what flott does anyway and is accepted."""
-    from flott.errors import NotYetSupportedError
-
     if not key.startswith("table."):
         return
     if key == "table.local-time-zone" and value in _UTC:
