@@ -28,6 +28,20 @@ class LoopThread:
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
+    async def _cancel_pending_then_stop(self) -> None:
+        """What ``asyncio.run`` does at its end: tasks still pending are cancelled and awaited,
+        so none is destroyed pending (and logged to the program's stderr) when the loop goes."""
+        current = asyncio.current_task()
+        pending = [t for t in asyncio.all_tasks(self.loop) if t is not current]
+        for task in pending:
+            task.cancel()
+        try:
+            await asyncio.wait_for(asyncio.gather(*pending, return_exceptions=True), 2.0)
+        except (TimeoutError, asyncio.CancelledError):
+            pass
+        finally:
+            self.loop.stop()
+
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
@@ -36,7 +50,7 @@ class LoopThread:
 
     def stop(self) -> None:
         if self.loop.is_running():
-            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.loop.call_soon_threadsafe(self.loop.create_task, self._cancel_pending_then_stop())
         if threading.current_thread() is not self._thread:
             self._thread.join(5.0)
 

@@ -200,6 +200,7 @@ class Dispatcher(RpcEndpoint):
         self._clock: Callable[[], float] = time.monotonic
         self._te_endpoints: dict[str, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self._view_updater: asyncio.Task[None] | None = None
         self._storage = FsspecCheckpointStorage()
         self._operations: CompletedOperationCache[tuple[int | None, str]] = CompletedOperationCache(
             config.get_seconds("rest.async.store-duration", "300 s")
@@ -241,7 +242,7 @@ class Dispatcher(RpcEndpoint):
 
     async def start(self) -> None:
         self._rpc.register(self)
-        self._spawn(self.metric_registry.run_view_updater())
+        self._view_updater = asyncio.get_running_loop().create_task(self.metric_registry.run_view_updater())
 
     async def stop(self) -> None:
         for runner in list(self.runners.values()):
@@ -252,6 +253,18 @@ class Dispatcher(RpcEndpoint):
                 await asyncio.wait_for(asyncio.shield(runner.result), 5.0)
             await runner.job_master.stop()
         self._rpc.unregister(self.endpoint_id)
+        # The Dispatcher owns its background work: the metric view updater stops, the job
+        # clean-ups (HA terminal records, blob removal) are given a bounded time to finish, so
+        # nothing is left pending on a loop that is about to stop.
+        if self._view_updater is not None:
+            self._view_updater.cancel()
+            await asyncio.gather(self._view_updater, return_exceptions=True)
+        background = list(self._background)
+        if background:
+            await asyncio.wait(background, timeout=5.0)
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
         close_reporters(self.metric_registry)
 
     # -- high availability (used by the leader process; never in ``none`` mode) ---------------
@@ -270,6 +283,8 @@ class Dispatcher(RpcEndpoint):
         self.runners.clear()
         for task in list(self._background):
             task.cancel()
+        if self._view_updater is not None:
+            self._view_updater.cancel()
         close_reporters(self.metric_registry)
         return suspended
 
