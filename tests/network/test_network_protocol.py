@@ -92,3 +92,23 @@ def test_implementations_satisfy_the_task_contract() -> None:
     with pytest.raises(TypeError):
         partition.broadcast_event([1, 2])
     partition.release()
+
+
+def test_a_consumer_of_a_failed_producer_names_the_producers_failure() -> None:
+    """Whichever task's report reaches the JobMaster first, the job's failure says why: the
+    consumer of a failed producer's partition fails naming the producer's own error."""
+    failed = ResultPartition("failed", 1, 4)
+    failed.emit(0, ["record"])
+    failed.release("UserCodeError: the Partitioner returned partition 3")
+    with pytest.raises(
+        DataExchangeError, match="its producer failed: UserCodeError: the Partitioner returned"
+    ):
+        failed.subpartition(0).take_one()
+    assert "the Partitioner returned" in failed.subpartition(0).take_many(8)[1]
+
+    cancelled = ResultPartition("cancelled", 1, 4)
+    cancelled.release()
+    assert (
+        cancelled.subpartition(0).take_many(8)[1]
+        == "result partition cancelled#0 was released by its producer"
+    )

@@ -281,11 +281,11 @@ class RecordWriter:
         self._writer.finish()
         self._partitioner.close()
 
-    def release(self) -> None:
+    def release(self, cause: str | None = None) -> None:
         self._partitioner.close()
         self._buffers = [[] for _ in range(self.num_channels)]
         self.pending_since_ns = None
-        self._writer.release()
+        self._writer.release(cause)
 
 
 class RecordWriterDelegate:
@@ -453,10 +453,10 @@ class RecordWriterDelegate:
         for writer in self.writers:
             writer.finish()
 
-    def release(self) -> None:
+    def release(self, cause: str | None = None) -> None:
         """Drop buffered data and release every partition; errors here must not mask the failure."""
         for writer in self.writers:
             try:
-                writer.release()
+                writer.release(cause)
             except Exception as e:
                 log.warning("releasing an output partition failed: %s: %s", type(e).__name__, e)

@@ -282,8 +282,12 @@ class StreamTask:
             chain.close()
             outputs.finish()
         except BaseException as e:
-            self._cleanup_after_failure()
             translated = self._translate(e)
+            self._cleanup_after_failure(
+                None
+                if isinstance(translated, TaskCancelledError)
+                else f"{type(translated).__name__}: {translated}"
+            )
             if translated is e:
                 raise
             raise translated from e
@@ -654,13 +658,13 @@ class StreamTask:
             return user_code_error(error, self.name)
         return error
 
-    def _cleanup_after_failure(self) -> None:
+    def _cleanup_after_failure(self, cause: str | None) -> None:
         if self._outputs is not None:
-            self._outputs.release()
+            self._outputs.release(cause)
         else:
             for output in self._env.outputs:
                 try:
-                    output.writer.release()
+                    output.writer.release(cause)
                 except Exception as e:
                     log.warning("%s: releasing output failed: %s", self.name, e)
         if self._chain is not None:

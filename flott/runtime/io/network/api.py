@@ -71,8 +71,12 @@ class ResultPartitionWriter(Protocol):
     def finish(self) -> None:
         """Send EndOfPartition to every subpartition; the consumers see their input end."""
 
-    def release(self) -> None:
-        """Drop all buffered data and wake any blocked emit (cancel / failure)."""
+    def release(self, cause: str | None = None) -> None:
+        """Drop all buffered data and wake any blocked emit (cancel / failure).
+
+        ``cause`` is the producer's own failure: its consumers fail naming it (Flink's
+        ProducerFailedException), so whichever report reaches the JobMaster first, the job's
+        failure says why."""
 
 
 class InputGate(Protocol):

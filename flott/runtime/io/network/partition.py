@@ -69,6 +69,7 @@ class ResultSubpartition:
         "_notified",
         "_partition",
         "_reader",
+        "_release_cause",
         "_state",
         "_waiting_producers",
         "back_pressured_time_ns",
@@ -90,6 +91,7 @@ class ResultSubpartition:
         self._notified = False
         self._state = _OPEN
         self._failure = ""
+        self._release_cause: str | None = None
         self._waiting_producers = 0
         self.num_buffers_in = 0
         self.num_buffers_out = 0
@@ -179,12 +181,13 @@ class ResultSubpartition:
             self._notified = True
         reader.notify_data_available()
 
-    def release(self) -> None:
+    def release(self, cause: str | None = None) -> None:
         """Drop everything, wake a blocked producer (TaskCancelledError) and fail the consumer."""
         with self._cond:
             if self.consumed or self._state in (_RELEASED, _FAILED):
                 return
             self._state = _RELEASED
+            self._release_cause = cause
             self._buffers.clear()
             self._cond.notify_all()
             reader = self._reader
@@ -199,7 +202,7 @@ class ResultSubpartition:
             if self._reader is not None:
                 raise DataExchangeError(f"subpartition {self.name} is already being consumed")
             if self._state == _RELEASED:
-                raise DataExchangeError(f"result partition {self.name} was released by its producer")
+                raise DataExchangeError(self._consumer_side_error())
             if self._state == _FAILED:
                 raise DataExchangeError(self._failure)
             self._reader = reader
@@ -274,6 +277,8 @@ class ResultSubpartition:
 
     def _consumer_side_error(self) -> str:
         if self._state == _RELEASED:
+            if self._release_cause:
+                return f"result partition {self.name}: its producer failed: {self._release_cause}"
             return f"result partition {self.name} was released by its producer"
         return self._failure
 
@@ -336,7 +341,7 @@ class ResultPartition:
         if not self._subpartitions:
             self._on_subpartition_consumed()
 
-    def release(self) -> None:
+    def release(self, cause: str | None = None) -> None:
         """Drop all data, wake blocked producers with TaskCancelledError, fail the consumers."""
         with self._state_cond:
             if self._released:
@@ -344,7 +349,7 @@ class ResultPartition:
             self._released = True
             self._state_cond.notify_all()
         for sub in self._subpartitions:
-            sub.release()
+            sub.release(cause)
         self._report_done("released")
 
     # ------------------------------------------------------------------ lifecycle
