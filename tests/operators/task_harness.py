@@ -86,6 +86,7 @@ class GatePartitionWriter:
         self._targets = targets
         self._serialize = serialize
         self.released = threading.Event()
+        self.release_cause: str | None = None
         self.finished = False
         self.emits = 0
 
@@ -111,7 +112,8 @@ class GatePartitionWriter:
         for gate, channel in self._targets:
             gate.put(channel, EndOfPartition())
 
-    def release(self) -> None:
+    def release(self, cause: str | None = None) -> None:
+        self.release_cause = cause
         self.released.set()
 
 
@@ -125,6 +127,8 @@ class CollectingPartitionWriter:
         self.emit_times: list[float] = []
         self.finished = False
         self.released = threading.Event()
+        self.release_cause: str | None = None
+        """The producer's failure the partition was released with (None: cancelled)."""
         self.blocked = threading.Event()
         """Set once an emit waits for room (the writer is full): the task is back-pressured."""
         self._lock = threading.Condition()
@@ -156,7 +160,8 @@ class CollectingPartitionWriter:
     def finish(self) -> None:
         self.finished = True
 
-    def release(self) -> None:
+    def release(self, cause: str | None = None) -> None:
+        self.release_cause = cause
         self.released.set()
         with self._lock:
             self._lock.notify_all()

@@ -168,6 +168,9 @@ def test_raising_user_function_becomes_user_code_error() -> None:
     assert err.traceback.lstrip().startswith("Traceback")
     assert "Source -> Map (1/1)#0" in str(err)
     assert sink_out.released.is_set() and not sink_out.finished
+    assert sink_out.release_cause is not None and "division by zero" in sink_out.release_cause, (
+        "the consumers learn why their producer failed"
+    )
 
 
 class FailingOpen(MapFunction):
