@@ -310,30 +310,42 @@ def shown_value(key: str, value: str) -> str:
     """``value`` as an error message or log line may show it: hidden when ``key`` is a secret."""
     return HIDDEN_CONTENT if is_sensitive(key) else value
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
-_UNITS_S = {
-    "": 0.001,
-    "ms": 0.001,
-    "milli": 0.001,
-    "millis": 0.001,
-    "millisecond": 0.001,
-    "milliseconds": 0.001,
-    "s": 1.0,
-    "sec": 1.0,
-    "secs": 1.0,
-    "second": 1.0,
-    "seconds": 1.0,
-    "min": 60.0,
-    "m": 60.0,
-    "minute": 60.0,
-    "minutes": 60.0,
-    "h": 3600.0,
-    "hour": 3600.0,
-    "hours": 3600.0,
-    "d": 86400.0,
-    "day": 86400.0,
-    "days": 86400.0,
-}
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Zµ]*)\s*$")
+_UNIT_NS: dict[str, int] = {}
+for _ns, _labels in (
+    (1, ("ns", "nano", "nanos", "nanosecond", "nanoseconds")),
+    (1_000, ("µs", "us", "micro", "micros", "microsecond", "microseconds")),
+    (1_000_000, ("", "ms", "milli", "millis", "millisecond", "milliseconds")),
+    (1_000_000_000, ("s", "sec", "secs", "second", "seconds")),
+    (60_000_000_000, ("m", "min", "mins", "minute", "minutes")),
+    (3_600_000_000_000, ("h", "hour", "hours")),
+    (86_400_000_000_000, ("d", "day", "days")),
+):
+    _UNIT_NS.update(dict.fromkeys(_labels, _ns))
+"""Flink's duration units (TimeUtils): a bare number is milliseconds, labels are case-insensitive."""
+
+
+def _duration_ns(key: str, raw: str, *, integral: bool) -> int:
+    m = _DURATION.match(raw)
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in _UNIT_NS or (integral and "." in m.group(1)):
+        raise ConfigurationError(
+            f"Could not parse value {shown_value(key, raw)!r} for key {key!r} as a duration "
+            "(a number and a unit: ns, us, ms, s, min, h or d; a bare number is milliseconds)"
+        )
+    if integral:
+        return int(m.group(1)) * _UNIT_NS[unit]
+    return int(float(m.group(1)) * _UNIT_NS[unit])
+
+
+def parse_duration_ms(key: str, value: str) -> int:
+    """Flink's duration syntax (``100``, ``100 ms``, ``5 s``, ``1 min``, ``1 h``, ``2 d``) in
+    milliseconds, the one parser every duration-typed key goes through; ``-1`` stays -1
+    (Flink's "disabled" for some keys). Sub-millisecond values round down."""
+    if value.strip() == "-1":
+        return -1
+    return _duration_ns(key, value, integral=True) // 1_000_000
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
@@ -471,10 +483,4 @@ class Configuration:
 
     def get_seconds(self, key: str, default: str | None = None) -> float:
         """A duration in seconds; a bare number means milliseconds (as Flink's ms-typed keys)."""
-        raw = self.get(key, default)
-        m = _DURATION.match(raw)
-        if not m or m.group(2).lower() not in _UNITS_S:
-            raise ConfigurationError(
-                f"{key}: expected a duration like '10 s' or '500 ms', got {shown_value(key, raw)!r}"
-            )
-        return float(m.group(1)) * _UNITS_S[m.group(2).lower()]
+        return _duration_ns(key, self.get(key, default), integral=False) / 1e9

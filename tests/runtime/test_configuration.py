@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, parse_duration_ms
 from flott.errors import ConfigurationError
 
 
@@ -36,6 +36,25 @@ def test_yaml_file_flattened_and_dynamic_overrides(tmp_path: Path) -> None:
 def test_bad_values_name_the_key(values: dict[str, str], call, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ConfigurationError, match=message):
         call(Configuration(values))
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"),
+    [("250", 250), ("250 ms", 250), ("5 s", 5_000), ("1 min", 60_000), ("10MIN", 600_000),
+     ("1h", 3_600_000), ("2 hours", 7_200_000), ("1 d", 86_400_000), ("1500 us", 1), ("-1", -1)],
+)  # fmt: skip
+def test_every_duration_key_reads_flinks_units(text: str, ms: int) -> None:
+    """One parser for every duration-typed key, with Flink's units: `execution.checkpointing.interval:
+    1h` was refused because the checkpoint and watermark keys' parser stopped at minutes."""
+    assert parse_duration_ms("execution.checkpointing.interval", text) == ms
+    if ms >= 0:
+        assert Configuration({"k": text}).get_seconds("k") == pytest.approx(ms / 1000, abs=1e-3)
+
+
+@pytest.mark.parametrize("text", ["1.5 s", "soon", "5 parsecs", ""])
+def test_a_duration_that_is_not_one_is_refused_naming_the_key(text: str) -> None:
+    with pytest.raises(ConfigurationError, match=r"execution\.checkpointing\.interval"):
+        parse_duration_ms("execution.checkpointing.interval", text)
 
 
 def test_bad_files_and_dynamic_options(tmp_path: Path) -> None:

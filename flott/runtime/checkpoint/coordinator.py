@@ -46,6 +46,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from flott.configuration import parse_duration_ms
 from flott.errors import ConfigurationError
 from flott.runtime.checkpoint.errors import (
     CheckpointTriggerError,
@@ -61,7 +62,6 @@ from flott.runtime.checkpoint.metadata import (
 )
 from flott.runtime.checkpoint.stats import CheckpointStats, CheckpointStatsTracker
 from flott.runtime.checkpoint.storage import CheckpointStorage, join
-from flott.runtime.operators.processing_time import parse_duration_ms
 
 CHECKPOINT = "CHECKPOINT"
 SAVEPOINT = "SAVEPOINT"

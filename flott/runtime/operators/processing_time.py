@@ -14,28 +14,10 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import re
 import time
 from collections.abc import Callable
 
-from flott.errors import ConfigurationError
-
 Clock = Callable[[], int]
-
-_UNIT_MS = {"ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
-            "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
-            "min": 60_000, "m": 60_000, "minute": 60_000, "minutes": 60_000}  # fmt: skip
-_DURATION = re.compile(r"^\s*(\d+)\s*(" + "|".join(sorted(_UNIT_MS, key=len, reverse=True)) + r")?\s*$")
-
-
-def parse_duration_ms(key: str, value: str) -> int:
-    """Flink's duration syntax (``100``, ``100 ms``, ``5 s``, ``1 min``); ``-1`` stays -1 (disabled)."""
-    if value.strip() == "-1":
-        return -1
-    match = _DURATION.match(value)
-    if match is None:
-        raise ConfigurationError(f"Could not parse value '{value}' for key '{key}' as a duration")
-    return int(match.group(1)) * _UNIT_MS[match.group(2) or "ms"]
 
 
 def wall_clock_ms() -> int:

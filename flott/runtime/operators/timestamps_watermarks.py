@@ -23,11 +23,8 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
-from flott.runtime.operators.processing_time import (
-    ProcessingTimeService,
-    ScheduledCallback,
-    parse_duration_ms,
-)
+from flott.configuration import parse_duration_ms
+from flott.runtime.operators.processing_time import ProcessingTimeService, ScheduledCallback
 from flott.runtime.operators.stream_operator import (
     DeferredOutput,
     OperatorSetup,

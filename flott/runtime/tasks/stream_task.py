@@ -41,6 +41,7 @@ from time import perf_counter_ns
 from typing import Any
 
 import flott.runtime
+from flott.configuration import parse_duration_ms
 from flott.errors import (
     ConfigurationError,
     FlottError,
@@ -57,7 +58,7 @@ from flott.runtime.execution.environment import (
     TriggerCheckpointMail,
 )
 from flott.runtime.io.network.api import CheckpointBarrier, EndOfPartition, InputGate
-from flott.runtime.operators.processing_time import Clock, ProcessingTimeService, parse_duration_ms
+from flott.runtime.operators.processing_time import Clock, ProcessingTimeService
 from flott.runtime.operators.watermark import Watermark, WatermarkStatus
 from flott.runtime.tasks.checkpoint_barrier_aligner import CheckpointBarrierAligner
 from flott.runtime.tasks.operator_chain import OperatorChain

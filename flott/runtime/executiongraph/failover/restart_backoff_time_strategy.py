@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections import deque
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
+from flott.configuration import parse_duration_ms
 from flott.errors import ConfigurationError, FlottError, IllegalStateTransitionError
 
 __all__ = [
@@ -434,24 +434,11 @@ def _float(config: Mapping[str, str], key: str, default: float) -> float:
     return value
 
 
-# Flink's duration units beyond what parse_duration_ms knows (it stops at minutes).
-_LONG_UNIT_MS = {"h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
-                 "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}  # fmt: skip
-_LONG_DURATION = re.compile(r"^\s*(\d+)\s*(hours|hour|h|days|day|d)\s*$")
-
-
 def _duration_ms(config: Mapping[str, str], key: str, default_ms: int) -> int:
     raw = config.get(key)
     if raw is None:
         return default_ms
-    text = str(raw)
-    match = _LONG_DURATION.match(text.lower())
-    if match is not None:
-        return int(match.group(1)) * _LONG_UNIT_MS[match.group(2)]
-    # Imported here: the operators package is heavy and the JobMaster needs only this function.
-    from flott.runtime.operators.processing_time import parse_duration_ms
-
-    value = parse_duration_ms(key, text)
+    value = parse_duration_ms(key, str(raw))
     if value < 0:
         raise ConfigurationError(f"Value '{raw}' for key '{key}' must not be negative")
     return value
