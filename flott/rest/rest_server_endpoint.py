@@ -188,9 +188,17 @@ class RestServerEndpoint:
     """
 
     def __init__(
-        self, config: Configuration, dispatcher_gateway_provider: GatewayProvider | DispatcherGateway
+        self,
+        config: Configuration,
+        dispatcher_gateway_provider: GatewayProvider | DispatcherGateway,
+        *,
+        lingering_time_s: float = 10.0,
     ) -> None:
+        """``lingering_time_s``: how long a connection answered with an error before its body was
+        read keeps reading and dropping what the client still sends, so the client sees the answer
+        rather than a reset (aiohttp's lingering time; tests shorten it)."""
         self.config = config
+        self._lingering_time_s = lingering_time_s
         provider: GatewayProvider
         if callable(dispatcher_gateway_provider) and not hasattr(dispatcher_gateway_provider, "submit_job"):
             provider = dispatcher_gateway_provider
@@ -261,6 +269,7 @@ class RestServerEndpoint:
             self.config.get_int(MAX_CONNECTIONS_PER_CLIENT_KEY, 512),
             access_log=None,
             shutdown_timeout=2.0,
+            lingering_time=self._lingering_time_s,
         )
         await self._runner.setup()
         host = self.config.get("rest.bind-address")

@@ -44,7 +44,9 @@ class LeaderlessEndpoint:
 
 
 @contextmanager
-def leaderless_endpoint(upload_dir: Path, **config: str) -> Iterator[LeaderlessEndpoint]:
+def leaderless_endpoint(
+    upload_dir: Path, lingering_time_s: float = 10.0, **config: str
+) -> Iterator[LeaderlessEndpoint]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="leaderless-rest", daemon=True)
     thread.start()
@@ -55,7 +57,7 @@ def leaderless_endpoint(upload_dir: Path, **config: str) -> Iterator[LeaderlessE
         "web.upload.dir": str(upload_dir),
         **config,
     }
-    endpoint = RestServerEndpoint(Configuration(settings), lambda: None)
+    endpoint = RestServerEndpoint(Configuration(settings), lambda: None, lingering_time_s=lingering_time_s)
     try:
         asyncio.run_coroutine_threadsafe(endpoint.start(), loop).result(timeout=60)
         yield LeaderlessEndpoint(endpoint.port, upload_dir)
