@@ -484,3 +484,8 @@ class Configuration:
     def get_seconds(self, key: str, default: str | None = None) -> float:
         """A duration in seconds; a bare number means milliseconds (as Flink's ms-typed keys)."""
         return _duration_ns(key, self.get(key, default), integral=False) / 1e9
+
+
+def merged_job_config(cluster: Mapping[str, str], job: Mapping[str, str]) -> dict[str, str]:
+    """The job's effective configuration: the cluster's, overridden by the job's own keys."""
+    return {**cluster, **job}

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from flott.configuration import Configuration
 from flott.errors import OperationFailedError, RpcTimeoutError, UserCodeError, error_from_wire
-from flott.runtime.dispatcher.gateway import DispatcherGateway
+from flott.runtime.gateways.dispatcher_gateway import DispatcherGateway
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, OperationStatus
 from flott.runtime.metrics.query_service import ClusterMetricDump

@@ -52,15 +52,15 @@ from flott.rest.authentication import CLIENT_TOKEN_ENV, Role, new_internal_token
 from flott.rest.errors import RestNotFoundError
 from flott.rest.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.blob.blob_server import BlobServer
-from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.dispatcher.mini_dispatcher import ApplicationStatus, ExecutionMode, MiniDispatcher
 from flott.runtime.entrypoint.jobmanager_process import (
     jobmanager_rpc_service,
     set_on_termination_signals,
     stop_components,
 )
+from flott.runtime.gateways.dispatcher_gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.jobgraph import new_id
-from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.resourcemanager.resource_manager import ResourceManager
 
 log = logging.getLogger(__name__)

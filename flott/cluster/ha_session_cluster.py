@@ -42,8 +42,9 @@ from flott.rest.errors import NoLeaderError
 from flott.rest.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
-from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.entrypoint.jobmanager_process import jobmanager_rpc_service, set_on_termination_signals
+from flott.runtime.gateways.dispatcher_gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.highavailability import (
     DISPATCHER,
     RESOURCE_MANAGER,
@@ -55,7 +56,6 @@ from flott.runtime.highavailability.job_persistence import DispatcherHaServices
 from flott.runtime.highavailability.zookeeper import ZooKeeperHaServices, ZooKeeperLeaderElectionService
 from flott.runtime.jobgraph import new_id
 from flott.runtime.jobmaster.job_master import JobMaster
-from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
 from flott.runtime.resourcemanager.resource_manager import ResourceManager
 

@@ -59,7 +59,7 @@ from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
 from flott.rest.web import Dashboard
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
-from flott.runtime.dispatcher.gateway import DispatcherGateway
+from flott.runtime.gateways.dispatcher_gateway import DispatcherGateway
 from flott.ssl_context import rest_scheme, rest_server_ssl
 
 log = logging.getLogger(__name__)

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from flott.errors import FencingTokenError, RpcConnectionError
-from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.gateways.dispatcher_gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
 from flott.runtime.rpc.service import RpcService
-from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
 from tests.highavailability.ha_cluster import (
     CLUSTER_ID,
     HaCluster,

@@ -27,9 +27,10 @@ from flott.datastream.state import (
 )
 from flott.errors import FlottError, InvalidJobGraphError, NotYetSupportedError
 from flott.runtime.jobgraph import OperatorDescriptor
-from flott.runtime.operators import OperatorSetup, StreamOperator, create_operator
+from flott.runtime.operators import OperatorSetup, StreamOperator
 from flott.runtime.operators.aggregation import create_aggregator
 from flott.runtime.tasks.operator_chain import OperatorChain
+from flott.runtime.tasks.operator_factory import create_operator
 from tests.operators.task_harness import Blobs, CollectionSource, make_env, op, vertex
 
 

@@ -40,7 +40,7 @@ from flott.errors import (
 )
 from flott.rest import RestServerEndpoint
 from flott.rest.serialized_throwable import from_serialized_throwable, to_serialized_throwable
-from flott.runtime.dispatcher.gateway import DispatcherGateway
+from flott.runtime.gateways.dispatcher_gateway import DispatcherGateway
 from flott.runtime.messages.job import OperationStatus
 from flott.runtime.rpc.service import error_from_wire, error_to_wire
 from tests.rest import spec

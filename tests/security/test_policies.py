@@ -10,7 +10,7 @@ from flott.errors import JobAdmissionError
 from flott.runtime.checkpoint.errors import IllegalStoragePathError
 from flott.runtime.checkpoint.storage import StoragePathPolicy, canonical_location, is_under
 from flott.runtime.dispatcher.admission import AdmissionLimits, check_cluster_limits, check_graph_size
-from flott.runtime.resourcemanager.gateway import SlotCapacity
+from flott.runtime.gateways.resource_manager_gateway import SlotCapacity
 from tests.rest.jobs import bounded_job
 
 LIMITS = AdmissionLimits.from_config(Configuration())

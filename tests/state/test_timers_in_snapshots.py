@@ -16,7 +16,7 @@ from flott.runtime.checkpoint.metadata import CheckpointMetadata, merge_operator
 from flott.runtime.checkpoint.restore import restore_assignment
 from flott.runtime.checkpoint.snapshot import read_key_group, restore_keyed_backend, snapshot_keyed_backend
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
-from flott.runtime.operators import OperatorSetup, StreamOperator, create_operator
+from flott.runtime.operators import OperatorSetup, StreamOperator
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.specs import WindowOperatorSpec
 from flott.runtime.operators.stream_operator import TIMESTAMPED_INPUT, TIMESTAMPED_OUTPUT, CollectingOutput
@@ -24,6 +24,7 @@ from flott.runtime.operators.timer_service import InternalTimerService
 from flott.runtime.operators.watermark import LONG_MAX
 from flott.runtime.state.key_groups import KeyGroupRange, assign_to_key_group
 from flott.runtime.state.state_backend_loader import create_keyed_state_backend
+from flott.runtime.tasks.operator_factory import create_operator
 from tests.operators.task_harness import Blobs, make_env, op, vertex
 from tests.windowing.harness import Clock
 

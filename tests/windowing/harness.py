@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flott.runtime.operators import OperatorSetup, StreamOperator, create_operator
+from flott.runtime.operators import OperatorSetup, StreamOperator
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.stream_operator import (
     TIMESTAMPED_INPUT,
@@ -13,6 +13,7 @@ from flott.runtime.operators.stream_operator import (
     TIMESTAMPED_OUTPUT,
     CollectingOutput,
 )
+from flott.runtime.tasks.operator_factory import create_operator
 from tests.operators.task_harness import Blobs, make_env, op, vertex
 
 

@@ -23,7 +23,7 @@ from flott.configuration import Configuration
 from flott.errors import PayloadTooLargeError, RestRequestError
 from flott.rest.body_reading import within_idle_timeout
 from flott.rest.errors import NoLeaderError
-from flott.runtime.dispatcher.gateway import DispatcherGateway
+from flott.runtime.gateways.dispatcher_gateway import DispatcherGateway
 
 T = TypeVar("T")
 

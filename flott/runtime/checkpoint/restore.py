@@ -31,6 +31,16 @@ from flott.runtime.checkpoint.storage import join
 from flott.runtime.state.key_groups import KeyGroupRange, compute_key_group_range_for_operator_index
 
 
+class SnapshotToRestore:
+    """A completed checkpoint or savepoint a new attempt starts from."""
+
+    def __init__(self, metadata: CheckpointMetadata, external_path: str, allow_non_restored: bool) -> None:
+        self.metadata = metadata
+        self.external_path = external_path
+        self.allow_non_restored = allow_non_restored
+        self.reported = False
+
+
 @dataclass(frozen=True)
 class OperatorStateSlice:
     """Elements ``[start, end)`` of list state ``state_name`` in the operator-state file ``path``."""

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError, JobAdmissionError
+from flott.runtime.gateways.resource_manager_gateway import SlotCapacity
 from flott.runtime.jobgraph import JobGraph
-from flott.runtime.resourcemanager.gateway import SlotCapacity
 
 UPPER_BOUND_MAX_PARALLELISM = 32768
 """Flink's KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM (1 << 15)."""

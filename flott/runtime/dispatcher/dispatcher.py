@@ -50,7 +50,6 @@ from flott.runtime.checkpoint.storage import (
 )
 from flott.runtime.dispatcher import admission, job_lifecycle, savepoints
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
-from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT
 from flott.runtime.dispatcher.job_lifecycle import (
     ArchivedJob,
     CancelJobMaster,
@@ -63,6 +62,8 @@ from flott.runtime.dispatcher.job_lifecycle import (
 from flott.runtime.entrypoint.log_files import LogFileInfo
 from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import web_description
+from flott.runtime.gateways.dispatcher_gateway import DISPATCHER_ENDPOINT
+from flott.runtime.gateways.resource_manager_gateway import ResourceManagerGateway
 from flott.runtime.highavailability.job_persistence import ArchivedJobRecord
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.failure_history import archived_execution, exception_history, prior_attempts
@@ -87,12 +88,11 @@ from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.job_metrics import close_job_metrics, job_metric_values, register_job_metrics
 from flott.runtime.metrics.query_service import ClusterMetricDump, dump_registry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
-from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
 
 if TYPE_CHECKING:
+    from flott.runtime.checkpoint.restore import SnapshotToRestore
     from flott.runtime.highavailability.job_persistence import DispatcherHaServices
-    from flott.runtime.jobmaster.checkpointing import SnapshotToRestore
 
 log = logging.getLogger(__name__)
 

@@ -29,10 +29,10 @@ from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher import job_lifecycle
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.dispatcher.job_lifecycle import RecordJobResult
+from flott.runtime.gateways.resource_manager_gateway import ResourceManagerGateway
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.job import JobResult
 from flott.runtime.messages.job_artifacts import JobArtifact
-from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcService
 
 log = logging.getLogger(__name__)

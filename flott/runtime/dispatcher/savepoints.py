@@ -20,7 +20,7 @@ from flott.runtime.checkpoint.metadata import (
     load_metadata,
     snapshot_dir_of,
 )
-from flott.runtime.checkpoint.restore import restore_assignment
+from flott.runtime.checkpoint.restore import SnapshotToRestore, restore_assignment
 from flott.runtime.checkpoint.storage import (
     CheckpointStorage,
     StoragePathPolicy,
@@ -28,11 +28,7 @@ from flott.runtime.checkpoint.storage import (
     is_under,
 )
 from flott.runtime.jobgraph import JobGraph
-from flott.runtime.jobmaster.checkpointing import (
-    ALLOW_NON_RESTORED_STATE_KEY,
-    SAVEPOINT_PATH_KEY,
-    SnapshotToRestore,
-)
+from flott.runtime.jobmaster.checkpointing import ALLOW_NON_RESTORED_STATE_KEY, SAVEPOINT_PATH_KEY
 
 
 def savepoint_to_restore(storage: CheckpointStorage, job_graph: JobGraph) -> SnapshotToRestore | None:

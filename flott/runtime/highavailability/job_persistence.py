@@ -42,10 +42,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import fsspec
 import msgspec
 
-from flott.configuration import Configuration
+from flott.configuration import Configuration, merged_job_config
 from flott.errors import DuplicateJobSubmissionError, FlottError
 from flott.runtime.checkpoint.coordinator import CheckpointConfig
 from flott.runtime.checkpoint.metadata import load_metadata, snapshot_dir_of
+from flott.runtime.checkpoint.restore import SnapshotToRestore
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
 from flott.runtime.highavailability.services import (
     CheckpointIDCounter,
@@ -55,7 +56,6 @@ from flott.runtime.highavailability.services import (
     job_master_fencing_token,
 )
 from flott.runtime.jobgraph import JobGraph, decode_job_graph, encode_job_graph
-from flott.runtime.jobmaster.checkpointing import SnapshotToRestore, merged_job_config
 from flott.runtime.messages.archived_execution_graph import ArchivedExecutionGraph
 from flott.runtime.messages.execution import PythonArtifactDescriptor
 from flott.runtime.messages.job import ExecutionGraphInfo, JobResult

@@ -26,7 +26,7 @@ import concurrent.futures
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from flott.common.job_status import JobStatus
@@ -60,13 +60,13 @@ from flott.runtime.checkpoint.errors import (
     CheckpointFailureLimitExceededError,
     IllegalCheckpointTransitionError,
 )
-from flott.runtime.checkpoint.metadata import CheckpointMetadata, TaskStateSnapshot
-from flott.runtime.checkpoint.restore import restore_assignment
+from flott.runtime.checkpoint.metadata import TaskStateSnapshot
+from flott.runtime.checkpoint.restore import SnapshotToRestore, restore_assignment
 from flott.runtime.checkpoint.storage import CheckpointStorage
+from flott.runtime.gateways.task_executor_gateway import TaskExecutorGateway
 from flott.runtime.jobgraph import JobGraph, new_id
 from flott.runtime.jobmaster.execution_graph import Execution, ExecutionGraph
 from flott.runtime.messages.execution import ExecutionState, OperatorRestore, TaskRestore
-from flott.runtime.taskexecutor.gateway import TaskExecutorGateway
 
 if TYPE_CHECKING:
     from flott.runtime.highavailability.services import CheckpointRecorder
@@ -82,16 +82,6 @@ _IDLE_TICK_S = 1.0
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-class SnapshotToRestore:
-    """A completed checkpoint or savepoint a new attempt starts from."""
-
-    def __init__(self, metadata: CheckpointMetadata, external_path: str, allow_non_restored: bool) -> None:
-        self.metadata = metadata
-        self.external_path = external_path
-        self.allow_non_restored = allow_non_restored
-        self.reported = False
 
 
 class CheckpointCoordinatorDriver:
@@ -443,9 +433,6 @@ class CheckpointCoordinatorDriver:
         return out
 
 
-def merged_job_config(cluster: Mapping[str, str], job: Mapping[str, str]) -> dict[str, str]:
-    """The job's effective configuration: the cluster's, overridden by the job's own keys."""
-    return {**cluster, **job}
 
 
 def why_checkpoints_stop(graph: ExecutionGraph) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flott.common.job_status import JobStatus
-from flott.configuration import Configuration
+from flott.configuration import Configuration, merged_job_config
 from flott.errors import (
     FlottError,
     JobNotFoundError,
@@ -36,17 +36,17 @@ from flott.errors import (
 from flott.runtime.checkpoint.coordinator import CheckpointConfig
 from flott.runtime.checkpoint.errors import CheckpointTriggerError
 from flott.runtime.checkpoint.metadata import TaskStateSnapshot
+from flott.runtime.checkpoint.restore import SnapshotToRestore
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import (
     create_restart_strategy,
     is_recoverable,
 )
+from flott.runtime.gateways.job_master_gateway import job_master_endpoint
+from flott.runtime.gateways.resource_manager_gateway import ResourceManagerGateway
+from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
 from flott.runtime.jobgraph import JobGraph, new_id
-from flott.runtime.jobmaster.checkpointing import (
-    CheckpointCoordinatorDriver,
-    SnapshotToRestore,
-    merged_job_config,
-)
+from flott.runtime.jobmaster.checkpointing import CheckpointCoordinatorDriver
 from flott.runtime.jobmaster.deployment import build_deployment
 from flott.runtime.jobmaster.execution_graph import (
     Action,
@@ -65,7 +65,6 @@ from flott.runtime.jobmaster.execution_graph import (
     TaskExecutorLost,
     TaskStateChanged,
 )
-from flott.runtime.jobmaster.gateway import job_master_endpoint
 from flott.runtime.messages.cluster import SlotOffer, TaskExecutorToJobManagerHeartbeat
 from flott.runtime.messages.execution import (
     ExecutionState,
@@ -74,9 +73,7 @@ from flott.runtime.messages.execution import (
     TaskMetrics,
 )
 from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, VertexDetails
-from flott.runtime.resourcemanager.gateway import ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
-from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
 
 if TYPE_CHECKING:
     from flott.runtime.highavailability.services import CheckpointRecorder

@@ -14,10 +14,10 @@ import os
 from flott.configuration import Configuration
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
-from flott.runtime.dispatcher.gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.gateways.dispatcher_gateway import DISPATCHER_ENDPOINT, DispatcherGateway
+from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.jobgraph import new_id
 from flott.runtime.metrics.reporter_setup import reporters_from_config
-from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.resourcemanager.resource_manager import ResourceManager
 from flott.runtime.rpc.service import RpcService
 from flott.ssl_context import internal_ssl

@@ -1,4 +1,9 @@
-"""Stream operators: the batch-at-a-time building blocks of a task's operator chain."""
+"""Stream operators: the batch-at-a-time building blocks of a task's operator chain.
+
+The factory that picks an operator by its descriptor's kind is one floor up, in
+``flott.runtime.tasks.operator_factory``: it knows every operator, windowing's included, and
+windowing builds on this package.
+"""
 
 from flott.runtime.operators.aggregation import ComparableAggregator, SumAggregator, create_aggregator
 from flott.runtime.operators.co_operators import (
@@ -12,7 +17,6 @@ from flott.runtime.operators.keyed_operators import (
     KeyedProcessOperator,
     StreamGroupedReduceOperator,
 )
-from flott.runtime.operators.operator_factory import SUPPORTED_KINDS, create_operator
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
 from flott.runtime.operators.source_sink import SinkWriterOperator, SourceOperator
 from flott.runtime.operators.stateless_operators import (
@@ -25,10 +29,8 @@ from flott.runtime.operators.stateless_operators import (
 from flott.runtime.operators.stream_operator import OperatorSetup, Output, StreamOperator
 from flott.runtime.operators.timer_service import InternalTimerService
 from flott.runtime.operators.timestamps_watermarks import TimestampsAndWatermarksOperator
-from flott.runtime.operators.windowing import WindowOperator
 
 __all__ = [
-    "SUPPORTED_KINDS",
     "CoProcessOperator",
     "CoStreamFlatMap",
     "CoStreamMap",
@@ -51,7 +53,5 @@ __all__ = [
     "StreamingRuntimeContext",
     "SumAggregator",
     "TimestampsAndWatermarksOperator",
-    "WindowOperator",
     "create_aggregator",
-    "create_operator",
 ]

@@ -34,8 +34,8 @@ from flott.runtime.operators.stream_operator import (
 )
 from flott.runtime.operators.timer_service import InternalTimerService, KeyedTimerService
 from flott.runtime.operators.user_timers import UserTimerFiring
-from flott.runtime.partitioner.key_group_stream_partitioner import unhashable_key_error
 from flott.runtime.state.backend import KeyedStateBackend
+from flott.runtime.state.key_groups import unhashable_key_error
 
 REDUCE_STATE_NAME = "_op_state"
 """State name of the keyed reduce's running value (Flink uses the same name)."""

@@ -35,6 +35,7 @@ from flott.common.typeinfo import RowTypeInfo
 from flott.common.types import Row
 from flott.errors import InvalidJobGraphError, UserCodeError
 from flott.runtime.checkpoint.metadata import SPLIT_DISTRIBUTE, UNION
+from flott.runtime.operators.declared_output_type import DeclaredOutputType
 from flott.runtime.operators.specs import SourceWithWatermarks
 from flott.runtime.operators.stream_operator import DeferredOutput, OperatorSetup, StreamOperator
 from flott.runtime.operators.timestamps_watermarks import (
@@ -170,7 +171,6 @@ class SinkWriterOperator(StreamOperator):
     def _input_check(self, setup: OperatorSetup) -> Any:
         """What this sink checks its input with (None: nothing, see the module docstring)."""
         from flott.datastream.connectors.print_sink import PrintSink
-        from flott.runtime.tasks.record_writer import DeclaredOutputType
 
         ids = [o.operator_id for o in setup.env.vertex.operators]
         here = ids.index(setup.descriptor.operator_id) if setup.descriptor.operator_id in ids else 0

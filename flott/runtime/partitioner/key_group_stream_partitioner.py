@@ -18,17 +18,9 @@ from typing import Any
 
 from flott.common.type_conversion import DeclaredKeySelector
 from flott.runtime.partitioner.stream_partitioner import StreamPartitioner
-from flott.runtime.state.key_groups import key_to_subtask_function
+from flott.runtime.state.key_groups import key_to_subtask_function, unhashable_key_error
 
 CHANNEL_CACHE_LIMIT = 1 << 16
-
-
-def unhashable_key_error(key: Any, cause: TypeError) -> TypeError:
-    """The error for a key that cannot be a dict key, naming the fix."""
-    return TypeError(
-        f"key selector returned an unhashable key of type {type(key).__name__} ({cause}); "
-        "keys must be hashable, e.g. a tuple instead of a list"
-    )
 
 
 class KeyGroupStreamPartitioner(StreamPartitioner):

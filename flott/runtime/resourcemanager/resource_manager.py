@@ -20,8 +20,10 @@ from flott.configuration import Configuration
 from flott.errors import FlottError, TaskExecutorLostError
 from flott.runtime.entrypoint.log_files import LogFileInfo
 from flott.runtime.entrypoint.thread_dump import ThreadStack
+from flott.runtime.gateways.job_master_gateway import JobMasterGateway
+from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
+from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
 from flott.runtime.jobgraph import new_id
-from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
     RegistrationResponse,
     SlotReport,
@@ -30,11 +32,9 @@ from flott.runtime.messages.cluster import (
 )
 from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.query_service import MetricDump
-from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
 from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
 from flott.runtime.resourcemanager.slot_manager import Allocation, PendingRequest, SlotManager
 from flott.runtime.rpc.service import RpcEndpoint, RpcService
-from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
 
 log = logging.getLogger(__name__)
 

@@ -217,3 +217,11 @@ def compute_key_group_range_for_operator_index(
     start = (operator_index * max_parallelism + parallelism - 1) // parallelism
     end = ((operator_index + 1) * max_parallelism - 1) // parallelism
     return KeyGroupRange(start, end)
+
+
+def unhashable_key_error(key: Any, cause: TypeError) -> TypeError:
+    """The error for a key that cannot be a dict key, naming the fix."""
+    return TypeError(
+        f"key selector returned an unhashable key of type {type(key).__name__} ({cause}); "
+        "keys must be hashable, e.g. a tuple instead of a list"
+    )

@@ -47,8 +47,10 @@ from flott.runtime.execution.environment import (
     TaskEnvironment,
     TriggerCheckpointMail,
 )
+from flott.runtime.gateways.job_master_gateway import JobMasterGateway
+from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
+from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT
 from flott.runtime.highavailability.services import is_token_of_session
-from flott.runtime.jobmaster.gateway import JobMasterGateway
 from flott.runtime.messages.cluster import (
     SlotOffer,
     SlotReport,
@@ -60,9 +62,7 @@ from flott.runtime.metrics.flame_graph import StackSample, sample_threads
 from flott.runtime.metrics.query_service import MetricDump, dump_registry
 from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
-from flott.runtime.resourcemanager.gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
-from flott.runtime.taskexecutor.gateway import TASK_EXECUTOR_ENDPOINT
 from flott.runtime.taskexecutor.slot_table import (
     AllocateSlot,
     CheckTimeouts,

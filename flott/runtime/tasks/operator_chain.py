@@ -27,11 +27,11 @@ from typing import Any
 
 from flott.errors import InvalidJobGraphError
 from flott.runtime.execution.environment import TaskEnvironment
-from flott.runtime.operators.operator_factory import create_operator
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.source_sink import SourceOperator
 from flott.runtime.operators.stream_operator import OperatorSetup, Output, StreamOperator
 from flott.runtime.operators.watermark import Watermark, WatermarkStatus
+from flott.runtime.tasks.operator_factory import create_operator
 from flott.runtime.tasks.record_writer import check_declared_input
 
 log = logging.getLogger(__name__)

@@ -37,7 +37,7 @@ from flott.rest.messages.taskmanager import (
     TaskManagerMetricsInfo,
     TaskManagersInfo,
 )
-from flott.runtime.dispatcher.gateway import DispatcherGateway
+from flott.runtime.gateways.dispatcher_gateway import DispatcherGateway
 from flott.runtime.messages.cluster import TaskExecutorInfo
 
 _TERMINAL = {"FINISHED", "CANCELED", "FAILED"}
