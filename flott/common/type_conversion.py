@@ -34,7 +34,7 @@ from typing import Any
 
 from flott.common.java_text import java_double_to_string, java_hashmap_order, to_float32
 from flott.common.types import Row, RowKind
-from flott.errors import InvalidProgramError
+from flott.errors import InvalidProgramError, UserCodeError
 
 __all__ = [
     "DeclaredKeySelector",
@@ -887,7 +887,6 @@ class DeclaredKeySelector:
         try:
             return convert(key)
         except OutputTypeMismatch as e:
-            from flott.errors import UserCodeError
 
             message = (
                 f"{e.detail}: the key selector of key_by returned {key!r}, which does not fit its "

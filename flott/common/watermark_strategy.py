@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flott.common.time import Duration
+from flott.errors import NotYetSupportedError
 
 __all__ = ["TimestampAssigner", "WatermarkStrategy"]
 
@@ -87,7 +88,6 @@ class WatermarkStrategy:
     ) -> WatermarkStrategy:
         """Refused: flott's sources do not pause on watermark drift, so an aligned group would
         silently run unaligned. Flink's alignment needs split-level source pausing, not built yet."""
-        from flott.errors import NotYetSupportedError
 
         raise NotYetSupportedError(
             f"watermark alignment (group '{watermark_group}') is not supported: flott sources do not "

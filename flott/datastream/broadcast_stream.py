@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from flott.api.common.state import MapStateDescriptor
 from flott.api.streaming.functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
 from flott.api.streaming.transformations import TwoInputTransformation
+from flott.common import Types
+from flott.common.typeinfo import TypeInformation
 from flott.runtime.operators.specs import BROADCAST_STATE_NAMES
 
 if TYPE_CHECKING:
@@ -47,10 +49,8 @@ class BroadcastStream:
 
 def _output_type(output_type: Any) -> Any:
     """PyFlink's rule: None, a TypeInformation, or a list of field types (an implicit Row type)."""
-    from flott.common.typeinfo import TypeInformation
 
     if isinstance(output_type, list):
-        from flott.common import Types
 
         return Types.ROW(output_type)
     if output_type is not None and not isinstance(output_type, TypeInformation):

@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any
 
 from flott.api.common.durations import to_millis
+from flott.common import Duration
 from flott.datastream.checkpointing_mode import CheckpointingMode
 
 INTERVAL = "execution.checkpointing.interval"
@@ -175,12 +176,7 @@ class CheckpointConfig:
     set_alignment_timeout = set_aligned_checkpoint_timeout
 
     def get_aligned_checkpoint_timeout(self) -> Any:
-        millis = self._int(ALIGNED_TIMEOUT, 0)
-        try:
-            from flott.common import Duration
-        except ImportError:
-            return millis
-        return Duration.of_millis(millis)
+        return Duration.of_millis(self._int(ALIGNED_TIMEOUT, 0))
 
     get_alignment_timeout = get_aligned_checkpoint_timeout
 

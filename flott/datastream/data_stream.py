@@ -25,6 +25,7 @@ from flott.api.common.functions import (
     Partitioner,
     ReduceFunction,
 )
+from flott.api.common.output_tag import OutputTag
 from flott.api.common.slot_sharing_group import SlotSharingGroup
 from flott.api.streaming.functions import KeyedProcessFunction, ProcessFunction
 from flott.api.streaming.transformations import (
@@ -38,7 +39,10 @@ from flott.api.streaming.transformations import (
     Transformation,
     UnionTransformation,
 )
+from flott.api.streaming.windowing import CountSlidingWindowAssigner, CountTumblingWindowAssigner
+from flott.common import Types
 from flott.common.type_conversion import with_declared_key_type
+from flott.common.watermark_strategy import WatermarkStrategy
 from flott.datastream.broadcast_stream import (
     BroadcastConnectedStream,
     BroadcastStream,
@@ -51,7 +55,6 @@ from flott.graph.cached_data_stream import CacheTransformation
 from flott.runtime.operators.collect.result_fetcher import CloseableIterator
 
 if TYPE_CHECKING:
-    from flott.api.common.output_tag import OutputTag
     from flott.common.execution_config import ExecutionConfig
     from flott.datastream.stream_execution_environment import StreamExecutionEnvironment
 
@@ -100,10 +103,6 @@ def _check_key_selector(key_selector: Any) -> None:
 
 def _pickled_byte_array_type() -> Any:
     """PyFlink's type of records without a declared type."""
-    try:
-        from flott.common import Types
-    except ImportError:
-        return None
     return Types.PICKLED_BYTE_ARRAY()
 
 
@@ -291,7 +290,6 @@ class DataStream:
         for i in field_indexes:
             if not isinstance(i, int) or not 0 <= i < len(types):
                 raise ValueError(f"field index {i!r} is out of range for a tuple of arity {len(types)}")
-        from flott.common import Types
 
         output_type = Types.TUPLE([types[i] for i in field_indexes])
         t = self._one_input("map", "Projection", _Projection(tuple(field_indexes)), output_type)
@@ -317,7 +315,6 @@ class DataStream:
     def assign_timestamps_and_watermarks(self, watermark_strategy: Any) -> DataStream:
         """Timestamps from the strategy's TimestampAssigner and watermarks from its generator, from
         here on (an operator chained to this one; watermarks from upstream are replaced)."""
-        from flott.common.watermark_strategy import WatermarkStrategy
 
         if not isinstance(watermark_strategy, WatermarkStrategy):
             raise TypeError("assign_timestamps_and_watermarks() needs a WatermarkStrategy")
@@ -471,7 +468,6 @@ class DataStream:
 
     def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
         """Count windows over the whole stream (``slide`` 0: tumbling)."""
-        from flott.api.streaming.windowing import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 
         if slide == 0:
             return self.window_all(CountTumblingWindowAssigner(size))
@@ -480,7 +476,6 @@ class DataStream:
     def get_side_output(self, output_tag: OutputTag) -> DataStream:
         """The records this operator emitted to ``output_tag`` (``yield output_tag, value`` in a
         process function, or late data of a window)."""
-        from flott.api.common.output_tag import OutputTag
 
         if not isinstance(output_tag, OutputTag):
             raise TypeError("get_side_output() takes an OutputTag")
@@ -661,7 +656,6 @@ class KeyedStream(DataStream):
 
     def count_window(self, size: int, slide: int = 0) -> WindowedStream:
         """Windows of ``size`` elements per key (``slide`` 0: tumbling, else a new one every ``slide``)."""
-        from flott.api.streaming.windowing import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 
         if slide == 0:
             return WindowedStream(self, CountTumblingWindowAssigner(size))

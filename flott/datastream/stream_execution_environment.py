@@ -21,7 +21,10 @@ from typing import TYPE_CHECKING, Any
 from flott.api.common.slot_sharing_group import SlotSharingGroup
 from flott.api.execution import get_context_configuration, get_pipeline_executor
 from flott.api.streaming.transformations import SourceTransformation, Transformation
+from flott.common import ExecutionConfig
 from flott.common.configuration import parse_config_value
+from flott.common.type_conversion import convert_collection
+from flott.configuration import Configuration
 from flott.datastream.checkpoint_config import MODE, CheckpointConfig
 from flott.datastream.checkpointing_mode import CheckpointingMode
 from flott.datastream.data_stream import DataStream, not_yet
@@ -79,7 +82,6 @@ def configured_millis(key: str, raw: str) -> int:
     try:
         return int(raw.strip())
     except ValueError:
-        from flott.configuration import Configuration
 
         return round(Configuration({key: raw}).get_seconds(key) * 1000)
 
@@ -103,7 +105,6 @@ class StreamExecutionEnvironment:
     """The context a streaming program runs in; create it with :meth:`get_execution_environment`."""
 
     def __init__(self, configuration: Any = None) -> None:
-        from flott.common import ExecutionConfig
 
         self._config: dict[str, str] = {}
         self._execution_config = ExecutionConfig()
@@ -412,7 +413,6 @@ class StreamExecutionEnvironment:
         after its trip through Java (tuples to Rows for ``Types.ROW``, float32 for ``FLOAT``,
         ...; see :mod:`flott.common.type_conversion`), and an element that does not fit the type
         is refused now, where PyFlink fails too."""
-        from flott.common.type_conversion import convert_collection
         from flott.datastream.connectors.collection import CollectionSource
 
         elements = convert_collection(list(collection), type_info)

@@ -20,6 +20,7 @@ operators PyFlink never fuses, sources and sinks are Java.
 from __future__ import annotations
 
 from flott.api.streaming.transformations import ChainingStrategy
+from flott.errors import ConfigurationError
 from flott.graph.stream_graph import StreamEdge, StreamGraph
 from flott.runtime.operators.keyed_operators import AGGREGATION_KINDS
 
@@ -39,7 +40,6 @@ def python_fusion_enabled(config: dict[str, str]) -> bool:
     """PyFlink's ``python.operator-chaining.enabled`` (true unless set to false)."""
     raw = str(config.get(PYTHON_OPERATOR_CHAINING, "true")).strip().lower()
     if raw not in ("true", "false"):
-        from flott.errors import ConfigurationError
 
         raise ConfigurationError(
             f"Could not parse value '{config[PYTHON_OPERATOR_CHAINING]}' for key "
