@@ -212,3 +212,20 @@ def test_archive_capacity_and_expiry_with_an_injected_clock() -> None:
     assert [a.info.job_id for a in jobs.archive()] == ["c"]
     jobs.handle(Expire(), 103)
     assert list(jobs.archive()) == [] and not jobs.knows("c")
+
+
+def test_expiry_looks_again_after_any_event_that_may_archive_an_older_job() -> None:
+    """Reads expire without scanning the archive until its oldest job is due, and an event that
+    archives a job (here a restored one, older than everything archived) makes them look again."""
+    jobs = DispatcherJobs(max_archived=10, archive_ttl_s=100)
+    running(jobs, "a")
+    jobs.handle(JobReachedTerminalState("a", archived("a", "FINISHED", at=50.0)), 50)
+    jobs.handle(Expire(), 60)  # nothing due before 150
+    jobs.handle(RestoreArchived(archived("old", "FINISHED", at=-45.0)), 60)  # due since 55
+    assert sorted(a.info.job_id for a in jobs.archive()) == ["a", "old"]
+    jobs.handle(Expire(), 61)
+    assert [a.info.job_id for a in jobs.archive()] == ["a"]
+    jobs.handle(Expire(), 150)
+    assert [a.info.job_id for a in jobs.archive()] == ["a"], "due only after 150"
+    jobs.handle(Expire(), 150.5)
+    assert list(jobs.archive()) == []

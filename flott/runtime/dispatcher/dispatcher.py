@@ -175,6 +175,12 @@ def job_details(info: ExecutionGraphInfo) -> JobDetails:
     )
 
 
+def _overview_of(archived: ArchivedJob) -> JobDetails:
+    if archived.overview is None:
+        archived.overview = job_details(archived.info)
+    return archived.overview
+
+
 class Dispatcher(RpcEndpoint):
     endpoint_id = DISPATCHER_ENDPOINT
 
@@ -444,7 +450,7 @@ class Dispatcher(RpcEndpoint):
     async def request_multiple_job_details(self) -> list[JobDetails]:
         self._handle(job_lifecycle.Expire())
         live = [r.job_master.job_details() for r in self.runners.values()]
-        done = [job_details(a.info) for a in self.jobs.archive() if a.info.job_id not in self.runners]
+        done = [_overview_of(a) for a in self.jobs.archive() if a.info.job_id not in self.runners]
         return sorted(live + done, key=lambda d: d.start_time, reverse=True)
 
     async def request_cluster_overview(self) -> ClusterOverview:

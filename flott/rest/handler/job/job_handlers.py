@@ -36,6 +36,7 @@ from flott.rest.messages.job import (
 )
 from flott.rest.serialized_throwable import to_serialized_throwable
 from flott.runtime.messages.archived_execution_graph import ArchivedFailure
+from flott.runtime.messages.job import JobDetails as RuntimeJobDetails
 
 _APPLICATION_STATUS: dict[str, Any] = {"FINISHED": "SUCCEEDED", "CANCELED": "CANCELED", "FAILED": "FAILED"}
 
@@ -48,28 +49,62 @@ async def list_jobs(req: HandlerRequest) -> JobIdsWithStatusOverview:
 _TASK_COUNT_KEYS = [(s, s.lower()) for s in views.EXECUTION_STATES]
 
 
+def _overview_row(d: RuntimeJobDetails) -> JobDetails:
+    counts = d.task_counts
+    tasks = {"total": d.num_tasks}
+    for state, key in _TASK_COUNT_KEYS:
+        tasks[key] = counts.get(state, 0)
+    return JobDetails(
+        jid=d.job_id,
+        name=d.job_name,
+        start_time=d.start_time,
+        end_time=d.end_time,
+        duration=d.duration,
+        state=d.status,
+        last_modification=d.last_modification,
+        tasks=tasks,
+        job_type="BATCH" if d.job_type == "BATCH" else "STREAMING",
+    )
+
+
+_GLOBALLY_TERMINAL = frozenset({"FINISHED", "CANCELED", "FAILED"})
+
+
+class _TerminalRows:
+    """The REST rows of globally terminal jobs, kept from one ``/jobs/overview`` to the next.
+
+    The Dispatcher hands out the same row object for an archived job every time (its row never
+    changes), so the REST row made from it is reused while that object is what the Dispatcher
+    answers with: matched by identity, with the object held so that its id cannot be reused.
+    Only the jobs of the last answer are kept. A Dispatcher in another process answers with new
+    objects each time; then nothing matches and every row is made afresh, as before.
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[int, tuple[RuntimeJobDetails, JobDetails]] = {}
+
+    def rows(self, details: list[RuntimeJobDetails]) -> list[JobDetails]:
+        kept = self._rows
+        now: dict[int, tuple[RuntimeJobDetails, JobDetails]] = {}
+        out = []
+        for d in details:
+            if d.status in _GLOBALLY_TERMINAL:
+                hit = kept.get(id(d))
+                row = hit[1] if hit is not None and hit[0] is d else _overview_row(d)
+                now[id(d)] = (d, row)
+            else:
+                row = _overview_row(d)
+            out.append(row)
+        self._rows = now
+        return out
+
+
+_terminal_rows = _TerminalRows()
+
+
 async def jobs_overview(req: HandlerRequest) -> MultipleJobsDetails:
     details = await (await req.gateway()).request_multiple_job_details()
-    jobs = []
-    for d in details:
-        counts = d.task_counts
-        tasks = {"total": d.num_tasks}
-        for state, key in _TASK_COUNT_KEYS:
-            tasks[key] = counts.get(state, 0)
-        jobs.append(
-            JobDetails(
-                jid=d.job_id,
-                name=d.job_name,
-                start_time=d.start_time,
-                end_time=d.end_time,
-                duration=d.duration,
-                state=d.status,
-                last_modification=d.last_modification,
-                tasks=tasks,
-                job_type="BATCH" if d.job_type == "BATCH" else "STREAMING",
-            )
-        )
-    return MultipleJobsDetails(jobs=jobs)
+    return MultipleJobsDetails(jobs=_terminal_rows.rows(details))
 
 
 async def job_details(req: HandlerRequest) -> JobDetailsInfo:
