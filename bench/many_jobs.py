@@ -98,8 +98,9 @@ async def submit_all(
         await asyncio.gather(*(submitter() for _ in range(concurrency)))
         accepted = time.perf_counter() - start
         while True:
-            done = sum(j.status == "FINISHED" for j in await client.list_jobs())
-            failed = [j for j in await client.list_jobs() if j.status in ("FAILED", "CANCELED")]
+            listed = await client.list_jobs()
+            done = sum(j.status == "FINISHED" for j in listed)
+            failed = [j for j in listed if j.status in ("FAILED", "CANCELED")]
             if failed:
                 raise RuntimeError(f"{len(failed)} jobs did not finish, e.g. {failed[0]}")
             if done >= jobs:

@@ -312,17 +312,19 @@ def shown_value(key: str, value: str) -> str:
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Zµ]*)\s*$")
-_UNIT_NS: dict[str, int] = {}
-for _ns, _labels in (
-    (1, ("ns", "nano", "nanos", "nanosecond", "nanoseconds")),
-    (1_000, ("µs", "us", "micro", "micros", "microsecond", "microseconds")),
-    (1_000_000, ("", "ms", "milli", "millis", "millisecond", "milliseconds")),
-    (1_000_000_000, ("s", "sec", "secs", "second", "seconds")),
-    (60_000_000_000, ("m", "min", "mins", "minute", "minutes")),
-    (3_600_000_000_000, ("h", "hour", "hours")),
-    (86_400_000_000_000, ("d", "day", "days")),
-):
-    _UNIT_NS.update(dict.fromkeys(_labels, _ns))
+_UNIT_NS: dict[str, int] = {
+    label: ns
+    for ns, labels in (
+        (1, ("ns", "nano", "nanos", "nanosecond", "nanoseconds")),
+        (1_000, ("µs", "us", "micro", "micros", "microsecond", "microseconds")),
+        (1_000_000, ("", "ms", "milli", "millis", "millisecond", "milliseconds")),
+        (1_000_000_000, ("s", "sec", "secs", "second", "seconds")),
+        (60_000_000_000, ("m", "min", "mins", "minute", "minutes")),
+        (3_600_000_000_000, ("h", "hour", "hours")),
+        (86_400_000_000_000, ("d", "day", "days")),
+    )
+    for label in labels
+}
 """Flink's duration units (TimeUtils): a bare number is milliseconds, labels are case-insensitive."""
 
 
