@@ -92,8 +92,11 @@ async def _wait_ready(
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 return False
+            # each look bounded: whatever holds the port may accept and never answer, and the
+            # JobManager's own end (it could not bind) must still be seen between two looks
             with contextlib.suppress(Exception):
-                overview = await client.get_cluster_overview()
+                async with asyncio.timeout(2.0):
+                    overview = await client.get_cluster_overview()
                 if overview.taskmanagers >= task_managers:
                     return True
             await asyncio.sleep(0.1)
@@ -105,14 +108,10 @@ def start_cluster(
 ) -> int:
     port = config.get_int("rest.port")
     pf = pid_file(port)
-    if pf.exists():
-        try:
-            old = int(pf.read_text().strip())
-            if psutil.pid_exists(old):
-                click.echo(f"A flott cluster is already running with REST port {port} (pid {old}).", err=True)
-                return 1
-        except ValueError:
-            pass
+    running = cluster_process(pf)
+    if running is not None:
+        click.echo(f"A flott cluster is already running with REST port {port} (pid {running.pid}).", err=True)
+        return 1
     from flott.rest import authentication
 
     internal: str | None = None
@@ -142,8 +141,11 @@ def start_cluster(
     pf.write_text(str(proc.pid))
     address = _rest_address(config)
     ok = asyncio.run(_wait_ready(address, task_managers, time.monotonic() + 60, proc, config, internal))
+    runtime_log = runtime_logging.log_file(config, "standalonesession")
     if not ok:
-        runtime_log = runtime_logging.log_file(config, "standalonesession")
+        reason = _last_line(log_path) if proc.poll() is not None else None
+        if reason:  # the JobManager ended and said why (a port in use, a bad setting): say it here
+            click.echo(reason, err=True)
         click.echo(f"The cluster did not come up; see {log_path} and {runtime_log}", err=True)
         _terminate(proc.pid)
         pf.unlink(missing_ok=True)
@@ -152,7 +154,49 @@ def start_cluster(
         f"Started a session cluster: JobManager pid {proc.pid}, {task_managers} TaskManager(s), "
         f"REST at {'https' if config.get_bool('security.ssl.rest.enabled', False) else 'http'}://{address}"
     )
+    click.echo(
+        f"Logs: {runtime_log.parent} (one file per process); the processes' own output and the jobs' "
+        f"prints: {log_path}"
+    )
     return 0
+
+
+def _last_line(path: Path, limit: int = 64 * 1024) -> str | None:
+    """The last non-empty line of a process's output file (its own one-line error, if it failed)."""
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - limit))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    return next((line for line in reversed(lines) if line.strip()), None)
+
+
+def cluster_process(pf: Path) -> psutil.Process | None:
+    """The JobManager process a pid file names, if it still runs and is that process.
+
+    A pid file outlives a crash or a reboot, and the kernel reuses process ids: the process
+    counts only when it is flott's JobManager (its command line) and it started before the pid
+    file was written (a reused id belongs to a process started later). Anything else makes the
+    pid file stale, and it is removed: nothing is signalled that flott did not start."""
+    try:
+        pid = int(pf.read_text().strip())
+        written = pf.stat().st_mtime
+    except (OSError, ValueError):
+        pf.unlink(missing_ok=True)
+        return None
+    try:
+        proc = psutil.Process(pid)
+        cmdline = proc.cmdline()
+        started = proc.create_time()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        pf.unlink(missing_ok=True)
+        return None
+    ours = "flott.cli.main" in cmdline and "jobmanager" in cmdline and started <= written + 1.0
+    if not ours:
+        pf.unlink(missing_ok=True)
+        return None
+    return proc
 
 
 def _terminate(pid: int, grace_s: float = 10.0) -> None:
@@ -176,12 +220,15 @@ def stop_cluster(config: Configuration) -> int:
     if not pf.exists():
         click.echo(f"No flott cluster with REST port {port} was started from this machine.", err=True)
         return 1
-    try:
-        pid = int(pf.read_text().strip())
-    except ValueError:
-        pf.unlink(missing_ok=True)
+    proc = cluster_process(pf)
+    if proc is None:
+        click.echo(
+            f"The flott cluster with REST port {port} is no longer running (its pid file was stale and "
+            "is removed; no process was signalled).",
+            err=True,
+        )
         return 1
-    _terminate(pid)
+    _terminate(proc.pid)
     pf.unlink(missing_ok=True)
-    click.echo(f"Stopped the session cluster (pid {pid}).")
+    click.echo(f"Stopped the session cluster (pid {proc.pid}).")
     return 0

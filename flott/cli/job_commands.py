@@ -90,6 +90,12 @@ class _Endpoint:
                     raise click.ClickException(self._tls_failure(e)) from None
                 except OSError as e:
                     last = f"cannot connect to the REST endpoint at {self.base_url}: {e}"
+                    if attempt == 0 and self.max_retries:  # say so now, not after a minute of retries
+                        click.echo(
+                            f"{last}; retrying {self.max_retries} more time(s), {self.retry_delay_s:g} s "
+                            "apart (rest.retry.max-attempts, rest.retry.delay)",
+                            err=True,
+                        )
                     continue
                 if conn.sock is not None:
                     conn.sock.settimeout(self.read_timeout_s)

@@ -216,6 +216,7 @@ class RestClusterClient:
         )
         self._session: aiohttp.ClientSession | None = None
         self._version_checked = False
+        self._said_retrying = False
         self.operation_timeout_s = operation_timeout_s(self.config)
         """How long savepoints, stops, checkpoints, disposals and rescalings are waited for
         (``client.timeout``, default 60 s), unless a call gives its own ``timeout_s``."""
@@ -274,6 +275,7 @@ class RestClusterClient:
                 raise TlsHandshakeError(describe_verification_error(cause, self.base_url)) from None
             except aiohttp.ClientConnectorError as e:
                 last = RpcConnectionError(f"cannot connect to the REST endpoint at {self.base_url}: {e}")
+                self._say_retrying(last, attempts - attempt - 1)
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as e:
                 maybe_delivered = True  # the request may have reached the server before this broke
                 closed = isinstance(e, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError)
@@ -292,6 +294,19 @@ class RestClusterClient:
                     url = self._url(path)
         assert last is not None
         raise last
+
+    def _say_retrying(self, error: RpcConnectionError, retries_left: int) -> None:
+        """Say at once, and once per client, that the cluster does not answer and how long the
+        client goes on trying (Flink's rest.retry.* keep it silent for up to a minute)."""
+        if self._said_retrying or retries_left <= 0:
+            return
+        self._said_retrying = True
+        log.warning(
+            "%s; retrying %d more time(s), %g s apart (rest.retry.max-attempts, rest.retry.delay)",
+            error,
+            retries_left,
+            self.retry_delay_s,
+        )
 
     async def _follow_the_leader(self) -> None:
         leader = await asyncio.to_thread(lookup_rest_leader, self.config)

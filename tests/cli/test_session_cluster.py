@@ -54,6 +54,8 @@ def cluster(run_dir: Path) -> Iterator[tuple[str, list[str]]]:
     conf = ["-D", f"rest.port={port}", "-D", "jobmanager.rpc.port=0"]
     started = flott("cluster", "start", "--taskmanagers", "2", *conf)
     assert started.returncode == 0, started.stderr
+    # it says where the logs and the processes' output (the jobs' prints among it) go
+    assert f"Logs: {run_dir}" in started.stdout and f"{run_dir}/jobmanager-{port}.log" in started.stdout
     pid = int((run_dir / f"cluster-{port}.pid").read_text())
     family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
     assert len(family) == 3, "a JobManager and two TaskManagers"
@@ -252,3 +254,39 @@ def test_taskmanager_gives_up_after_its_registration_timeout_with_a_message(run_
     assert time.monotonic() - started < 30
     assert proc.stderr.startswith("TaskManager failed:"), proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_cluster_start_on_a_port_in_use_says_so_on_the_console(run_dir: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        started = flott("cluster", "start", "-D", f"rest.port={port}", "-D", "jobmanager.rpc.port=0")
+    assert started.returncode == 1
+    assert "address already in use" in started.stderr, started.stderr
+    assert "Traceback" not in started.stderr
+    assert not (run_dir / f"cluster-{port}.pid").exists()
+
+
+def test_a_second_cluster_start_on_the_same_port_is_refused(cluster: tuple[str, list[str]]) -> None:
+    _, conf = cluster
+    again = flott("cluster", "start", *conf)
+    assert again.returncode == 1 and "already running" in again.stderr, again.stderr
+
+
+def test_cluster_stop_never_signals_a_process_flott_did_not_start(run_dir: Path) -> None:
+    """A stale pid file (a crash, a reboot) may name a process id the kernel gave to another
+    program since: `cluster stop` must leave that process alone."""
+    port = free_port()
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / f"cluster-{port}.pid").write_text(str(other.pid))
+        stopped = flott("cluster", "stop", "-D", f"rest.port={port}")
+        assert stopped.returncode == 1
+        assert "no longer running" in stopped.stderr and "no process was signalled" in stopped.stderr
+        assert other.poll() is None, "cluster stop signalled a process it did not start"
+        assert not (run_dir / f"cluster-{port}.pid").exists(), "the stale pid file stays"
+    finally:
+        other.kill()
+        other.wait()

@@ -138,3 +138,17 @@ def test_program_without_execute_fails_as_in_flink(tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         "The program didn't contain a job. Perhaps you forgot to call execute() on the execution environment."
     )
+
+
+def test_a_dead_cluster_is_named_at_the_first_refused_connection(tmp_path: Path) -> None:
+    """Flink's client retries silently for a minute (rest.retry.*); flott keeps the policy but says
+    at once that nothing answers, and how long it goes on trying."""
+    address = _unused_address()
+    retry = ["-D", "rest.retry.max-attempts=1", "-D", "rest.retry.delay=200ms"]
+    for command in (["list"], ["cancel", "0" * 32]):
+        run = flott(*command, "-m", address, *retry, cwd=tmp_path)
+        assert run.returncode != 0
+        first, *rest = run.stderr.strip().splitlines()
+        assert f"cannot connect to the REST endpoint at http://{address}" in first, run.stderr
+        assert "retrying 1 more time(s), 0.2 s apart (rest.retry.max-attempts, rest.retry.delay)" in first
+        assert rest and "cannot connect" in rest[-1] and "Traceback" not in run.stderr

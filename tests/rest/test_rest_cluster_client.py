@@ -141,7 +141,9 @@ async def test_submission_succeeds_once_the_server_comes_up(no_leftover_processe
         await cluster.close()
 
 
-async def test_submission_to_a_dead_address_fails_after_the_configured_attempts() -> None:
+async def test_submission_to_a_dead_address_fails_after_the_configured_attempts(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     port = free_port()
     config = make_config(**{"rest.retry.max-attempts": "3", "rest.retry.delay": "150 ms"})
     graph = bounded_job("nobody-home")
@@ -150,6 +152,9 @@ async def test_submission_to_a_dead_address_fails_after_the_configured_attempts(
         with pytest.raises(JobSubmissionError) as info:
             await client.submit_job(graph)
     elapsed = time.monotonic() - start
+    said = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
+    assert len(said) == 1, "the first refused connection is said at once, and once"
+    assert f"127.0.0.1:{port}" in said[0] and "retrying 3 more time(s), 0.15 s apart" in said[0]
     assert isinstance(info.value.cause, RpcConnectionError)
     assert graph.job_id in str(info.value) and f"127.0.0.1:{port}" in str(info.value)
     assert 0.45 <= elapsed < 5, "3 retries 150 ms apart after the first attempt"
