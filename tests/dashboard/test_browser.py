@@ -55,7 +55,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SessionC
     # TaskExecutors report IO counters with their heartbeat (10 s by default): every second here,
     # so that two looks 4.5 s apart see different counts.
     run_dir = tmp_path_factory.mktemp("dashboard") / "run"
-    with session_cluster(run_dir, 2, "-D", "heartbeat.interval=1000") as c:
+    savepoints = run_dir.parent / "savepoints"
+    flame = ["-D", "rest.flamegraph.enabled=true", "-D", "rest.flamegraph.num-samples=20",
+             "-D", "rest.flamegraph.delay-between-samples=10ms"]
+    with session_cluster(
+        run_dir, 2, "-D", "heartbeat.interval=1000", "-D", f"state.savepoints.dir={savepoints}", *flame
+    ) as c:
         job_id = c.submit(JOB)
         c.wait_state(job_id, "RUNNING")
         yield c, job_id
@@ -163,6 +168,13 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
             }""",
             timeout=30_000,
         )
+        # The flame graph of the vertex's task threads: sampled on the first look, drawn at a later
+        # one. The rate-limited source sleeps most of the time: its On-CPU graph may be empty.
+        sync_api.expect(page.locator("main h2", has_text="Flame graph")).to_be_visible()
+        page.click('[data-flame="FULL"]')
+        sync_api.expect(page.locator('[data-flame="FULL"]')).to_have_class("active")
+        sync_api.expect(page.locator("#flamegraph .fg-frame").first).to_be_visible(timeout=30_000)
+        sync_api.expect(page.locator("#flamegraph .fg-frame").first).to_have_text("root")
         page.screenshot(path=str(shots / "vertex.png"), full_page=True)
         page.click('[data-tab="checkpoints"]')
         sync_api.expect(page.locator("#checkpoints-completed")).not_to_have_text("0")
@@ -183,7 +195,25 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
         sync_api.expect(page.locator("#log-view")).to_contain_text("REST endpoint listening")
         page.screenshot(path=str(shots / "jobmanager.png"))
 
+        # A savepoint from the job's page: the path it shows holds the savepoint.
         page.goto(f"{c.base_url}/#/job/{job_id}/overview")
+        page.click("#savepoint-job")
+        operation = page.locator("#job-operation")
+        sync_api.expect(operation).to_contain_text("Savepoint completed: ", timeout=60_000)
+        location = operation.text_content().split("Savepoint completed: ", 1)[1].strip()
+        assert (Path(location.removeprefix("file:")) / "_metadata").is_file(), location
+        # Rescale to 2 (two clicks): the job restarts from a savepoint with every vertex at 2.
+        page.fill("#rescale-parallelism", "2")
+        page.click("#rescale-job")
+        sync_api.expect(page.locator("#rescale-job")).to_have_text("Confirm rescale")
+        page.click("#rescale-job")
+        sync_api.expect(operation).to_contain_text("Rescale to 2 completed", timeout=60_000)
+        sync_api.expect(page.locator("#job-state")).to_have_text("RUNNING", timeout=30_000)
+        assert {v["parallelism"] for v in c.get_json(f"/jobs/{job_id}")["vertices"]} == {2}
+        for v in vertices:
+            sync_api.expect(page.locator(f'svg .node[data-vertex="{v["id"]}"]')).to_contain_text("parallelism 2")
+        page.screenshot(path=str(shots / "rescaled.png"), full_page=True)
+
         page.click("#cancel-job")
         sync_api.expect(page.locator("#cancel-job")).to_have_text("Confirm cancel")
         page.click("#cancel-job")

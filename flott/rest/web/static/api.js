@@ -8,16 +8,21 @@ export class RestError extends Error {}
 // bearer token with every call.
 const TOKEN_KEY = "flott.rest.token";
 
-async function call(method, path, accept, retried = false) {
+async function call(method, path, accept, retried = false, payload = undefined) {
   const headers = { Accept: accept };
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers.Authorization = `Bearer ${token}`;
-  const r = await fetch(path, { method, headers, cache: "no-store" });
+  const init = { method, headers, cache: "no-store" };
+  if (payload !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(payload);
+  }
+  const r = await fetch(path, init);
   if (r.status === 401 && !retried) {
     const given = window.prompt("This cluster needs a REST token (read-only or operator):");
     if (given) {
       sessionStorage.setItem(TOKEN_KEY, given.trim());
-      return call(method, path, accept, true);
+      return call(method, path, accept, true, payload);
     }
   }
   if (accept === "text/plain" && r.ok) return r.text();
@@ -33,6 +38,7 @@ async function call(method, path, accept, retried = false) {
 export const get = (path) => call("GET", path, "application/json");
 export const getText = (path) => call("GET", path, "text/plain");
 export const patch = (path) => call("PATCH", path, "application/json");
+export const post = (path, body) => call("POST", path, "application/json", false, body ?? {});
 
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 /** Text for HTML: everything the cluster sends (job names, exceptions, logs) goes through here. */

@@ -2,7 +2,7 @@
 // #/taskmanager/<id>, #/jobmanager), each page rendered from flott's REST routes and refreshed
 // every 2 seconds while it is shown. No framework, no build step.
 
-import { TERMINAL, esc, fmtBytes, fmtDuration, fmtNum, fmtTime, get, getText, patch, state } from "./api.js";
+import { TERMINAL, esc, fmtBytes, fmtDuration, fmtNum, fmtTime, get, getText, patch, post, state } from "./api.js";
 import { renderDag } from "./dag.js";
 
 const REFRESH_MS = 2000;
@@ -10,7 +10,10 @@ const main = document.getElementById("main");
 let timer = null;
 let generation = 0;
 const previous = new Map(); // vertex id → {t, in, out}: records/s between two looks
-let armed = null; // the job whose cancel button was clicked once (a second click confirms)
+let armed = null; // "<action>:<job>" whose button was clicked once (a second click confirms)
+const operations = new Map(); // job id → {text, cls}: the last savepoint / stop / rescale and how it went
+let flameType = "ON_CPU"; // the flame graph's kind (Flink's ON_CPU, OFF_CPU, FULL)
+const wanted = new Map(); // job id → the parallelism typed into the rescale field
 
 function table(headers, rows, empty = "Nothing here.") {
   if (!rows.length) return `<p class="muted">${esc(empty)}</p>`;
@@ -176,7 +179,48 @@ async function vertexTab(id, vid) {
     ${table([{ label: "#", num: true }, "Status", { label: "Attempt", num: true }, "Task manager",
       { label: "Records received", num: true }, { label: "Records sent", num: true },
       { label: "Busy", num: true }, { label: "Idle", num: true }, { label: "Back-pressured", num: true },
-      { label: "Input watermark", num: true }, "Started", { label: "Duration", num: true }], rows)}`;
+      { label: "Input watermark", num: true }, "Started", { label: "Duration", num: true }], rows)}
+    ${await flameGraphSection(id, vid)}`;
+}
+
+const FLAME_TYPES = { ON_CPU: "On-CPU", OFF_CPU: "Off-CPU", FULL: "Full" };
+const FLAME_STATES = {
+  "-1": "The vertex has no running subtask: nothing to sample.",
+  "-2": "Flame graphs are off on this cluster: set rest.flamegraph.enabled: true.",
+  "-3": "Sampling the task threads' stacks… the graph shows at the next refresh.",
+};
+
+function flameNode(node, total, depth) {
+  const share = total ? node.value / total : 0;
+  if (share < 0.005 || depth > 60) return "";
+  const kids = (node.children ?? []).map((c) => flameNode(c, total, depth + 1)).join("");
+  const label = `${node.name} (${fmtNum(node.value)} samples, ${fmtNum(share * 100)} %)`;
+  // widths are set from data-share after rendering: the CSP allows no inline style attributes
+  return `<div class="fg-node" data-share="${(share * 100).toFixed(3)}">
+    <div class="fg-frame" title="${esc(label)}">${esc(node.name)}</div>
+    <div class="fg-children">${kids}</div></div>`;
+}
+
+async function flameGraphSection(id, vid) {
+  const buttons = Object.entries(FLAME_TYPES).map(([t, label]) =>
+    `<button data-flame="${t}" class="${t === flameType ? "active" : ""}">${label}</button>`).join("");
+  let body;
+  try {
+    const g = await get(`jobs/${id}/vertices/${vid}/flamegraph?type=${flameType}`);
+    const ts = String(g.endTimestamp);
+    if (FLAME_STATES[ts]) body = `<p class="muted" id="flame-state">${esc(FLAME_STATES[ts])}</p>`;
+    else if (!g.data?.value) {
+      const other = flameType === "ON_CPU" ? "Off-CPU or Full" : flameType === "OFF_CPU" ? "On-CPU or Full" : "again later";
+      body = `<p class="muted" id="flame-state">No samples of this kind in the last sampling (${esc(FLAME_TYPES[flameType])}): try ${other}.</p>`;
+    }
+    else {
+      body = `<p class="muted">Sampled ${fmtTime(g.endTimestamp)} · ${fmtNum(g.data.value)} samples · widest frames at the top are the callers</p>
+        <div class="flamegraph" id="flamegraph">${flameNode(g.data, g.data.value, 0)}</div>`;
+    }
+  } catch (e) {
+    body = `<p class="muted">${esc(e.message)}</p>`;
+  }
+  return `<h2>Flame graph</h2><div class="toolbar">${buttons}</div>${body}`;
 }
 
 const JOB_TABS = { overview: "Overview", exceptions: "Exceptions", checkpoints: "Checkpoints", config: "Configuration" };
@@ -192,13 +236,24 @@ async function jobPage(id, tab, vertex) {
       : tab === "config" ? await jobConfigTab(id)
         : await jobOverviewTab(id, job);
   const cancellable = !TERMINAL.has(job.state) && job.state !== "CANCELLING";
+  const running = job.state === "RUNNING";
+  const parallelism = Math.max(1, ...job.vertices.map((v) => v.parallelism));
+  const op = operations.get(id);
+  const confirm = (action, label, confirmLabel) => (armed === `${action}:${id}` ? confirmLabel : label);
   return `<div class="jobhead">
       <h1 id="job-name">${esc(job.name)}</h1>
       <span id="job-state">${state(job.state)}</span>
       <span class="meta">${esc(job.jid)} · started ${fmtTime(job["start-time"])} · ${fmtDuration(job.duration)} ·
         restarts: <span id="job-restarts">${esc(restarts)}</span></span>
-      ${cancellable ? `<button class="danger" id="cancel-job" data-job="${esc(id)}">${armed === id ? "Confirm cancel" : "Cancel job"}</button>` : ""}
+      ${running ? `<span class="actions">
+        <button id="savepoint-job" data-job="${esc(id)}" data-action="savepoint">Savepoint</button>
+        <button id="stop-job" data-job="${esc(id)}" data-action="stop">${confirm("stop", "Stop with savepoint", "Confirm stop")}</button>
+        <label>Parallelism <input type="number" id="rescale-parallelism" min="1" max="32768" value="${esc(wanted.get(id) ?? parallelism)}"></label>
+        <button id="rescale-job" data-job="${esc(id)}" data-action="rescale">${confirm("rescale", "Rescale", "Confirm rescale")}</button>
+      </span>` : ""}
+      ${cancellable ? `<button class="danger" id="cancel-job" data-job="${esc(id)}" data-action="cancel">${confirm("cancel", "Cancel job", "Confirm cancel")}</button>` : ""}
     </div>
+    ${op ? `<p class="operation ${esc(op.cls)}" id="job-operation">${esc(op.text)}</p>` : ""}
     <nav class="tabs">${tabs}</nav>
     <section id="tab">${body}</section>`;
 }
@@ -241,6 +296,57 @@ async function jobManagerPage() {
     <h2>Configuration</h2>${table(["Key", "Value"], rows)}`;
 }
 
+// -- job operations ---------------------------------------------------------------------------
+
+const CONFIRMED = new Set(["cancel", "stop", "rescale"]); // these end or restart the job: two clicks
+
+async function jobAction(button, action, job) {
+  const key = `${action}:${job}`;
+  if (CONFIRMED.has(action) && armed !== key) { // a second click within 5 s confirms
+    armed = key;
+    button.textContent = `Confirm ${action}`;
+    setTimeout(() => { if (armed === key) { armed = null; show(false); } }, 5000);
+    return;
+  }
+  armed = null;
+  button.disabled = true;
+  try {
+    if (action === "cancel") await patch(`jobs/${job}?mode=cancel`);
+    else if (action === "savepoint") await follow(job, "Savepoint", "savepoints", await post(`jobs/${job}/savepoints`, { "cancel-job": false }));
+    else if (action === "stop") await follow(job, "Stop with savepoint", "savepoints", await post(`jobs/${job}/stop`, { drain: false }));
+    else if (action === "rescale") {
+      const n = Number(document.getElementById("rescale-parallelism")?.value);
+      if (!Number.isInteger(n) || n < 1) throw new Error("The parallelism must be a whole number of at least 1.");
+      await follow(job, `Rescale to ${n}`, "rescaling", await patch(`jobs/${job}/rescaling?parallelism=${n}`));
+    }
+  } catch (e) {
+    operations.set(job, { text: `${action}: ${e.message}`, cls: "failed" });
+  }
+  show(false);
+}
+
+function failureText(cause) {
+  const trace = cause?.["stack-trace"] ?? cause?.class ?? "unknown cause";
+  return String(trace).split("\n")[0];
+}
+
+/** Polls an asynchronous operation's status URL until it completes; its outcome stays on the job's page. */
+async function follow(job, label, kind, trigger) {
+  const rid = trigger["request-id"];
+  operations.set(job, { text: `${label}: in progress…`, cls: "pending" });
+  show(false);
+  for (let delay = 200; ; delay = Math.min(delay * 2, 2000)) {
+    await new Promise((r) => setTimeout(r, delay));
+    const s = await get(`jobs/${job}/${kind}/${rid}`);
+    if (s.status?.id !== "COMPLETED") continue;
+    const o = s.operation ?? {};
+    operations.set(job, o["failure-cause"]
+      ? { text: `${label} failed: ${failureText(o["failure-cause"])}`, cls: "failed" }
+      : { text: `${label} completed${o.location ? `: ${o.location}` : "."}`, cls: "completed" });
+    return;
+  }
+}
+
 // -- routing and refresh ----------------------------------------------------------------------
 
 const HEX_ID = /^[0-9a-f]{32}$/;
@@ -268,8 +374,14 @@ function route() {
 }
 
 async function show(first) {
-  const mine = ++generation;
   const r = route();
+  const typing = document.activeElement;
+  if (!first && typing?.tagName === "INPUT" && main.contains(typing)) { // never under the user's cursor
+    clearTimeout(timer);
+    if (r.live) timer = setTimeout(() => show(false), REFRESH_MS);
+    return;
+  }
+  const mine = ++generation;
   document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("active", a.dataset.nav === r.nav));
   let html;
   try {
@@ -281,6 +393,7 @@ async function show(first) {
   const open = new Set([...main.querySelectorAll("details[open]")].map((d) => d.dataset.key));
   main.innerHTML = html;
   main.querySelectorAll("details[data-key]").forEach((d) => { if (open.has(d.dataset.key)) d.open = true; });
+  main.querySelectorAll(".fg-node[data-share]").forEach((n) => { n.style.flex = `0 0 ${n.dataset.share}%`; });
   document.getElementById("refresh").textContent = `updated ${new Date().toLocaleTimeString()}`;
   clearTimeout(timer);
   if (r.live) timer = setTimeout(() => show(false), REFRESH_MS);
@@ -294,21 +407,17 @@ main.addEventListener("click", async (ev) => {
     location.hash = `#/job/${job}/vertex/${node.dataset.vertex}`;
     return;
   }
-  const target = ev.target.closest("[data-log], #cancel-job");
+  const flame = ev.target.closest("[data-flame]");
+  if (flame) {
+    flameType = flame.dataset.flame;
+    show(false);
+    return;
+  }
+  const target = ev.target.closest("[data-log], [data-action]");
   if (!target) return;
   ev.preventDefault();
-  if (target.id === "cancel-job") {
-    const job = target.dataset.job;
-    if (armed !== job) { // a second click within 5 s confirms
-      armed = job;
-      target.textContent = "Confirm cancel";
-      setTimeout(() => { if (armed === job) { armed = null; show(false); } }, 5000);
-      return;
-    }
-    armed = null;
-    target.disabled = true;
-    try { await patch(`jobs/${job}?mode=cancel`); } catch (e) { alert(e.message); }
-    show(false);
+  if (target.dataset.action) {
+    await jobAction(target, target.dataset.action, target.dataset.job);
     return;
   }
   const view = document.getElementById("log-view");
@@ -316,6 +425,10 @@ main.addEventListener("click", async (ev) => {
   view.textContent = "Loading…";
   try { view.textContent = await getText(target.dataset.log); } catch (e) { view.textContent = e.message; }
   view.scrollTop = view.scrollHeight;
+});
+
+main.addEventListener("input", (ev) => {
+  if (ev.target.id === "rescale-parallelism") wanted.set(location.hash.split("/")[2], ev.target.value);
 });
 
 window.addEventListener("hashchange", () => { previous.clear(); show(true); });
