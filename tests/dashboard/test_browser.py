@@ -211,7 +211,8 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
         sync_api.expect(page.locator("#job-state")).to_have_text("RUNNING", timeout=30_000)
         assert {v["parallelism"] for v in c.get_json(f"/jobs/{job_id}")["vertices"]} == {2}
         for v in vertices:
-            sync_api.expect(page.locator(f'svg .node[data-vertex="{v["id"]}"]')).to_contain_text("parallelism 2")
+            box = page.locator(f'svg .node[data-vertex="{v["id"]}"]')
+            sync_api.expect(box).to_contain_text("parallelism 2")
         page.screenshot(path=str(shots / "rescaled.png"), full_page=True)
 
         page.click("#cancel-job")
