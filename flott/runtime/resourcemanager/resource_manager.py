@@ -23,6 +23,14 @@ from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.gateways.job_master_gateway import JobMasterGateway
 from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
 from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
+from flott.runtime.heartbeat.heartbeat_manager import check_period, watch_heartbeats
+from flott.runtime.heartbeat.heartbeat_monitor import (
+    HeartbeatMonitor,
+    HeartbeatReceived,
+    TargetRegistered,
+    TargetTimedOut,
+    TargetUnregistered,
+)
 from flott.runtime.jobgraph import new_id
 from flott.runtime.messages.cluster import (
     RegistrationResponse,
@@ -45,7 +53,6 @@ _MAX_REPLACEMENTS_PER_MINUTE = 10
 class _Registered:
     registration: TaskExecutorRegistration
     gateway: TaskExecutorGateway
-    last_heartbeat: float
     registered_ms: int
 
 
@@ -64,6 +71,8 @@ class ResourceManager(RpcEndpoint):
         self.driver: LocalProcessDriver | None = None
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
+        self._heartbeats = HeartbeatMonitor(self._heartbeat_timeout)
+        """The liveness of the registered TaskExecutors (pure; ticked by the shell)."""
         self._monitor: asyncio.Task[None] | None = None
         self._registered = asyncio.Condition()
         self._job_masters: dict[str, PendingRequest] = {}
@@ -75,7 +84,14 @@ class ResourceManager(RpcEndpoint):
 
     async def start(self) -> None:
         self._rpc.register(self)
-        self._monitor = asyncio.get_running_loop().create_task(self._monitor_heartbeats())
+        self._monitor = asyncio.get_running_loop().create_task(
+            watch_heartbeats(
+                self._heartbeats,
+                self._clock,
+                check_period(self._heartbeat_interval, self._heartbeat_timeout),
+                self._task_executor_timed_out,
+            )
+        )
 
     def enable_local_processes(self) -> LocalProcessDriver:
         self.driver = LocalProcessDriver(self._config, self._rpc.address, self._on_process_exit)
@@ -107,7 +123,8 @@ class ResourceManager(RpcEndpoint):
         if rid in self.task_executors:
             await self._lose(rid, "re-registered", notify=True)
         gw = self._rpc.connect(registration.rpc_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway)
-        self.task_executors[rid] = _Registered(registration, gw, self._clock(), int(time.time() * 1000))
+        self.task_executors[rid] = _Registered(registration, gw, int(time.time() * 1000))
+        self._heartbeats.handle(TargetRegistered(rid, f"TaskExecutor {rid}"), self._clock())
         self.slots.register(rid, registration.num_slots)
         if registration.slot_report is not None:
             self._sync_slots(rid, registration.slot_report)
@@ -136,7 +153,7 @@ class ResourceManager(RpcEndpoint):
                 f"TaskExecutor {resource_id} is not registered with this ResourceManager (its heartbeat "
                 "timed out, or it was never registered): register again"
             )
-        reg.last_heartbeat = self._clock()
+        self._heartbeats.handle(HeartbeatReceived(resource_id), self._clock())
         self._sync_slots(resource_id, slot_report)
 
     def _sync_slots(self, resource_id: str, slot_report: SlotReport) -> None:
@@ -174,6 +191,8 @@ class ResourceManager(RpcEndpoint):
         for rid, reg in self.task_executors.items():
             te = self.slots.task_executors.get(rid)
             r = reg.registration
+            last_heartbeat = self._heartbeats.last_heartbeat(rid)
+            last = now if last_heartbeat is None else last_heartbeat
             out.append(
                 TaskExecutorInfo(
                     resource_id=rid,
@@ -181,7 +200,7 @@ class ResourceManager(RpcEndpoint):
                     data_address=r.data_address,
                     num_slots=r.num_slots,
                     free_slots=len(te.free_indices()) if te else 0,
-                    last_heartbeat_ms=int((wall - (now - reg.last_heartbeat)) * 1000),
+                    last_heartbeat_ms=int((wall - (now - last)) * 1000),
                     registered_ms=reg.registered_ms,
                     pid=r.pid,
                     hostname=r.hostname,
@@ -327,6 +346,7 @@ class ResourceManager(RpcEndpoint):
 
     async def _lose(self, resource_id: str, cause: str, notify: bool) -> None:
         reg = self.task_executors.pop(resource_id, None)
+        self._heartbeats.handle(TargetUnregistered(resource_id), self._clock())
         jobs = self.slots.unregister(resource_id)
         if reg is None:
             return
@@ -347,16 +367,5 @@ class ResourceManager(RpcEndpoint):
             with contextlib.suppress(FlottError):
                 await jm.disconnect_task_manager(resource_id, cause)
 
-    async def _monitor_heartbeats(self) -> None:
-        period = min(self._heartbeat_interval, max(0.05, self._heartbeat_timeout / 5))
-        while True:
-            await asyncio.sleep(period)
-            now = self._clock()
-            for rid, reg in list(self.task_executors.items()):
-                if now - reg.last_heartbeat > self._heartbeat_timeout:
-                    await self._lose(
-                        rid,
-                        f"heartbeat of TaskExecutor {rid} timed out after "
-                        f"{self._heartbeat_timeout * 1000:.0f} ms",
-                        notify=True,
-                    )
+    async def _task_executor_timed_out(self, timed_out: TargetTimedOut) -> None:
+        await self._lose(timed_out.target_id, timed_out.message, notify=True)

@@ -50,6 +50,12 @@ from flott.runtime.execution.environment import (
 from flott.runtime.gateways.job_master_gateway import JobMasterGateway
 from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT
+from flott.runtime.heartbeat.heartbeat_monitor import (
+    HeartbeatMonitor,
+    HeartbeatReceived,
+    TargetRegistered,
+    Tick,
+)
 from flott.runtime.highavailability.services import is_token_of_session
 from flott.runtime.messages.cluster import (
     SlotOffer,
@@ -141,7 +147,9 @@ class TaskExecutor(RpcEndpoint):
         self._background: set[asyncio.Task[None]] = set()
         self.libraries = LibraryCacheManager(config, resource_id)
         self.terminated = asyncio.Event()
-        self._last_rm_contact = time.monotonic()
+        self._rm_heartbeat = HeartbeatMonitor(self._heartbeat_timeout)
+        """The ResourceManager's liveness as this TaskExecutor sees it (its answers to our heartbeats)."""
+        self._rm_contact(registered=True)
         self._ha = high_availability
         self._rm_session: str | None = None
         """HA: the leader session of the ResourceManager this TaskExecutor serves (its fencing token)."""
@@ -217,7 +225,13 @@ class TaskExecutor(RpcEndpoint):
                 if wait == delay:
                     delay = min(2 * delay, max_delay)
         log.info("TaskExecutor %s registered at the ResourceManager %s", self.resource_id, self._rm_address)
-        self._last_rm_contact = time.monotonic()
+        self._rm_contact(registered=True)
+
+    def _rm_contact(self, registered: bool = False) -> None:
+        event = TargetRegistered(RESOURCE_MANAGER_ENDPOINT, "the ResourceManager") if registered else (
+            HeartbeatReceived(RESOURCE_MANAGER_ENDPOINT)
+        )
+        self._rm_heartbeat.handle(event, time.monotonic())
 
     async def _reconnect_resource_manager(self, cause: str) -> bool:
         """The ResourceManager wrote this TaskExecutor off (e.g. it was paused longer than the
@@ -267,7 +281,7 @@ class TaskExecutor(RpcEndpoint):
                 await self._rm.heartbeat_from_task_executor(
                     self.resource_id, self._slot_report(), timeout=self._heartbeat_timeout
                 )
-                self._last_rm_contact = time.monotonic()
+                self._rm_contact()
             except TaskExecutorLostError as e:
                 if not await self._reconnect_resource_manager(str(e)):
                     self.terminated.set()
@@ -275,7 +289,7 @@ class TaskExecutor(RpcEndpoint):
             except RpcError as e:
                 if self._ha:
                     pass  # a leader change: the retrieval names the next ResourceManager
-                elif time.monotonic() - self._last_rm_contact > self._heartbeat_timeout:
+                elif self._rm_heartbeat.handle(Tick(), time.monotonic()):
                     log.warning(
                         "ResourceManager at %s unreachable for %.0fs (%s): shutting down",
                         self._rm_address,
@@ -342,7 +356,7 @@ class TaskExecutor(RpcEndpoint):
                 except RpcError as e:
                     log.info("registration at %s failed (%s); retrying", address, e)
                     await asyncio.sleep(0.2)
-            self._last_rm_contact = time.monotonic()
+            self._rm_contact(registered=True)
             log.info("registered with the ResourceManager leader at %s", address)
         finally:
             if self._rm_session == session_id:
