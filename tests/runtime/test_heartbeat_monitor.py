@@ -42,6 +42,8 @@ def test_heartbeats_keep_a_target_alive_and_only_a_tick_reports_timeouts() -> No
         assert monitor.handle(HeartbeatReceived("a"), t) == []
     # b is long overdue, but a heartbeat of another target (an RPC method) does not report it ...
     assert monitor.is_monitored("b")
+    # ... nor a tick about another target ...
+    assert monitor.handle(Tick("a"), 9.5) == []
     # ... the next tick does
     assert [t.target_id for t in monitor.handle(Tick(), 9.5)] == ["b"]
     assert monitor.last_heartbeat("a") == 9

@@ -42,7 +42,11 @@ class TargetUnregistered:
 
 @dataclass(frozen=True)
 class Tick:
-    """Time passed: report the targets that went quiet for longer than the timeout."""
+    """Time passed: report the targets that went quiet for longer than the timeout. With
+    ``target_id``, only that target is looked at: a sender that learns of a silence from a call of
+    its own that failed judges that target alone."""
+
+    target_id: str | None = None
 
 
 Event = TargetRegistered | HeartbeatReceived | TargetUnregistered | Tick
@@ -77,13 +81,13 @@ class HeartbeatMonitor:
         elif isinstance(event, TargetUnregistered):
             self._targets.pop(event.target_id, None)
         else:
-            return self._timed_out(now)
+            return self._timed_out(now, event.target_id)
         return []
 
-    def _timed_out(self, now: float) -> list[TargetTimedOut]:
+    def _timed_out(self, now: float, only: str | None) -> list[TargetTimedOut]:
         out = []
         for target_id, target in list(self._targets.items()):
-            if now - target.last_heartbeat > self.timeout_s:
+            if (only is None or target_id == only) and now - target.last_heartbeat > self.timeout_s:
                 del self._targets[target_id]
                 out.append(
                     TargetTimedOut(
