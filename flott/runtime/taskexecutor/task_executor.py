@@ -68,6 +68,7 @@ from flott.runtime.metrics.flame_graph import StackSample, sample_threads
 from flott.runtime.metrics.query_service import MetricDump, dump_registry
 from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
+from flott.runtime.registration.retrying_registration import AttemptFailed, GiveUp, RetryingRegistration
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
 from flott.runtime.taskexecutor.job_table import Action as JobTableAction
 from flott.runtime.taskexecutor.job_table import Event as JobTableEvent
@@ -210,33 +211,26 @@ class TaskExecutor(RpcEndpoint):
                 await self._rm.notify_slot_available(self.resource_id, f.index, f.allocation_id)
 
     async def _register(self) -> None:
-        """Register with the ResourceManager, retrying as Flink's TaskExecutor does.
-
-        A TaskManager may start before its JobManager; it retries for
-        taskmanager.registration.timeout. While nothing listens at the address (the JobManager
-        is still starting: the usual case when both start together) it retries every
-        cluster.registration.initial-timeout, since a refused connection costs nothing and the
-        first TaskManager should register as soon as the JobManager is up; a ResourceManager
-        that answers but fails the registration is retried with a doubling delay up to
-        cluster.registration.max-timeout. The registration carries the current slot report.
-        """
+        """Register with the ResourceManager, retrying as Flink's TaskExecutor does (when, and for
+        how long: :mod:`~flott.runtime.registration.retrying_registration`, with
+        taskmanager.registration.timeout and cluster.registration.initial-/max-timeout). The
+        registration carries the current slot report."""
         assert self._registration is not None
         initial_delay, max_delay = self._registration_delays
-        deadline = time.monotonic() + self._registration_timeout
-        delay = initial_delay
+        retries = RetryingRegistration(initial_delay, max_delay, self._registration_timeout, time.monotonic())
         while True:
             registration = msgspec.structs.replace(self._registration, slot_report=self._slot_report())
             try:
                 await self._rm.register_task_executor(registration)
                 break
             except RpcError as e:
-                wait = initial_delay if isinstance(e, RpcConnectionError) else delay
-                if time.monotonic() + wait > deadline:
+                retry = retries.handle(AttemptFailed(isinstance(e, RpcConnectionError)), time.monotonic())
+                if isinstance(retry, GiveUp):
                     raise
-                log.info("registration at %s failed (%s); retrying in %.1f s", self._rm_address, e, wait)
-                await asyncio.sleep(wait)
-                if wait == delay:
-                    delay = min(2 * delay, max_delay)
+                log.info(
+                    "registration at %s failed (%s); retrying in %.1f s", self._rm_address, e, retry.delay_s
+                )
+                await asyncio.sleep(retry.delay_s)
         log.info("TaskExecutor %s registered at the ResourceManager %s", self.resource_id, self._rm_address)
         self._rm_contact(registered=True)
 
