@@ -68,7 +68,12 @@ from flott.runtime.metrics.flame_graph import StackSample, sample_threads
 from flott.runtime.metrics.query_service import MetricDump, dump_registry
 from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
-from flott.runtime.registration.retrying_registration import AttemptFailed, GiveUp, RetryingRegistration
+from flott.runtime.registration.retrying_registration import (
+    AttemptFailed,
+    GiveUp,
+    RetryIn,
+    RetryingRegistration,
+)
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
 from flott.runtime.taskexecutor.job_table import Action as JobTableAction
 from flott.runtime.taskexecutor.job_table import Event as JobTableEvent
@@ -96,6 +101,8 @@ from flott.runtime.taskexecutor.slot_table import (
 from flott.runtime.taskexecutor.task import Task
 
 log = logging.getLogger(__name__)
+
+_HA_REGISTRATION_RETRY_S = 0.2
 
 
 @dataclass
@@ -367,6 +374,10 @@ class TaskExecutor(RpcEndpoint):
         # Slots offered to a deposed leader's JobMaster, not yet used; the registration reports them.
         self._slots(KeepOnlyJobs(frozenset(self.job_managers), "a new ResourceManager leader"))
         assert self._registration is not None
+        # the leader retrieval names the leader: it is up, and retried for as long as it leads
+        retries = RetryingRegistration(
+            _HA_REGISTRATION_RETRY_S, _HA_REGISTRATION_RETRY_S, None, time.monotonic()
+        )
         try:
             while True:
                 try:
@@ -376,7 +387,9 @@ class TaskExecutor(RpcEndpoint):
                     break
                 except RpcError as e:
                     log.info("registration at %s failed (%s); retrying", address, e)
-                    await asyncio.sleep(0.2)
+                    retry = retries.handle(AttemptFailed(isinstance(e, RpcConnectionError)), time.monotonic())
+                    assert isinstance(retry, RetryIn)  # no deadline: never GiveUp
+                    await asyncio.sleep(retry.delay_s)
             self._rm_contact(registered=True)
             log.info("registered with the ResourceManager leader at %s", address)
         finally:
