@@ -94,3 +94,34 @@ def test_the_shell_ticks_on_the_injected_clock_and_hands_over_timeouts() -> None
 
     asyncio.run(main())
     assert reported == [TargetTimedOut("te", "heartbeat of TaskExecutor te timed out after 60000 ms")]
+
+
+def test_a_failing_reaction_does_not_stop_the_watching() -> None:
+    now = [0.0]
+    monitor = HeartbeatMonitor(timeout_s=1)
+    monitor.handle(TargetRegistered("a", "A"), 0)
+    monitor.handle(TargetRegistered("b", "B"), 0.5)
+    reported: list[str] = []
+
+    async def main() -> None:
+        done = asyncio.Event()
+
+        async def on_timeout(t: TargetTimedOut) -> None:
+            reported.append(t.target_id)
+            if t.target_id == "a":
+                raise RuntimeError("the reaction failed")
+            done.set()
+
+        watcher = asyncio.get_running_loop().create_task(
+            watch_heartbeats(monitor, lambda: now[0], 0.01, on_timeout)
+        )
+        now[0] = 1.2  # a times out, b not yet
+        async with asyncio.timeout(30):
+            while not reported:
+                await asyncio.sleep(0.01)
+        now[0] = 2.0
+        await asyncio.wait_for(done.wait(), 30)
+        watcher.cancel()
+
+    asyncio.run(main())
+    assert reported == ["a", "b"]

@@ -9,9 +9,12 @@ computed once may be too late), and hands each :class:`TargetTimedOut` to the co
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 
 from flott.runtime.heartbeat.heartbeat_monitor import HeartbeatMonitor, TargetTimedOut, Tick
+
+log = logging.getLogger(__name__)
 
 _MIN_CHECK_PERIOD_S = 0.05
 
@@ -35,4 +38,7 @@ async def watch_heartbeats(
         wait = period_s if due is None else min(period_s, max(0.0, due - now))
         await asyncio.sleep(max(wait, _MIN_CHECK_PERIOD_S / 5))
         for timed_out in monitor.handle(Tick(), clock()):
-            await on_timeout(timed_out)
+            try:
+                await on_timeout(timed_out)
+            except Exception:  # a failing reaction must not stop the watching of the others
+                log.exception("handling the timeout of %s failed", timed_out.target_id)
