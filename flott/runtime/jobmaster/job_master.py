@@ -73,6 +73,12 @@ from flott.runtime.jobmaster.execution_graph import (
     TaskExecutorLost,
     TaskStateChanged,
 )
+from flott.runtime.jobmaster.slot_request_deadline import (
+    SlotCheck,
+    SlotRequestDeadline,
+    SlotRequestTimedOut,
+    StopWaiting,
+)
 from flott.runtime.messages.cluster import SlotOffer, TaskExecutorToJobManagerHeartbeat
 from flott.runtime.messages.execution import (
     ExecutionState,
@@ -378,43 +384,30 @@ class JobMaster(RpcEndpoint):
         self._on_terminal(result, info)
 
     async def _slot_deadline(self, attempt: int) -> None:
-        """Fail the attempt if its slots do not come in time; meanwhile re-declare what is missing.
-
-        A slot the ResourceManager matched to us can vanish with its TaskExecutor before it is
-        offered; declaring the missing count again (cancel, then request: the RM's count is
-        replaced, not added to) recovers from that without waiting for the deadline.
-        """
+        """Fail the attempt if its slots do not come in time; meanwhile re-declare what is missing
+        (when: :mod:`~flott.runtime.jobmaster.slot_request_deadline`)."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._slot_timeout
-        while loop.time() < deadline:
-            await asyncio.sleep(min(_REDECLARE_SLOTS_S, max(0.0, deadline - loop.time())))
+        wait = SlotRequestDeadline(attempt, self._slot_timeout, _REDECLARE_SLOTS_S, loop.time())
+        while True:
+            await asyncio.sleep(max(0.0, wait.next_check(loop.time()) - loop.time()))
             g = self.graph
-            if g.status is not JobStatus.RUNNING or g.num_restarts != attempt:
+            check = SlotCheck(g.status is JobStatus.RUNNING, g.num_restarts, g.slots_needed, len(g.slots))
+            action = wait.handle(check, loop.time())
+            if isinstance(action, StopWaiting):
                 return
-            missing = g.slots_needed - len(g.slots)
-            if missing <= 0:
+            if isinstance(action, SlotRequestTimedOut):
+                err = NoResourceAvailableError(action.message)
+                self._handle(GlobalFailure(error_to_wire(err), "slot request timed out"))
                 return
-            if loop.time() < deadline:
-                with contextlib.suppress(FlottError):
-                    await self._rm.cancel_slot_request(self.job_graph.job_id)
-                    await self._rm.request_slots(
-                        self.job_graph.job_id,
-                        self._rpc.address,
-                        self.endpoint_id,
-                        self.fencing_token or "",
-                        missing,
-                    )
-        if (
-            self.graph.status is JobStatus.RUNNING
-            and self.graph.num_restarts == attempt
-            and len(self.graph.slots) < self.graph.slots_needed
-        ):
-            err = NoResourceAvailableError(
-                f"could not get {self.graph.slots_needed} slots within {self._slot_timeout:.0f}s "
-                f"(got {len(self.graph.slots)}); the cluster has too few free task slots for parallelism "
-                f"{self.graph.slots_needed}"
-            )
-            self._handle(GlobalFailure(error_to_wire(err), "slot request timed out"))
+            with contextlib.suppress(FlottError):
+                await self._rm.cancel_slot_request(self.job_graph.job_id)
+                await self._rm.request_slots(
+                    self.job_graph.job_id,
+                    self._rpc.address,
+                    self.endpoint_id,
+                    self.fencing_token or "",
+                    action.missing,
+                )
 
     async def _task_manager_timed_out(self, timed_out: TargetTimedOut) -> None:
         tm = self._task_managers.pop(timed_out.target_id, None)
