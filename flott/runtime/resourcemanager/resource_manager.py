@@ -325,6 +325,7 @@ class ResourceManager(RpcEndpoint):
             log.error("not replacing a crashed TaskExecutor: %d replaced in the last minute", action.recent)
         else:
             log.info("releasing TaskExecutor %s: %s", action.resource_id, action.reason)
+            self._forget(action.resource_id)  # idle or never registered: no job to tell
             self.driver.stop_task_executor(action.resource_id)
 
     def _start_workers_on_demand(self) -> None:
@@ -378,13 +379,20 @@ class ResourceManager(RpcEndpoint):
         for action in self._workers.handle(WorkerExited(resource_id, code), self._clock()):
             self._run_worker_action(action)
 
-    async def _lose(self, resource_id: str, cause: str, notify: bool) -> None:
+    def _forget(self, resource_id: str) -> tuple[_Registered | None, set[str]]:
+        """Unregister a TaskExecutor at once (nothing is matched to it any more); returns its
+        registration and the jobs that had slots on it."""
         reg = self.task_executors.pop(resource_id, None)
         self._heartbeats.handle(TargetUnregistered(resource_id), self._clock())
         jobs = self.slots.unregister(resource_id)
+        if reg is not None:
+            self._rpc.close_connection(reg.registration.rpc_address)
+        return reg, jobs
+
+    async def _lose(self, resource_id: str, cause: str, notify: bool) -> None:
+        reg, jobs = self._forget(resource_id)
         if reg is None:
             return
-        self._rpc.close_connection(reg.registration.rpc_address)
         log.warning("TaskExecutor %s lost: %s", resource_id, cause)
         if not notify:
             return
