@@ -80,6 +80,17 @@ _OPTIONS = [
     ConfigOption("cluster.registration.max-timeout", "30000", "Longest delay between registrations, ms."),
     ConfigOption("pekko.ask.timeout", "10 s", "Timeout of an RPC call."),
     ConfigOption("slot.request.timeout", "300000", "How long a job waits for slots, ms."),
+    ConfigOption(
+        "resourcemanager.taskmanager-timeout",
+        "30000",
+        "Workers started on demand (application mode): how long one may idle before it is released, ms.",
+    ),
+    ConfigOption(
+        "resourcemanager.taskmanager-registration.timeout",
+        "5 min",
+        "Workers started on demand (application mode): how long a started one may take to register "
+        "before it is released.",
+    ),
     ConfigOption("jobstore.max-capacity", "1000", "Finished jobs kept for queries.", integer=True),
     ConfigOption("jobstore.expiration-time", "3600", "Seconds finished jobs are kept."),
     ConfigOption(

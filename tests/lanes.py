@@ -57,6 +57,7 @@ PROCESS_STARTERS = frozenset(
         "EmbeddedExecutor",
         "LocalProcessDriver",
         "enable_local_processes",
+        "enable_workers_on_demand",
         "start_task_executor",
         "execute",
         "execute_async",

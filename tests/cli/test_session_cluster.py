@@ -232,6 +232,22 @@ def test_killed_standalone_taskmanager_fails_job_by_heartbeat_timeout(run_dir: P
         assert "heartbeat" in json.dumps(get_json(f"{base}/jobs/{job_id}/exceptions")).lower()
 
 
+def test_a_job_that_does_not_get_its_slots_fails_after_the_slot_request_timeout(run_dir: Path) -> None:
+    conf = ["-D", "slot.request.timeout=2000", "-D", "flott.admission.refuse-unschedulable=false"]
+    with standalone_cluster(*conf) as (address, _, _):
+        base = f"http://{address}"
+        example = str(REPO / "examples" / "streaming_counts.py")
+        run = flott("run", "-m", address, "-d", example, "--parallelism", "2")  # one slot only
+        assert run.returncode == 0, run.stderr
+        job_id = run.stdout.strip().split()[-1]
+        submitted = time.monotonic()
+        expected = "could not get 2 slots within 2s (got 1)"
+        while expected not in json.dumps(get_json(f"{base}/jobs/{job_id}/exceptions")):
+            assert time.monotonic() - submitted < 30, "the slot request did not time out"
+            time.sleep(0.2)
+        assert "NoResourceAvailableError" in json.dumps(get_json(f"{base}/jobs/{job_id}/exceptions"))
+
+
 def test_taskmanager_started_before_its_jobmanager_registers_once_it_is_up(run_dir: Path) -> None:
     """As in Flink, start order does not matter: the TaskManager keeps retrying with a backoff."""
     conf = ["-D", "heartbeat.timeout=1000", "-D", "cluster.registration.max-timeout=500"]

@@ -45,6 +45,14 @@ from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import 
 from flott.runtime.gateways.job_master_gateway import job_master_endpoint
 from flott.runtime.gateways.resource_manager_gateway import ResourceManagerGateway
 from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
+from flott.runtime.heartbeat.heartbeat_manager import check_period, watch_heartbeats
+from flott.runtime.heartbeat.heartbeat_monitor import (
+    HeartbeatMonitor,
+    HeartbeatReceived,
+    TargetRegistered,
+    TargetTimedOut,
+    TargetUnregistered,
+)
 from flott.runtime.jobgraph import JobGraph, new_id
 from flott.runtime.jobmaster.checkpointing import CheckpointCoordinatorDriver
 from flott.runtime.jobmaster.deployment import build_deployment
@@ -64,6 +72,12 @@ from flott.runtime.jobmaster.execution_graph import (
     StartScheduling,
     TaskExecutorLost,
     TaskStateChanged,
+)
+from flott.runtime.jobmaster.slot_request_deadline import (
+    SlotCheck,
+    SlotRequestDeadline,
+    SlotRequestTimedOut,
+    StopWaiting,
 )
 from flott.runtime.messages.cluster import SlotOffer, TaskExecutorToJobManagerHeartbeat
 from flott.runtime.messages.execution import (
@@ -94,7 +108,6 @@ class _TaskManagerEntry:
     address: str
     data_address: str
     gateway: TaskExecutorGateway
-    last_heartbeat: float
 
 
 class JobMaster(RpcEndpoint):
@@ -167,6 +180,8 @@ class JobMaster(RpcEndpoint):
         """Accumulators of finished tasks, opaque bytes (a collect sink's last results)."""
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
+        self._heartbeats = HeartbeatMonitor(self._heartbeat_timeout)
+        """The liveness of the TaskExecutors in ``_task_managers`` (pure; ticked by the shell)."""
         self._slot_timeout = config.get_seconds("slot.request.timeout")
         self._background: set[asyncio.Task[None]] = set()
         self._terminated = False
@@ -176,7 +191,14 @@ class JobMaster(RpcEndpoint):
 
     async def start(self) -> None:
         self._rpc.register(self)
-        self._spawn(self._monitor_heartbeats())
+        self._spawn(
+            watch_heartbeats(
+                self._heartbeats,
+                self._clock,
+                check_period(self._heartbeat_interval, self._heartbeat_timeout),
+                self._task_manager_timed_out,
+            )
+        )
         if self.checkpointing is not None:
             self._spawn(self.checkpointing.run_timer())
         self._handle(StartScheduling())
@@ -362,58 +384,36 @@ class JobMaster(RpcEndpoint):
         self._on_terminal(result, info)
 
     async def _slot_deadline(self, attempt: int) -> None:
-        """Fail the attempt if its slots do not come in time; meanwhile re-declare what is missing.
-
-        A slot the ResourceManager matched to us can vanish with its TaskExecutor before it is
-        offered; declaring the missing count again (cancel, then request: the RM's count is
-        replaced, not added to) recovers from that without waiting for the deadline.
-        """
+        """Fail the attempt if its slots do not come in time; meanwhile re-declare what is missing
+        (when: :mod:`~flott.runtime.jobmaster.slot_request_deadline`)."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._slot_timeout
-        while loop.time() < deadline:
-            await asyncio.sleep(min(_REDECLARE_SLOTS_S, max(0.0, deadline - loop.time())))
-            g = self.graph
-            if g.status is not JobStatus.RUNNING or g.num_restarts != attempt:
-                return
-            missing = g.slots_needed - len(g.slots)
-            if missing <= 0:
-                return
-            if loop.time() < deadline:
-                with contextlib.suppress(FlottError):
-                    await self._rm.cancel_slot_request(self.job_graph.job_id)
-                    await self._rm.request_slots(
-                        self.job_graph.job_id,
-                        self._rpc.address,
-                        self.endpoint_id,
-                        self.fencing_token or "",
-                        missing,
-                    )
-        if (
-            self.graph.status is JobStatus.RUNNING
-            and self.graph.num_restarts == attempt
-            and len(self.graph.slots) < self.graph.slots_needed
-        ):
-            err = NoResourceAvailableError(
-                f"could not get {self.graph.slots_needed} slots within {self._slot_timeout:.0f}s "
-                f"(got {len(self.graph.slots)}); the cluster has too few free task slots for parallelism "
-                f"{self.graph.slots_needed}"
-            )
-            self._handle(GlobalFailure(error_to_wire(err), "slot request timed out"))
-
-    async def _monitor_heartbeats(self) -> None:
-        period = min(self._heartbeat_interval, max(0.05, self._heartbeat_timeout / 5))
+        wait = SlotRequestDeadline(attempt, self._slot_timeout, _REDECLARE_SLOTS_S, loop.time())
         while True:
-            await asyncio.sleep(period)
-            now = self._clock()
-            for rid, tm in list(self._task_managers.items()):
-                if now - tm.last_heartbeat > self._heartbeat_timeout:
-                    cause = (
-                        f"heartbeat of TaskExecutor {rid} ({tm.address}) timed out after "
-                        f"{self._heartbeat_timeout * 1000:.0f} ms"
-                    )
-                    self._task_managers.pop(rid, None)
-                    self._rpc.close_connection(tm.address)
-                    self._handle(TaskExecutorLost(rid, cause))
+            await asyncio.sleep(max(0.0, wait.next_check(loop.time()) - loop.time()))
+            g = self.graph
+            check = SlotCheck(g.status is JobStatus.RUNNING, g.num_restarts, g.slots_needed, len(g.slots))
+            action = wait.handle(check, loop.time())
+            if isinstance(action, StopWaiting):
+                return
+            if isinstance(action, SlotRequestTimedOut):
+                err = NoResourceAvailableError(action.message)
+                self._handle(GlobalFailure(error_to_wire(err), "slot request timed out"))
+                return
+            with contextlib.suppress(FlottError):
+                await self._rm.cancel_slot_request(self.job_graph.job_id)
+                await self._rm.request_slots(
+                    self.job_graph.job_id,
+                    self._rpc.address,
+                    self.endpoint_id,
+                    self.fencing_token or "",
+                    action.missing,
+                )
+
+    async def _task_manager_timed_out(self, timed_out: TargetTimedOut) -> None:
+        tm = self._task_managers.pop(timed_out.target_id, None)
+        if tm is not None:
+            self._rpc.close_connection(tm.address)
+        self._handle(TaskExecutorLost(timed_out.target_id, timed_out.message))
 
     # -- RPC methods ---------------------------------------------------------------------------
 
@@ -426,6 +426,9 @@ class JobMaster(RpcEndpoint):
                 task_executor_address,
                 data_address,
                 self._rpc.connect(task_executor_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway),
+            )
+            self._heartbeats.handle(
+                TargetRegistered(resource_id, f"TaskExecutor {resource_id} ({task_executor_address})"),
                 self._clock(),
             )
         accepted = []
@@ -457,12 +460,13 @@ class JobMaster(RpcEndpoint):
                 f"TaskExecutor {heartbeat.resource_id} is no longer connected to the JobMaster of job "
                 f"{self.job_graph.job_id}"
             )
-        tm.last_heartbeat = self._clock()
+        self._heartbeats.handle(HeartbeatReceived(heartbeat.resource_id), self._clock())
         for m in heartbeat.tasks:
             self.metrics[m.execution_id] = m
 
     async def disconnect_task_manager(self, resource_id: str, cause: str) -> None:
         tm = self._task_managers.pop(resource_id, None)
+        self._heartbeats.handle(TargetUnregistered(resource_id), self._clock())
         if tm is not None:
             self._rpc.close_connection(tm.address)
         self._handle(TaskExecutorLost(resource_id, cause))

@@ -47,10 +47,12 @@ class LocalProcessDriver:
         config: Configuration,
         resource_manager_address: str,
         on_exit: Callable[[str, int], Awaitable[None]],
+        on_start: Callable[[str], None] | None = None,
     ) -> None:
         self._config = config
         self._rm_address = resource_manager_address
         self._on_exit = on_exit
+        self._on_start = on_start
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self._watchers: set[asyncio.Task[None]] = set()
         self._stopping = False
@@ -75,7 +77,25 @@ class LocalProcessDriver:
         task = asyncio.get_running_loop().create_task(self._watch(resource_id, proc))
         self._watchers.add(task)
         task.add_done_callback(self._watchers.discard)
+        if self._on_start is not None:
+            self._on_start(resource_id)
         return proc
+
+    def stop_task_executor(self, resource_id: str, grace_s: float = 5.0) -> None:
+        """Stop one worker (SIGTERM: it shuts down and exits 0), killed if still there after
+        ``grace_s``; its exit is reported as any other."""
+        proc = self.processes.get(resource_id)
+        if proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            proc.terminate()
+
+        def kill_if_alive() -> None:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+
+        asyncio.get_running_loop().call_later(grace_s, kill_if_alive)
 
     async def _watch(self, resource_id: str, proc: subprocess.Popen[bytes]) -> None:
         # Polling, not a waiting thread: it must also work while the interpreter shuts down.

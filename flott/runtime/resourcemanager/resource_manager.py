@@ -23,6 +23,14 @@ from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.gateways.job_master_gateway import JobMasterGateway
 from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
 from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
+from flott.runtime.heartbeat.heartbeat_manager import check_period, watch_heartbeats
+from flott.runtime.heartbeat.heartbeat_monitor import (
+    HeartbeatMonitor,
+    HeartbeatReceived,
+    TargetRegistered,
+    TargetTimedOut,
+    TargetUnregistered,
+)
 from flott.runtime.jobgraph import new_id
 from flott.runtime.messages.cluster import (
     RegistrationResponse,
@@ -32,6 +40,16 @@ from flott.runtime.messages.cluster import (
 )
 from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.query_service import MetricDump
+from flott.runtime.resourcemanager.active_workers import (
+    ActiveWorkers,
+    ReleaseWorker,
+    ReplacementRefused,
+    StartWorker,
+    Tick,
+    WorkerExited,
+    WorkerRegistered,
+    WorkerStarted,
+)
 from flott.runtime.resourcemanager.local_process_driver import LocalProcessDriver
 from flott.runtime.resourcemanager.slot_manager import Allocation, PendingRequest, SlotManager
 from flott.runtime.rpc.service import RpcEndpoint, RpcService
@@ -45,7 +63,6 @@ _MAX_REPLACEMENTS_PER_MINUTE = 10
 class _Registered:
     registration: TaskExecutorRegistration
     gateway: TaskExecutorGateway
-    last_heartbeat: float
     registered_ms: int
 
 
@@ -64,31 +81,46 @@ class ResourceManager(RpcEndpoint):
         self.driver: LocalProcessDriver | None = None
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
+        self._heartbeats = HeartbeatMonitor(self._heartbeat_timeout)
+        """The liveness of the registered TaskExecutors (pure; ticked by the shell)."""
         self._monitor: asyncio.Task[None] | None = None
         self._registered = asyncio.Condition()
         self._job_masters: dict[str, PendingRequest] = {}
         self._stopping = False
-        self._replacements: list[float] = []
-        """When crashed TaskExecutor processes were replaced (bounded, like Flink's
-        ``resourcemanager.start-worker.max-failure-rate``)."""
+        self._workers = ActiveWorkers(_MAX_REPLACEMENTS_PER_MINUTE)
+        """The worker processes the driver started (pure: replacements, and on demand releases)."""
         self._workers_on_demand = False
+        self._worker_watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         self._rpc.register(self)
-        self._monitor = asyncio.get_running_loop().create_task(self._monitor_heartbeats())
+        self._monitor = asyncio.get_running_loop().create_task(
+            watch_heartbeats(
+                self._heartbeats,
+                self._clock,
+                check_period(self._heartbeat_interval, self._heartbeat_timeout),
+                self._task_executor_timed_out,
+            )
+        )
 
     def enable_local_processes(self) -> LocalProcessDriver:
-        self.driver = LocalProcessDriver(self._config, self._rpc.address, self._on_process_exit)
+        self.driver = LocalProcessDriver(
+            self._config, self._rpc.address, self._on_process_exit, on_start=self._worker_started
+        )
         return self.driver
+
+    def _worker_started(self, resource_id: str) -> None:
+        self._workers.handle(WorkerStarted(resource_id), self._clock())
 
     async def stop(self, shutdown_task_executors: bool = True) -> None:
         """``shutdown_task_executors=False`` (HA: leadership lost) leaves the TaskExecutors running
         for the next leader."""
         self._stopping = True
-        if self._monitor is not None:
-            self._monitor.cancel()
-            with contextlib.suppress(BaseException):
-                await self._monitor
+        for watcher in (self._monitor, self._worker_watch):
+            if watcher is not None:
+                watcher.cancel()
+                with contextlib.suppress(BaseException):
+                    await watcher
         for reg in list(self.task_executors.values()) if shutdown_task_executors else []:
             with contextlib.suppress(FlottError):
                 await reg.gateway.shutdown(timeout=2.0)
@@ -107,8 +139,10 @@ class ResourceManager(RpcEndpoint):
         if rid in self.task_executors:
             await self._lose(rid, "re-registered", notify=True)
         gw = self._rpc.connect(registration.rpc_address, TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway)
-        self.task_executors[rid] = _Registered(registration, gw, self._clock(), int(time.time() * 1000))
+        self.task_executors[rid] = _Registered(registration, gw, int(time.time() * 1000))
+        self._heartbeats.handle(TargetRegistered(rid, f"TaskExecutor {rid}"), self._clock())
         self.slots.register(rid, registration.num_slots)
+        self._workers.handle(WorkerRegistered(rid), self._clock())
         if registration.slot_report is not None:
             self._sync_slots(rid, registration.slot_report)
         log.info(
@@ -136,7 +170,7 @@ class ResourceManager(RpcEndpoint):
                 f"TaskExecutor {resource_id} is not registered with this ResourceManager (its heartbeat "
                 "timed out, or it was never registered): register again"
             )
-        reg.last_heartbeat = self._clock()
+        self._heartbeats.handle(HeartbeatReceived(resource_id), self._clock())
         self._sync_slots(resource_id, slot_report)
 
     def _sync_slots(self, resource_id: str, slot_report: SlotReport) -> None:
@@ -174,6 +208,8 @@ class ResourceManager(RpcEndpoint):
         for rid, reg in self.task_executors.items():
             te = self.slots.task_executors.get(rid)
             r = reg.registration
+            last_heartbeat = self._heartbeats.last_heartbeat(rid)
+            last = now if last_heartbeat is None else last_heartbeat
             out.append(
                 TaskExecutorInfo(
                     resource_id=rid,
@@ -181,7 +217,7 @@ class ResourceManager(RpcEndpoint):
                     data_address=r.data_address,
                     num_slots=r.num_slots,
                     free_slots=len(te.free_indices()) if te else 0,
-                    last_heartbeat_ms=int((wall - (now - reg.last_heartbeat)) * 1000),
+                    last_heartbeat_ms=int((wall - (now - last)) * 1000),
                     registered_ms=reg.registered_ms,
                     pid=r.pid,
                     hostname=r.hostname,
@@ -256,9 +292,41 @@ class ResourceManager(RpcEndpoint):
         """Start TaskExecutors when jobs ask for slots instead of a fixed number up front (Flink's
         active ResourceManager): whenever the pending slot requests exceed the free slots plus the
         slots of workers still starting, enough ``taskmanager.numberOfTaskSlots``-slot workers are
-        started through the local driver. Crashed workers are replaced as before."""
+        started through the local driver. Crashed workers are replaced as before; a worker idle
+        for ``resourcemanager.taskmanager-timeout``, or not registered within
+        ``resourcemanager.taskmanager-registration.timeout``, is released (as in Flink's active
+        mode)."""
         self._workers_on_demand = True
+        self._workers = ActiveWorkers(
+            _MAX_REPLACEMENTS_PER_MINUTE,
+            idle_timeout_s=self._config.get_seconds("resourcemanager.taskmanager-timeout"),
+            registration_timeout_s=self._config.get_seconds("resourcemanager.taskmanager-registration.timeout"),
+        )
+        self._worker_watch = asyncio.get_running_loop().create_task(self._watch_workers())
         return self.enable_local_processes()
+
+    async def _watch_workers(self) -> None:
+        """Tick the workers' core with the SlotManager's view; wake at its next timeout, at least
+        every second (slots are allocated and freed while it sleeps)."""
+        while True:
+            due = self._workers.next_timeout()
+            wait = 1.0 if due is None else min(1.0, max(0.0, due - self._clock()))
+            await asyncio.sleep(max(wait, 0.01))
+            tick = Tick(self.slots.idle_task_executors(), requests_waiting=self.slots.pending_slots() > 0)
+            for action in self._workers.handle(tick, self._clock()):
+                self._run_worker_action(action)
+
+    def _run_worker_action(self, action: StartWorker | ReplacementRefused | ReleaseWorker) -> None:
+        if self.driver is None or self._stopping:
+            return
+        if isinstance(action, StartWorker):
+            self.driver.start_task_executor(new_id())
+        elif isinstance(action, ReplacementRefused):
+            log.error("not replacing a crashed TaskExecutor: %d replaced in the last minute", action.recent)
+        else:
+            log.info("releasing TaskExecutor %s: %s", action.resource_id, action.reason)
+            self._forget(action.resource_id)  # idle or never registered: no job to tell
+            self.driver.stop_task_executor(action.resource_id)
 
     def _start_workers_on_demand(self) -> None:
         driver = self.driver
@@ -307,30 +375,24 @@ class ResourceManager(RpcEndpoint):
     async def _on_process_exit(self, resource_id: str, code: int) -> None:
         how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
         await self._lose(resource_id, f"TaskExecutor {resource_id} process {how}", notify=True)
-        if code != 0 and not self._stopping and self.driver is not None:
-            self._replace_worker()
+        # A crashed worker is started again, so a restarting job finds its slots (rate-limited).
+        for action in self._workers.handle(WorkerExited(resource_id, code), self._clock()):
+            self._run_worker_action(action)
 
-    def _replace_worker(self) -> None:
-        """Active mode keeps its workers: a crashed TaskExecutor process is started again, so a
-        restarting job finds its slots (at most ``_MAX_REPLACEMENTS_PER_MINUTE`` a minute)."""
-        now = self._clock()
-        self._replacements = [t for t in self._replacements if now - t < 60.0]
-        if len(self._replacements) >= _MAX_REPLACEMENTS_PER_MINUTE:
-            log.error(
-                "not replacing a crashed TaskExecutor: %d replaced in the last minute",
-                len(self._replacements),
-            )
-            return
-        self._replacements.append(now)
-        assert self.driver is not None
-        self.driver.start_task_executor(new_id())
+    def _forget(self, resource_id: str) -> tuple[_Registered | None, set[str]]:
+        """Unregister a TaskExecutor at once (nothing is matched to it any more); returns its
+        registration and the jobs that had slots on it."""
+        reg = self.task_executors.pop(resource_id, None)
+        self._heartbeats.handle(TargetUnregistered(resource_id), self._clock())
+        jobs = self.slots.unregister(resource_id)
+        if reg is not None:
+            self._rpc.close_connection(reg.registration.rpc_address)
+        return reg, jobs
 
     async def _lose(self, resource_id: str, cause: str, notify: bool) -> None:
-        reg = self.task_executors.pop(resource_id, None)
-        jobs = self.slots.unregister(resource_id)
+        reg, jobs = self._forget(resource_id)
         if reg is None:
             return
-        self._rpc.close_connection(reg.registration.rpc_address)
         log.warning("TaskExecutor %s lost: %s", resource_id, cause)
         if not notify:
             return
@@ -347,16 +409,5 @@ class ResourceManager(RpcEndpoint):
             with contextlib.suppress(FlottError):
                 await jm.disconnect_task_manager(resource_id, cause)
 
-    async def _monitor_heartbeats(self) -> None:
-        period = min(self._heartbeat_interval, max(0.05, self._heartbeat_timeout / 5))
-        while True:
-            await asyncio.sleep(period)
-            now = self._clock()
-            for rid, reg in list(self.task_executors.items()):
-                if now - reg.last_heartbeat > self._heartbeat_timeout:
-                    await self._lose(
-                        rid,
-                        f"heartbeat of TaskExecutor {rid} timed out after "
-                        f"{self._heartbeat_timeout * 1000:.0f} ms",
-                        notify=True,
-                    )
+    async def _task_executor_timed_out(self, timed_out: TargetTimedOut) -> None:
+        await self._lose(timed_out.target_id, timed_out.message, notify=True)

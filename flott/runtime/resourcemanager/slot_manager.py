@@ -119,6 +119,12 @@ class SlotManager:
     def free_slots(self) -> int:
         return sum(len(te.free_indices()) for te in self.task_executors.values())
 
+    def idle_task_executors(self) -> frozenset[str]:
+        """The TaskExecutors none of whose slots is allocated."""
+        return frozenset(
+            rid for rid, te in self.task_executors.items() if len(te.free_indices()) == len(te.slots)
+        )
+
     def pending_slots(self) -> int:
         return sum(r.remaining for r in self.pending.values())
 

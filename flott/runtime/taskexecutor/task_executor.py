@@ -50,6 +50,12 @@ from flott.runtime.execution.environment import (
 from flott.runtime.gateways.job_master_gateway import JobMasterGateway
 from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT
+from flott.runtime.heartbeat.heartbeat_monitor import (
+    HeartbeatMonitor,
+    HeartbeatReceived,
+    TargetRegistered,
+    Tick,
+)
 from flott.runtime.highavailability.services import is_token_of_session
 from flott.runtime.messages.cluster import (
     SlotOffer,
@@ -62,7 +68,26 @@ from flott.runtime.metrics.flame_graph import StackSample, sample_threads
 from flott.runtime.metrics.query_service import MetricDump, dump_registry
 from flott.runtime.metrics.registry import MetricRegistry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
+from flott.runtime.registration.retrying_registration import (
+    AttemptFailed,
+    GiveUp,
+    RetryIn,
+    RetryingRegistration,
+)
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, WireError
+from flott.runtime.taskexecutor.job_table import Action as JobTableAction
+from flott.runtime.taskexecutor.job_table import Event as JobTableEvent
+from flott.runtime.taskexecutor.job_table import (
+    HeartbeatAnswered,
+    HeartbeatFailed,
+    HeartbeatRefused,
+    JobClosed,
+    JobLeaderFound,
+    JobTable,
+    ReleaseJob,
+    ResourceManagerLeaderChanged,
+    SlotsAccepted,
+)
 from flott.runtime.taskexecutor.slot_table import (
     AllocateSlot,
     CheckTimeouts,
@@ -77,6 +102,8 @@ from flott.runtime.taskexecutor.task import Task
 
 log = logging.getLogger(__name__)
 
+_HA_REGISTRATION_RETRY_S = 0.2
+
 
 @dataclass
 class _JobManagerConnection:
@@ -87,9 +114,6 @@ class _JobManagerConnection:
     gateway: JobMasterGateway
     heartbeat: asyncio.Task[None] | None = None
     tasks: set[str] = field(default_factory=set)
-    accepted: bool = False
-    """The JobMaster accepted a slot of ours: from then on, a heartbeat it refuses means it has
-    written this TaskExecutor off (before, it may simply not have seen our offer yet)."""
 
 
 def _default_invokable(env: TaskEnvironment) -> Any:
@@ -131,6 +155,7 @@ class TaskExecutor(RpcEndpoint):
         """Allocations whose offer to their JobMaster has not been answered yet (they do not expire)."""
         self.tasks: dict[str, Task] = {}
         self.job_managers: dict[str, _JobManagerConnection] = {}
+        """The open connections (gateways, heartbeat loops); their states are in ``job_table``."""
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
         self._registration_timeout = config.get_seconds("taskmanager.registration.timeout")
@@ -141,8 +166,12 @@ class TaskExecutor(RpcEndpoint):
         self._background: set[asyncio.Task[None]] = set()
         self.libraries = LibraryCacheManager(config, resource_id)
         self.terminated = asyncio.Event()
-        self._last_rm_contact = time.monotonic()
+        self._rm_heartbeat = HeartbeatMonitor(self._heartbeat_timeout)
+        """The ResourceManager's liveness as this TaskExecutor sees it (its answers to our heartbeats)."""
+        self._rm_contact(registered=True)
         self._ha = high_availability
+        self.job_table = JobTable(self._heartbeat_timeout, high_availability)
+        """The JobMaster connections (pure: :mod:`~flott.runtime.taskexecutor.job_table`)."""
         self._rm_session: str | None = None
         """HA: the leader session of the ResourceManager this TaskExecutor serves (its fencing token)."""
         self._rm_connect: asyncio.Task[None] | None = None
@@ -189,35 +218,34 @@ class TaskExecutor(RpcEndpoint):
                 await self._rm.notify_slot_available(self.resource_id, f.index, f.allocation_id)
 
     async def _register(self) -> None:
-        """Register with the ResourceManager, retrying as Flink's TaskExecutor does.
-
-        A TaskManager may start before its JobManager; it retries for
-        taskmanager.registration.timeout. While nothing listens at the address (the JobManager
-        is still starting: the usual case when both start together) it retries every
-        cluster.registration.initial-timeout, since a refused connection costs nothing and the
-        first TaskManager should register as soon as the JobManager is up; a ResourceManager
-        that answers but fails the registration is retried with a doubling delay up to
-        cluster.registration.max-timeout. The registration carries the current slot report.
-        """
+        """Register with the ResourceManager, retrying as Flink's TaskExecutor does (when, and for
+        how long: :mod:`~flott.runtime.registration.retrying_registration`, with
+        taskmanager.registration.timeout and cluster.registration.initial-/max-timeout). The
+        registration carries the current slot report."""
         assert self._registration is not None
         initial_delay, max_delay = self._registration_delays
-        deadline = time.monotonic() + self._registration_timeout
-        delay = initial_delay
+        retries = RetryingRegistration(initial_delay, max_delay, self._registration_timeout, time.monotonic())
         while True:
             registration = msgspec.structs.replace(self._registration, slot_report=self._slot_report())
             try:
                 await self._rm.register_task_executor(registration)
                 break
             except RpcError as e:
-                wait = initial_delay if isinstance(e, RpcConnectionError) else delay
-                if time.monotonic() + wait > deadline:
+                retry = retries.handle(AttemptFailed(isinstance(e, RpcConnectionError)), time.monotonic())
+                if isinstance(retry, GiveUp):
                     raise
-                log.info("registration at %s failed (%s); retrying in %.1f s", self._rm_address, e, wait)
-                await asyncio.sleep(wait)
-                if wait == delay:
-                    delay = min(2 * delay, max_delay)
+                log.info(
+                    "registration at %s failed (%s); retrying in %.1f s", self._rm_address, e, retry.delay_s
+                )
+                await asyncio.sleep(retry.delay_s)
         log.info("TaskExecutor %s registered at the ResourceManager %s", self.resource_id, self._rm_address)
-        self._last_rm_contact = time.monotonic()
+        self._rm_contact(registered=True)
+
+    def _rm_contact(self, registered: bool = False) -> None:
+        event = TargetRegistered(RESOURCE_MANAGER_ENDPOINT, "the ResourceManager") if registered else (
+            HeartbeatReceived(RESOURCE_MANAGER_ENDPOINT)
+        )
+        self._rm_heartbeat.handle(event, time.monotonic())
 
     async def _reconnect_resource_manager(self, cause: str) -> bool:
         """The ResourceManager wrote this TaskExecutor off (e.g. it was paused longer than the
@@ -267,7 +295,7 @@ class TaskExecutor(RpcEndpoint):
                 await self._rm.heartbeat_from_task_executor(
                     self.resource_id, self._slot_report(), timeout=self._heartbeat_timeout
                 )
-                self._last_rm_contact = time.monotonic()
+                self._rm_contact()
             except TaskExecutorLostError as e:
                 if not await self._reconnect_resource_manager(str(e)):
                     self.terminated.set()
@@ -275,7 +303,7 @@ class TaskExecutor(RpcEndpoint):
             except RpcError as e:
                 if self._ha:
                     pass  # a leader change: the retrieval names the next ResourceManager
-                elif time.monotonic() - self._last_rm_contact > self._heartbeat_timeout:
+                elif self._rm_heartbeat.handle(Tick(), time.monotonic()):
                     log.warning(
                         "ResourceManager at %s unreachable for %.0fs (%s): shutting down",
                         self._rm_address,
@@ -287,25 +315,41 @@ class TaskExecutor(RpcEndpoint):
             await asyncio.sleep(self._heartbeat_interval)
 
     async def _heartbeat_job_manager(self, conn: _JobManagerConnection) -> None:
-        last_contact = time.monotonic()
         while True:
             metrics = [self.tasks[eid].metrics() for eid in list(conn.tasks) if eid in self.tasks]
+            event: JobTableEvent
             try:
                 await conn.gateway.heartbeat_from_task_executor(
                     TaskExecutorToJobManagerHeartbeat(self.resource_id, metrics),
                     timeout=self._heartbeat_timeout,
                 )
-                last_contact = time.monotonic()
+                event = HeartbeatAnswered(conn.job_id, conn.token)
             except TaskExecutorLostError as e:
-                if conn.accepted:  # the JobMaster wrote us off: its tasks here run unsupervised
-                    self._release_job(conn.job_id, str(e))
-                    return
+                event = HeartbeatRefused(conn.job_id, conn.token, str(e))
             except FlottError as e:
-                if self._ha and time.monotonic() - last_contact > self._heartbeat_timeout:
-                    # HA: the JobMaster died or lost leadership; its tasks must not run on unsupervised
-                    self._release_job(conn.job_id, f"JobManager of job {conn.job_id} lost: {e}")
-                    return
+                event = HeartbeatFailed(conn.job_id, conn.token, str(e))
+            self._jobs(event)
+            if not self.job_table.is_connected(conn.job_id, conn.token):
+                return  # lost (its job released), replaced or closed
             await asyncio.sleep(self._heartbeat_interval)
+
+    def _jobs(self, event: JobTableEvent) -> None:
+        """Feed the job table an event and carry out its actions (all synchronous)."""
+        for action in self.job_table.handle(event, time.monotonic()):
+            self._run_job_action(action)
+
+    def _run_job_action(self, action: JobTableAction) -> None:
+        if isinstance(action, ReleaseJob):
+            self._release_job(action.job_id, action.cause)
+            return
+        c = action.connection
+        old = self.job_managers.get(c.job_id)
+        if old is not None and old.heartbeat is not None:
+            old.heartbeat.cancel()
+        gw = self._rpc.connect(c.address, c.endpoint, JobMasterGateway, fencing_token=c.token)
+        conn = _JobManagerConnection(c.job_id, c.address, c.endpoint, c.token, gw)
+        self.job_managers[c.job_id] = conn
+        conn.heartbeat = self._spawn(self._heartbeat_job_manager(conn))
 
     # -- high availability ---------------------------------------------------------------------
 
@@ -326,12 +370,14 @@ class TaskExecutor(RpcEndpoint):
         )
         if old and old != address:
             self._rpc.close_connection(old)
-        for job_id, conn in list(self.job_managers.items()):
-            if not is_token_of_session(conn.token, session_id):
-                self._release_job(job_id, "its JobManager lost the leadership")
+        self._jobs(ResourceManagerLeaderChanged(session_id))
         # Slots offered to a deposed leader's JobMaster, not yet used; the registration reports them.
         self._slots(KeepOnlyJobs(frozenset(self.job_managers), "a new ResourceManager leader"))
         assert self._registration is not None
+        # the leader retrieval names the leader: it is up, and retried for as long as it leads
+        retries = RetryingRegistration(
+            _HA_REGISTRATION_RETRY_S, _HA_REGISTRATION_RETRY_S, None, time.monotonic()
+        )
         try:
             while True:
                 try:
@@ -341,8 +387,10 @@ class TaskExecutor(RpcEndpoint):
                     break
                 except RpcError as e:
                     log.info("registration at %s failed (%s); retrying", address, e)
-                    await asyncio.sleep(0.2)
-            self._last_rm_contact = time.monotonic()
+                    retry = retries.handle(AttemptFailed(isinstance(e, RpcConnectionError)), time.monotonic())
+                    assert isinstance(retry, RetryIn)  # no deadline: never GiveUp
+                    await asyncio.sleep(retry.delay_s)
+            self._rm_contact(registered=True)
             log.info("registered with the ResourceManager leader at %s", address)
         finally:
             if self._rm_session == session_id:
@@ -375,19 +423,8 @@ class TaskExecutor(RpcEndpoint):
                 f"{job_master_token.split('/')[0]!r}; this TaskExecutor serves {self._rm_session!r}"
             )
         self._slots(AllocateSlot(slot_index, job_id, allocation_id))  # SlotAllocationError if taken
-        conn = self.job_managers.get(job_id)
-        if conn is None or conn.token != job_master_token:
-            if conn is not None and conn.heartbeat is not None:
-                conn.heartbeat.cancel()
-            gw = self._rpc.connect(
-                job_master_address, job_master_endpoint, JobMasterGateway, fencing_token=job_master_token
-            )
-            conn = _JobManagerConnection(
-                job_id, job_master_address, job_master_endpoint, job_master_token, gw
-            )
-            self.job_managers[job_id] = conn
-            conn.heartbeat = self._spawn(self._heartbeat_job_manager(conn))
-        self._spawn(self._offer(conn, SlotOffer(allocation_id, slot_index)))
+        self._jobs(JobLeaderFound(job_id, job_master_address, job_master_endpoint, job_master_token))
+        self._spawn(self._offer(self.job_managers[job_id], SlotOffer(allocation_id, slot_index)))
 
     async def _offer(self, conn: _JobManagerConnection, offer: SlotOffer) -> None:
         self._offering.add(offer.allocation_id)
@@ -403,7 +440,7 @@ class TaskExecutor(RpcEndpoint):
         if offer not in accepted:
             await self.free_slot(offer.allocation_id, "offer rejected")
         else:
-            conn.accepted = True
+            self._jobs(SlotsAccepted(conn.job_id, conn.token))
             self._slots(MarkSlotActive(offer.allocation_id))
 
     async def submit_task(self, tdd: TaskDeploymentDescriptor, job_master_token: str) -> None:
@@ -540,6 +577,7 @@ class TaskExecutor(RpcEndpoint):
 
     def _close_job(self, job_id: str) -> None:
         conn = self.job_managers.pop(job_id, None)
+        self._jobs(JobClosed(job_id))
         if conn is not None and conn.heartbeat is not None:
             conn.heartbeat.cancel()
         release = getattr(self._shuffle, "release_partitions", None)

@@ -1,0 +1,1 @@
+"""Heartbeats between the cluster's components (Flink: ``org.apache.flink.runtime.heartbeat``)."""
