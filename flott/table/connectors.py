@@ -34,6 +34,7 @@ class ConnectorTable:
             connector,
         )
         self.computed: tuple[str, list[tuple[str, Any]]] | None = None  # the DDL text, declared columns
+        self.watermark: Any = None  # the DDL's WATERMARK FOR clause (flott.table.sql_windows)
 
     def check_insert(self, node: Any) -> None:
         if len(node.types) != len(self.types):

@@ -316,6 +316,18 @@ def n_is_false(v: Any) -> bool:
     return v is False
 
 
+def n_to_timestamp_ltz(v: Any, precision: Any = 3) -> Any:
+    """TO_TIMESTAMP_LTZ(epoch, 0 | 3): seconds or milliseconds since the epoch, as UTC wall time."""
+    if v is None or precision is None:
+        return None
+    import datetime
+
+    if precision not in (0, 3):
+        raise ValueError(f"TO_TIMESTAMP_LTZ: the precision must be 0 or 3, got {precision}")
+    ms = v * 1000 if precision == 0 else v
+    return datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=int(ms))
+
+
 def n_cast(v: Any, caster: Any) -> Any:
     return None if v is None else caster(v)
 
@@ -389,6 +401,10 @@ class Accumulator:
     def value(self) -> Any:
         raise NotImplementedError
 
+    def merge(self, other: Any) -> None:
+        """Fold ``other`` (of the same kind) into this one: windows that merge (sessions)."""
+        raise NotImplementedError
+
 
 class CountAcc(Accumulator):
     """COUNT(x) counts non-null x; COUNT(*) is planned as COUNT(1)."""
@@ -406,6 +422,9 @@ class CountAcc(Accumulator):
 
     def value(self) -> Any:
         return self.n
+
+    def merge(self, other: Any) -> None:
+        self.n += other.n
 
 
 class SumAcc(Accumulator):
@@ -426,6 +445,10 @@ class SumAcc(Accumulator):
 
     def value(self) -> Any:
         return self.total if self.n or self.zero_if_empty else None
+
+    def merge(self, other: Any) -> None:
+        self.total += other.total
+        self.n += other.n
 
 
 class AvgAcc(SumAcc):
@@ -467,6 +490,10 @@ class MinMaxAcc(Accumulator):
             return None
         return max(self.counts) if self.is_max else min(self.counts)
 
+    def merge(self, other: Any) -> None:
+        for v, c in other.counts.items():
+            self.counts[v] = self.counts.get(v, 0) + c
+
 
 class DistinctAcc(Accumulator):
     """``agg(DISTINCT x)``: feeds the inner accumulator each distinct value once."""
@@ -492,6 +519,12 @@ class DistinctAcc(Accumulator):
     def value(self) -> Any:
         return self.inner.value()
 
+    def merge(self, other: Any) -> None:
+        for v, c in other.seen.items():
+            if v not in self.seen:
+                self.inner.accumulate(v)
+            self.seen[v] = self.seen.get(v, 0) + c
+
 
 class UdafAcc(Accumulator):
     """A Python AggregateFunction's accumulator."""
@@ -508,6 +541,16 @@ class UdafAcc(Accumulator):
 
     def value(self) -> Any:
         return self.fn.get_value(self.acc)
+
+    def merge(self, other: Any) -> None:
+        merge = getattr(self.fn, "merge", None)
+        if merge is None:
+            from flott.errors import NotYetSupportedError
+
+            raise NotYetSupportedError(
+                f"{type(self.fn).__name__} has no merge(): it cannot aggregate over merging (session) windows"
+            )
+        merge(self.acc, [other.acc])
 
 
 class AggSpec:

@@ -18,10 +18,20 @@ import sqlglot
 from sqlglot import exp
 
 from flott.errors import NotYetSupportedError, SqlParseError
-from flott.table.plan import Calc, PlanNode, Union, aggregate_plan, collect_aggregates, rewrite_over_aggregate
+from flott.table.plan import (
+    Calc,
+    PlanNode,
+    Scan,
+    Union,
+    aggregate_plan,
+    collect_aggregates,
+    rewrite_over_aggregate,
+)
 from flott.table.planner import Rex, literal_type, make_call, validation_error
 from flott.table.sql_types import from_sqlglot
+from flott.table.sql_windows import Rewritten, WatermarkClause, WindowTvfCall, rewrite
 from flott.table.table_result import TableResult
+from flott.table.window_aggregate import WatermarkAssigner, WindowAggregate, WindowSpec, WindowTableFunction
 
 if TYPE_CHECKING:
     from flott.table.table import Table
@@ -79,13 +89,13 @@ _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
     "UPPER": "upper",
     "LOWER": "lower",
     "ABS": "abs",
+    "TO_TIMESTAMP_LTZ": "toTimestampLtz",
 }
 
 
-_FLINK_ONLY = [
-    (r"\bWATERMARK FOR\b", "WATERMARK FOR (event time in DDL)"),
-    (r"\bTABLE ?\( ?(TUMBLE|HOP|CUMULATE|SESSION)\b", "the window table-valued function"),
-    (r"\bDESCRIPTOR ?\(", "DESCRIPTOR (window table-valued functions)"),
+_FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out what it plans
+    (r"\bWATERMARK FOR\b", "WATERMARK FOR outside CREATE TABLE"),
+    (r"\bDESCRIPTOR ?\(", "DESCRIPTOR outside a window table-valued function"),
     (r"\bFOR SYSTEM_TIME AS OF\b", "FOR SYSTEM_TIME AS OF (temporal joins)"),
     (r"\bMATCH_RECOGNIZE\b", "MATCH_RECOGNIZE"),
     (r"\bPRIMARY KEY\b", "PRIMARY KEY constraints"),
@@ -111,6 +121,7 @@ class SqlPlanner:
     def __init__(self, t_env: TableEnvironment, text: str) -> None:
         self.t_env = t_env
         self.text = text
+        self.rewritten = Rewritten(text)
 
     # --- positions and errors -----------------------------------------------------------------
 
@@ -138,7 +149,7 @@ class SqlPlanner:
         """Flink-dialect constructs sqlglot does not parse: refused by name, not as a parse error."""
         import re
 
-        upper = re.sub(r"\s+", " ", self.text.upper())
+        upper = re.sub(r"\s+", " ", self.rewritten.text.upper())
         for pattern, construct in _FLINK_ONLY:
             if re.search(pattern, upper):
                 raise NotYetSupportedError(f"{construct} is not yet supported by flott's SQL")
@@ -158,10 +169,11 @@ class SqlPlanner:
                 )
 
     def _parse(self) -> Any:
+        self.rewritten = rewrite(self.text)
         self._refuse_flink_only()
         self._keyword_after_comma()
         try:
-            statements = [s for s in sqlglot.parse(self.text, read="spark") if s is not None]
+            statements = [s for s in sqlglot.parse(self.rewritten.text, read="spark") if s is not None]
         except sqlglot.errors.ParseError as e:
             err = e.errors[0] if e.errors else {}
             token = err.get("highlight") or "<EOF>"
@@ -295,6 +307,16 @@ class SqlPlanner:
         table = connector_table(name, names, types, options)
         if any(e is not None for _, e in declared):
             table.computed = (self.text, declared)
+        watermark = self.rewritten.watermark
+        if watermark is not None:
+            if watermark.column not in [n for n, _ in declared]:
+                available = ", ".join(f"'{n}'" for n, _ in declared)
+                raise validation_error(
+                    f"The rowtime attribute field '{watermark.column}' is not defined in the table schema. "
+                    f"Available fields: [{available}]"
+                )
+            table.watermark = watermark
+            self.watermark_assigner(self.computed_columns(Scan(table), declared), watermark)  # checks it
         self.t_env._catalog[name] = table
         return TableResult.ok()
 
@@ -309,6 +331,15 @@ class SqlPlanner:
             for n, e in declared
         ]
         return Calc(scan, rexes, [n for n, _ in declared])
+
+    def watermark_assigner(self, node: PlanNode, clause: WatermarkClause) -> PlanNode:
+        """The table's rows with their event time (``WATERMARK FOR <column> AS <expression>``)."""
+        from flott.runtime.operators.timestamps_watermarks import auto_watermark_interval_ms
+
+        scope = Scope([("", n, t) for n, t in zip(node.names, node.types, strict=True)])
+        rex = self._rex(clause.expression, scope, node, aggregates=False)
+        interval = auto_watermark_interval_ms(self.t_env.get_config().get_configuration())
+        return WatermarkAssigner(node, node.names.index(clause.column), rex, interval)
 
     # --- queries --------------------------------------------------------------------------------
 
@@ -417,12 +448,23 @@ class SqlPlanner:
             node = next((c for e in exprs for c in e.find_all(exp.Column) if c.name == col), None)
             return self._invalid(node, f"Expression '{col}' is not being grouped")
 
-        agg_node = aggregate_plan(
-            source, keys, aggs, [f"$g{i}" for i in range(len(keys))], [f"$f{i}" for i in range(len(aggs))]
-        )
+        agg_node = self._group(source, keys, aggs)
         projections = [rewrite_over_aggregate(r, keys, aggs, not_grouped) for r in rexes]
         cond = rewrite_over_aggregate(having, keys, aggs, not_grouped) if having is not None else None
         return Calc(agg_node, projections, names, cond)
+
+    def _group(self, source: PlanNode, keys: list[Rex], aggs: list[Rex]) -> PlanNode:
+        """A window aggregation when the keys hold window_start and window_end of a window TVF,
+        else a group aggregation."""
+        key_names = [f"$g{i}" for i in range(len(keys))]
+        agg_names = [f"$f{i}" for i in range(len(aggs))]
+        if isinstance(source, WindowTableFunction):
+            width = len(source.input.names)
+            window_keys = {k.index - width for k in keys if k.kind == "input" and k.index >= width}
+            if {0, 1} <= window_keys:
+                types = [r.type for r in keys] + [a.type for a in aggs]
+                return WindowAggregate(source, keys, aggs, key_names + agg_names, types)
+        return aggregate_plan(source, keys, aggs, key_names, agg_names)
 
     def _select_items(self, tree: Any, scope: Scope) -> list[Any]:
         items: list[Any] = []
@@ -477,9 +519,13 @@ class SqlPlanner:
                     f"the table function {src.this.name}(...) in FROM is not yet supported"
                 )
             name = src.name
-            if name not in self.t_env._catalog:
+            tvf = self.rewritten.tvfs.get(name)
+            if tvf is not None:
+                node = self._window_tvf(tvf)
+            elif name not in self.t_env._catalog:
                 raise self._invalid(src, f"Object '{name}' not found")
-            node = self.t_env._scan(name)
+            else:
+                node = self.t_env._scan(name)
             qualifier = src.alias_or_name
         elif isinstance(src, exp.Subquery):
             node = self._query(src.this)
@@ -487,6 +533,20 @@ class SqlPlanner:
         else:
             raise NotYetSupportedError(f"FROM {src.sql('spark')} is not yet supported by flott")
         return node, Scope([(qualifier, n, t) for n, t in zip(node.names, node.types, strict=True)])
+
+    def _window_tvf(self, call: WindowTvfCall) -> PlanNode:
+        name = call.table.split(".")[-1].strip("`")
+        if name not in self.t_env._catalog:
+            raise validation_error(f"SQL validation failed. Object '{name}' not found")
+        node = self.t_env._scan(name)
+
+        def column(c: str) -> int:
+            if c not in node.names:
+                raise validation_error(f"SQL validation failed. Column '{c}' not found in table '{name}'")
+            return node.names.index(c)
+
+        spec = WindowSpec(call.kind, call.intervals_ms, [column(k) for k in call.partition_keys])
+        return WindowTableFunction(node, column(call.time_column), spec)
 
     # --- expressions ----------------------------------------------------------------------------
 
@@ -525,6 +585,10 @@ class SqlPlanner:
             return Rex("lit", literal_type(int(text)), value=int(text))
         if isinstance(e, exp.Boolean):
             return Rex("lit", literal_type(bool(e.this)), value=bool(e.this))
+        if isinstance(e, exp.Interval):
+            from flott.table.sql_windows import interval_timedelta
+
+            return Rex("lit", literal_type(interval_timedelta(e)), value=interval_timedelta(e))
         if isinstance(e, exp.Null):
             return Rex("lit", literal_type(None), value=None)
         for agg_cls, name in _AGGREGATES.items():

@@ -27,7 +27,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     # >>> table/sql corpus
     # flott.table (issue 19) has its first slice: these Table API/SQL programs need what it lacks
     # (the entries go as the features land).
-    "sql_cumulate_window": "not yet in flott.table: CUMULATE window TVF",
     "sql_datagen_sequence": (
         "not yet in flott.table: CREATE TABLE with datagen sequence fields and computed columns"
     ),
@@ -52,7 +51,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "not yet in flott.table: filesystem connector with json, PARTITIONED BY, partition "
         "pruning on read"
     ),
-    "sql_hop_window": "not yet in flott.table: HOP window TVF",
     "sql_over_aggregation": (
         "not yet in flott.table: SQL OVER aggregations with ROWS and RANGE frames"
     ),
@@ -63,7 +61,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
     ),
     "sql_top_n": "not yet in flott.table: Top-N with ROW_NUMBER() in batch and streaming mode",
-    "sql_tumble_window": "not yet in flott.table: TUMBLE window TVF on event time with a watermark",
     "sql_unnest": (
         "not yet in flott.table: CROSS JOIN UNNEST, UNNEST of an array literal, CARDINALITY"
     ),
