@@ -706,6 +706,55 @@ class ConstantKey(KeySelector):
         return 0
 
 
+# --------------------------------------------------------------------------- sources
+
+
+class CsvRowParser(FlatMapFunction):
+    """A csv line to the table's row (``(+I, values)``); blank lines are skipped."""
+
+    def __init__(self, types: list[Any], delimiter: str) -> None:
+        self.types, self.delimiter = types, delimiter
+
+    def flat_map(self, value: Any) -> Iterator[Any]:
+        import csv
+
+        line = value.rstrip("\r\n")
+        if not line:
+            return
+        fields = next(csv.reader([line], delimiter=self.delimiter))
+        if len(fields) != len(self.types):
+            raise ValueError(
+                f"csv line {line!r} has {len(fields)} fields, the table has {len(self.types)} columns"
+            )
+        yield (0, tuple(_csv_value(t, f) for t, f in zip(self.types, fields, strict=True)))
+
+
+def _csv_value(t: Any, text: str) -> Any:
+    import datetime
+    import decimal
+
+    root = t.type_root
+    if root in ("CHAR", "VARCHAR"):
+        return text
+    if text == "":
+        return None
+    if root in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT"):
+        return int(text)
+    if root in ("FLOAT", "DOUBLE"):
+        return float(text)
+    if root == "DECIMAL":
+        return decimal.Decimal(text)
+    if root == "BOOLEAN":
+        return text.strip().lower() == "true"
+    if root == "DATE":
+        return datetime.date.fromisoformat(text)
+    if root in ("TIMESTAMP_WITHOUT_TIME_ZONE", "TIMESTAMP_WITH_LOCAL_TIME_ZONE"):
+        return datetime.datetime.fromisoformat(text.replace("T", " ").rstrip("Z"))
+    from flott.errors import NotYetSupportedError
+
+    raise NotYetSupportedError(f"reading {t} from csv is not yet supported by flott")
+
+
 # --------------------------------------------------------------------------- sinks
 
 

@@ -54,18 +54,12 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "sql_over_aggregation": (
         "not yet in flott.table: SQL OVER aggregations with ROWS and RANGE frames"
     ),
-    "sql_session_window": (
-        "not yet in flott.table: SESSION window TVF with PARTITION BY over a csv source"
-    ),
     "sql_statement_set": (
         "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
     ),
     "sql_top_n": "not yet in flott.table: Top-N with ROW_NUMBER() in batch and streaming mode",
     "sql_unnest": (
         "not yet in flott.table: CROSS JOIN UNNEST, UNNEST of an array literal, CARDINALITY"
-    ),
-    "sql_window_late_data": (
-        "not yet in flott.table: tumbling window TVF dropping late rows (watermark per record)"
     ),
     "table_datastream_conversion": "not yet in flott.table: from_data_stream and to_data_stream",
     "table_descriptor": (
