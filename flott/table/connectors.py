@@ -77,7 +77,8 @@ def connector_table(
         for required in ("path", "format"):
             if required not in options:
                 raise validation_error(
-                    f"One or more required options are missing.\n\nMissing required options are:\n\n{required}"
+                    "One or more required options are missing.\n\nMissing required options are:\n\n"
+                    + required
                 )
         if options["format"] != "csv":
             raise NotYetSupportedError(

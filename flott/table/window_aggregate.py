@@ -134,7 +134,7 @@ class WatermarkAssigner(PlanNode):
             )
         self.input, self.watermark, self.interval_ms = input, watermark, interval_ms
         self.names, self.types = list(input.names), list(input.types)
-        self.rowtime = rowtime
+        self.rowtime = self.rowtime_index = rowtime
 
     def is_updating(self, streaming: bool) -> bool:
         return self.input.is_updating(streaming)
@@ -144,7 +144,7 @@ class WatermarkAssigner(PlanNode):
         code = runtime.CompiledCode(calc_source([self.watermark], None, consts, []), consts)
         strategy = WatermarkStrategy.for_generator(
             SqlWatermarkGenerators(code, self.interval_ms)
-        ).with_timestamp_assigner(RowtimeAssigner(self.rowtime))
+        ).with_timestamp_assigner(RowtimeAssigner(self.rowtime_index))
         upstream = self.input.translate(ctx)
         out = upstream.assign_timestamps_and_watermarks(strategy).name("WatermarkAssigner")
         return ctx.uid(out.set_parallelism(upstream.transformation.parallelism), "watermark-assigner")
