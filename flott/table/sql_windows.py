@@ -23,7 +23,8 @@ from flott.errors import NotYetSupportedError, SqlParseError
 from flott.table.planner import validation_error
 
 WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
-PLACEHOLDER = "__flott_window_tvf_"
+PLACEHOLDER = "_W"
+"""A window TVF call becomes ``_W<n>_`` in the text sqlglot parses: it must fit in ``TABLE``."""
 
 _UNITS_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 
@@ -53,9 +54,10 @@ class Rewritten:
 
 
 def _blank(text: str, start: int, end: int, replacement: str = "") -> str:
-    """``text[start:end]`` replaced by ``replacement`` padded with blanks, line breaks kept."""
+    """``text[start:end]`` replaced by ``replacement`` padded with blanks, line breaks kept (the
+    replacement must fit before the span's first line break)."""
     span = text[start:end]
-    assert len(replacement) <= len(span.replace("\n", ""))
+    assert "\n" not in span[: len(replacement)]
     body = "".join("\n" if c == "\n" else " " for c in span)
     out = list(body)
     k = 0
@@ -210,7 +212,9 @@ def _cut_tvfs(out: Rewritten, tokens: list[Any]) -> None:
                 "inside TABLE(...)"
             )
         call = _tvf_call(out.text, tokens[i + 2].text.upper(), tokens, i + 4, close_inner - 1)
-        name = f"{PLACEHOLDER}{len(out.tvfs)}"
+        name = f"{PLACEHOLDER}{len(out.tvfs)}_"[:5]
+        if len(out.tvfs) >= 100:
+            raise NotYetSupportedError("more than 100 window TVF calls in one statement")
         out.tvfs[name] = call
         out.text = _blank(out.text, t.start, tokens[close_outer].end + 1, name)
         i = close_outer + 1
