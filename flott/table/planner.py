@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flott.errors import NotYetSupportedError, TableValidationError
+from flott.table import time_functions
 from flott.table.expression import Expression
 from flott.table.types import (
     BigIntType,
@@ -226,6 +227,7 @@ _SIMPLE: dict[str, str] = {
     "ceil": "n_ceil",
     "nullif": "n_nullif",
     "toTimestampLtz": "n_to_timestamp_ltz",
+    **time_functions.HELPER_OF,
 }
 
 _BOOLEAN_RESULT = {
@@ -282,6 +284,13 @@ def call_type(name: str, operands: list[Rex]) -> DataType:
         if len(moment) != 1 or (name == "minus" and roots[0] == "INTERVAL_DAY_TIME"):
             raise validation_error(f"Cannot apply '{name}' to arguments of type {ts[0]} and {ts[1]}")
         return moment[0].with_nullability(nullable)
+    if name in time_functions.TIME_FUNCTIONS:
+        moments = {"extract": [1], "dateFormat": [0], "timestampDiff": [1, 2], "floorTo": [0], "ceilTo": [0]}
+        for i in moments.get(name, []):
+            text_ok = name == "dateFormat" and ts[i].type_root in _STRINGS
+            if ts[i].type_root not in _DATETIME and not text_ok:
+                raise validation_error(f"Cannot apply '{name}' to an argument of type {ts[i]}")
+        return time_functions.result_type(name, ts)
     if name == "toTimestampLtz":
         if not _is_numeric(ts[0]):
             raise validation_error(f"TO_TIMESTAMP_LTZ needs a numeric epoch value, got {ts[0]}")

@@ -17,6 +17,7 @@ from typing import Any
 
 from flott.datastream.functions import FlatMapFunction, KeyedProcessFunction, KeySelector, MapFunction
 from flott.datastream.state import ValueStateDescriptor
+from flott.table import time_functions
 
 MAX_WATERMARK = 9223372036854775807
 
@@ -333,6 +334,7 @@ def n_cast(v: Any, caster: Any) -> Any:
 
 
 HELPERS: dict[str, Any] = {name: fn for name, fn in globals().items() if name.startswith("n_")}
+HELPERS.update(time_functions.HELPERS)
 
 
 # --------------------------------------------------------------------------- compiled calcs

@@ -29,8 +29,10 @@ from flott.table.plan import (
 )
 from flott.table.planner import Rex, literal_type, make_call, validation_error
 from flott.table.sql_types import from_sqlglot
-from flott.table.sql_windows import Rewritten, WatermarkClause, WindowTvfCall, rewrite
+from flott.table.sql_windows import RENAMED_BY_ALIAS, Rewritten, WatermarkClause, WindowTvfCall, rewrite
 from flott.table.table_result import TableResult
+from flott.table.time_functions import EXTRACT_UNITS, FLOOR_UNITS, check_unit
+from flott.table.types import DataTypes
 from flott.table.window_aggregate import WatermarkAssigner, WindowAggregate, WindowSpec, WindowTableFunction
 
 if TYPE_CHECKING:
@@ -68,6 +70,19 @@ _UNARY = {
     exp.Initcap: "initCap",
     exp.Sign: "sign",
 }
+_DATE_PARTS = {  # sqlglot's nodes for Flink's EXTRACT shorthands
+    exp.Year: "YEAR",
+    exp.Quarter: "QUARTER",
+    exp.Month: "MONTH",
+    exp.Week: "WEEK",
+    exp.DayOfMonth: "DAY",
+    exp.DayOfYear: "DOY",
+    exp.DayOfWeek: "DOW",
+    exp.Hour: "HOUR",
+    exp.Minute: "MINUTE",
+    exp.Second: "SECOND",
+}
+_DIFF_UNITS = ("SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
 _AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
 _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
     "CHAR_LENGTH": "charLength",
@@ -638,6 +653,25 @@ class SqlPlanner:
                     else Rex("lit", literal_type(0), value=0),
                 ],
             )
+        if type(e) is exp.Cast and isinstance(e.this, exp.Literal) and e.this.is_string:
+            typed = self._typed_literal(e)
+            if typed is not None:
+                return typed
+        if isinstance(e, exp.Extract):
+            unit = check_unit(e.this.name, EXTRACT_UNITS, "EXTRACT")
+            return make_call("extract", [Rex("lit", literal_type(unit), value=unit), go(e.expression)])
+        for part_cls, unit in _DATE_PARTS.items():
+            if isinstance(e, part_cls):
+                inner = e.this.this if isinstance(e.this, exp.TsOrDsToDate) else e.this
+                return make_call("extract", [Rex("lit", literal_type(unit), value=unit), go(inner)])
+        if isinstance(e, exp.TimestampDiff):
+            unit = check_unit(e.args["unit"].name, _DIFF_UNITS, "TIMESTAMPDIFF")
+            unit_rex = Rex("lit", literal_type(unit), value=unit)
+            return make_call("timestampDiff", [unit_rex, go(e.expression), go(e.this)])
+        if isinstance(e, exp.Floor | exp.Ceil) and e.args.get("to") is not None:
+            unit = check_unit(e.args["to"].name, FLOOR_UNITS, "FLOOR/CEIL")
+            name = "floorTo" if isinstance(e, exp.Floor) else "ceilTo"
+            return make_call(name, [go(e.this), Rex("lit", literal_type(unit), value=unit)])
         if isinstance(e, exp.Cast | exp.TryCast):
             inner = go(e.this)
             target = from_sqlglot(e.args["to"])
@@ -694,10 +728,44 @@ class SqlPlanner:
                 return Resolver([], [], {}, aggregates).udf_call(fn, args)
             if fname in _NAMED and isinstance(e, exp.Anonymous):
                 return make_call(_NAMED[fname], args)
+            if e.name in RENAMED_BY_ALIAS and isinstance(e, exp.Anonymous):
+                if e.name == "_FIX_TIMESTAMP" and not args:
+                    raise NotYetSupportedError("UNIX_TIMESTAMP() of the current time is not yet supported")
+                return make_call(RENAMED_BY_ALIAS[e.name], args)
             if not isinstance(e, exp.Anonymous):
                 raise NotYetSupportedError(f"the SQL function {fname} is not yet supported by flott")
             raise self._invalid(e, f"No match found for function signature {fname.lower()}(...)")
         raise NotYetSupportedError(f"the SQL expression '{e.sql('spark')}' is not yet supported by flott")
+
+    def _typed_literal(self, e: Any) -> Rex | None:
+        """``DATE '2024-01-01'``, ``TIME '10:00:00'``, ``TIMESTAMP '2024-01-01 10:00:00.123'`` (its
+        precision the fraction's digits, as Flink types it); a malformed one is a parse error."""
+        import datetime
+
+        text = e.this.this
+        kind = e.args["to"].this.name
+        if e.args["to"].expressions:
+            return None
+        fraction = len(text.strip().rpartition(".")[2]) if "." in text else 0
+        try:
+            if kind == "DATE":
+                return Rex("lit", DataTypes.DATE(False), value=datetime.date.fromisoformat(text.strip()))
+            if kind == "TIME":
+                return Rex(
+                    "lit", DataTypes.TIME(fraction, False), value=datetime.time.fromisoformat(text.strip())
+                )
+            if kind == "TIMESTAMPTZ":
+                return Rex(
+                    "lit",
+                    DataTypes.TIMESTAMP(fraction, False),
+                    value=datetime.datetime.fromisoformat(text.strip()),
+                )
+        except ValueError:
+            raise SqlParseError(
+                "org.apache.flink.table.api.SqlParserException: SQL parse failed. "
+                f"Illegal {kind.removesuffix('TZ')} literal '{text}'"
+            ) from None
+        return None
 
     def _agg(self, name: str, e: Any, go: Any, aggregates: bool) -> Rex:
         from flott.table.planner import aggregate_type

@@ -13,6 +13,7 @@ arguments than Flink's signatures take) is refused, naming it.
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,7 +153,29 @@ def rewrite(text: str) -> Rewritten:
         return out
     _cut_watermark(out, tokens)
     _cut_tvfs(out, tokens)
+    _rename_functions(out, tokens)
     return out
+
+
+RENAMED_FUNCTIONS = {
+    "DATE_FORMAT": "dateFormat",
+    "FROM_UNIXTIME": "fromUnixtime",
+    "UNIX_TIMESTAMP": "unixTimestamp",
+    "TO_DATE": "toDate",
+    "TO_TIMESTAMP": "toTimestamp",
+}
+"""Flink functions sqlglot's Spark dialect rewrites into Spark's (lossy: TO_TIMESTAMP becomes a
+CAST, DATE_FORMAT's Java pattern a strftime one): they reach sqlglot renamed to ``_F`` + the name
+without its first two letters (same length, so positions hold) and are planned by their Flink name."""
+RENAMED_BY_ALIAS = {"_F" + name[2:]: flink for name, flink in RENAMED_FUNCTIONS.items()}
+
+
+def _rename_functions(out: Rewritten, tokens: list[Any]) -> None:
+    for t, nxt in itertools.pairwise(tokens):
+        name = t.text.upper()
+        exact = t.end - t.start + 1 == len(name)  # not a quoted identifier
+        if name in RENAMED_FUNCTIONS and nxt.token_type.name == "L_PAREN" and exact:
+            out.text = out.text[: t.start] + "_F" + name[2:] + out.text[t.end + 1 :]
 
 
 def _cut_watermark(out: Rewritten, tokens: list[Any]) -> None:

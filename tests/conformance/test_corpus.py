@@ -30,10 +30,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "sql_datagen_sequence": (
         "not yet in flott.table: CREATE TABLE with datagen sequence fields and computed columns"
     ),
-    "sql_date_time_functions": (
-        "not yet in flott.table: SQL date/time literals and functions (EXTRACT, DATE_FORMAT, "
-        "TIMESTAMPDIFF ...)"
-    ),
     "sql_deduplication": (
         "not yet in flott.table: deduplication with ROW_NUMBER() ... = 1 on event time"
     ),
