@@ -125,6 +125,31 @@ _FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out wha
 _CLAUSE_KEYWORDS = frozenset({"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "UNION", "LIMIT"})
 
 
+def _filter_below_window_tvf(node: PlanNode) -> PlanNode:
+    """``FROM TABLE(TUMBLE(...)) WHERE <condition on the input's columns>``: the filter runs before the
+    windowing (a row's windows do not depend on it), so the window aggregation still sees its TVF."""
+    if not (isinstance(node, Calc) and isinstance(node.input, WindowTableFunction)):
+        return node
+    tvf = node.input
+    width = len(tvf.input.names)
+    identity = all(p.kind == "input" and p.index == i for i, p in enumerate(node.projections))
+    if not identity or len(node.projections) != len(tvf.names) or node.condition is None:
+        return node
+    if any(i >= width for i in _input_refs(node.condition)):
+        return node
+    inner = tvf.input
+    identity_rexes = [Rex("input", t, index=i) for i, t in enumerate(inner.types)]
+    filtered = Calc(inner, identity_rexes, list(inner.names), node.condition)
+    return WindowTableFunction(filtered, tvf.time_index, tvf.spec)
+
+
+def _input_refs(rex: Rex) -> list[int]:
+    out = [rex.index] if rex.kind == "input" else []
+    for o in rex.operands:
+        out.extend(_input_refs(o))
+    return out
+
+
 class Scope:
     """The columns a SELECT sees: (table alias, column name, type) by position."""
 
@@ -473,6 +498,7 @@ class SqlPlanner:
         else a group aggregation."""
         key_names = [f"$g{i}" for i in range(len(keys))]
         agg_names = [f"$f{i}" for i in range(len(aggs))]
+        source = _filter_below_window_tvf(source)
         if isinstance(source, WindowTableFunction):
             width = len(source.input.names)
             window_keys = {k.index - width for k in keys if k.kind == "input" and k.index >= width}

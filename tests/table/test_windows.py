@@ -180,3 +180,22 @@ def test_table_api_group_windows_name_unaliased_window_properties_expr_n(t_env: 
         bids.window(Tumble.over(lit(5).seconds).on(col("ts")).alias("w")).group_by(col("item"))
     with pytest.raises(NotYetSupportedError, match="row-count windows"):
         Session.with_gap(lit(5))
+
+
+TUMBLE_10S = "TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+
+
+def test_a_where_on_the_input_columns_of_a_window_tvf_filters_before_the_windows(
+    t_env: TableEnvironment,
+) -> None:
+    table = t_env.sql_query(
+        f"SELECT window_start, COUNT(*) AS n FROM {TUMBLE_10S} WHERE id > 3 GROUP BY window_start, window_end"
+    )
+    aggregate = table._node.input  # type: ignore[attr-defined]
+    assert isinstance(aggregate, WindowAggregate)
+    assert aggregate.tvf.input.condition is not None  # type: ignore[attr-defined]
+    with pytest.raises(NotYetSupportedError, match="not aggregated by GROUP BY window_start"):
+        t_env.sql_query(
+            f"SELECT window_start, COUNT(*) FROM {TUMBLE_10S} "
+            "WHERE window_start > TIMESTAMP '1970-01-01 00:00:00' GROUP BY window_start, window_end"
+        ).execute()
