@@ -505,12 +505,19 @@ class SqlPlanner:
         key_names = [f"$g{i}" for i in range(len(keys))]
         agg_names = [f"$f{i}" for i in range(len(aggs))]
         source = _filter_below_window_tvf(source)
-        if isinstance(source, WindowTableFunction):
+        if isinstance(source, WindowTableFunction) and self.t_env._streaming:  # batch: a group aggregate
             width = len(source.input.names)
             window_keys = {k.index - width for k in keys if k.kind == "input" and k.index >= width}
             if {0, 1} <= window_keys:
                 types = [r.type for r in keys] + [a.type for a in aggs]
                 return WindowAggregate(source, keys, aggs, key_names + agg_names, types)
+        elif self.t_env._streaming and {"window_start", "window_end"} <= {
+            source.names[k.index] for k in keys if k.kind == "input"
+        }:
+            raise NotYetSupportedError(
+                "GROUP BY window_start, window_end over a window TVF's rows that were filtered on "
+                "window columns or projected first is not yet supported by flott (group the TVF directly)"
+            )
         return aggregate_plan(source, keys, aggs, key_names, agg_names)
 
     def _select_items(self, tree: Any, scope: Scope) -> list[Any]:

@@ -132,9 +132,15 @@ class WindowGroupedTable:
         return Expression(e.kind, e.value, args, e.data_type, e.names)
 
     def select(self, *fields: Expression) -> Table:
-        from flott.table.plan import Calc, collect_aggregates, rewrite_over_aggregate
+        from flott.table.plan import (
+            Calc,
+            PlanNode,
+            aggregate_plan,
+            collect_aggregates,
+            rewrite_over_aggregate,
+        )
         from flott.table.planner import Resolver, Rex
-        from flott.table.table import Table, _name_of
+        from flott.table.table import Table
         from flott.table.window_aggregate import WindowAggregate, WindowSpec, WindowTableFunction
 
         t, w = self._table, self._window
@@ -153,18 +159,19 @@ class WindowGroupedTable:
         spec = WindowSpec(w.kind, w.intervals_ms, partition)
         tvf = WindowTableFunction(node, node.names.index(tf.value), spec)
         width = len(node.names)
-        key_rexes = [Rex("input", tvf.types[width + i], index=width + i) for i in (0, 1)] + key_rexes_plain
+        window_keys = [Rex("input", tvf.types[width + i], index=width + i) for i in (0, 1, 2)]
+        key_rexes = window_keys + key_rexes_plain  # window_time too: w.rowtime is a window property
         exprs = [self._property(e) for e in t._expand(fields)]
         resolver = Resolver(tvf.names, tvf.types, t._t_env._functions, True)
         rexes = [resolver.resolve(e) for e in exprs]
         names: list[str] = []
-        unnamed = 0
-        for i, (given, e) in enumerate(zip(t._expand(fields), exprs, strict=True)):
-            if given.kind == "call" and given.value in _PROPERTIES:
-                names.append(f"EXPR${unnamed}")
-                unnamed += 1
-            else:
-                names.append(_name_of(e, i))
+        computed = 0  # Flink names an unaliased expression EXPR$<its index among the non-columns>
+        for given in t._expand(fields):
+            if given.kind == "col":
+                names.append(str(given.value))
+                continue
+            names.append(given.names[0] if given.kind == "alias" else f"EXPR${computed}")
+            computed += 1
         aggs: list[Rex] = []
         for r in rexes:
             collect_aggregates(r, aggs)
@@ -173,7 +180,15 @@ class WindowGroupedTable:
             return validation_error(f"Cannot resolve field [{tvf.names[rex.index]}], it is not grouped.")
 
         types = [r.type for r in key_rexes] + [a.type for a in aggs]
-        inner_names = [f"$g{i}" for i in range(len(key_rexes))] + [f"$f{i}" for i in range(len(aggs))]
-        agg_node = WindowAggregate(tvf, key_rexes, aggs, inner_names, types)
+        key_names = [f"$g{i}" for i in range(len(key_rexes))]
+        agg_names = [f"$f{i}" for i in range(len(aggs))]
+        agg_node: PlanNode
+        if t._t_env._streaming:
+            agg_node = WindowAggregate(tvf, key_rexes, aggs, key_names + agg_names, types)
+        else:  # bounded input: the rows with their windows, grouped by them
+            agg_node = aggregate_plan(tvf, key_rexes, aggs, key_names, agg_names)
         projections = [rewrite_over_aggregate(r, key_rexes, aggs, not_grouped) for r in rexes]
+        for i, p in enumerate(projections):  # the Table API types window properties nullable
+            if p.kind == "input" and p.index < len(key_rexes) and key_rexes[p.index].index >= width:
+                projections[i] = Rex("input", p.type.with_nullability(True), index=p.index)
         return Table(Calc(agg_node, projections, names), t._t_env)

@@ -15,6 +15,8 @@ other keys (one constant key at parallelism 1 if there are none) and DataStream 
 (tumbling, sliding, session, and :class:`CumulativeEventTimeWindows`) with the SQL aggregates as
 their AggregateFunction; rows too late for every window (window end - 1 <= watermark) are dropped,
 and a window emits one ``+I`` row when the watermark passes its end, so the result is append-only.
+The TVF's rows on their own (no such GROUP BY) are each row once per window it is in, none dropped
+(TUMBLE, HOP, CUMULATE); in batch mode a window aggregation is a group aggregation of those rows.
 Times are UTC (flott's Table runtime supports no other local time zone).
 """
 
@@ -39,7 +41,7 @@ from flott.common.watermark_strategy import (
     WatermarkOutput,
     WatermarkStrategy,
 )
-from flott.datastream.functions import AggregateFunction, ProcessWindowFunction
+from flott.datastream.functions import AggregateFunction, FlatMapFunction, ProcessWindowFunction
 from flott.errors import NotYetSupportedError
 from flott.table import runtime
 from flott.table.plan import Calc, PlanNode, TranslationContext, aggregate_plan, refuse
@@ -229,10 +231,31 @@ class WindowTableFunction(PlanNode):
         self.types = [*input.types, TimestampType(3, False), TimestampType(3, False), window_time]
 
     def _translate(self, ctx: TranslationContext) -> Any:
-        raise refuse(
-            "a window TVF whose rows are not aggregated by GROUP BY window_start, window_end (rows with "
-            "their window columns)"
-        )
+        """Each row once per window it is in, with the window's columns (no row is dropped as late:
+        as Flink's WindowTableFunction). SESSION windows exist only once rows are merged into them."""
+        if self.spec.kind == "SESSION":
+            raise refuse(
+                "a SESSION window TVF whose rows are not aggregated by GROUP BY window_start, window_end"
+            )
+        upstream = self.input.translate(ctx)
+        fn = WindowColumns(self.spec.assigner(), self.time_index)
+        out = upstream.flat_map(fn).name("WindowTableFunction")
+        return ctx.uid(out.set_parallelism(upstream.transformation.parallelism), "window-table-function")
+
+
+class WindowColumns(FlatMapFunction):
+    """A row with window_start, window_end, window_time appended, once per window of its time."""
+
+    def __init__(self, assigner: WindowAssigner[Any, TimeWindow], time_index: int) -> None:
+        self.assigner, self.time_index = assigner, time_index
+
+    def flat_map(self, value: Any) -> Iterable[Any]:
+        kind, vals = value
+        t = vals[self.time_index]
+        if t is None:
+            return
+        for w in self.assigner.assign_windows(value, to_millis(t), None):  # type: ignore[arg-type]
+            yield (kind, (*vals, from_millis(w.start), from_millis(w.end), from_millis(w.end - 1)))
 
 
 def _refs(rex: Rex) -> Iterable[int]:
