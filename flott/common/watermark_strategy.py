@@ -11,13 +11,14 @@ is never mutated by one of its users.
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from flott.common.time import Duration
 from flott.errors import NotYetSupportedError
 
-__all__ = ["TimestampAssigner", "WatermarkStrategy"]
+__all__ = ["TimestampAssigner", "WatermarkGenerator", "WatermarkOutput", "WatermarkStrategy"]
 
 
 class TimestampAssigner(abc.ABC):
@@ -26,6 +27,26 @@ class TimestampAssigner(abc.ABC):
     @abc.abstractmethod
     def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
         """``record_timestamp`` is the record's current timestamp, or a negative value if none."""
+
+
+class WatermarkOutput(abc.ABC):
+    """Where a WatermarkGenerator emits (Flink's ``WatermarkOutput``); the runtime gives one."""
+
+    @abc.abstractmethod
+    def emit_watermark(self, timestamp: int) -> None:
+        """Event time reached ``timestamp`` (ignored unless it advances the last one emitted)."""
+
+
+class WatermarkGenerator(abc.ABC):
+    """Flink's ``WatermarkGenerator``: sees every record and may emit a watermark right after it
+    (``on_event``) or on the periodic tick (``on_periodic_emit``, ``pipeline.auto-watermark-interval``).
+    A watermark emitted in ``on_event`` follows that record downstream, before the next one."""
+
+    @abc.abstractmethod
+    def on_event(self, event: Any, event_timestamp: int, output: WatermarkOutput) -> None: ...
+
+    @abc.abstractmethod
+    def on_periodic_emit(self, output: WatermarkOutput) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -39,11 +60,14 @@ class WatermarkAlignment:
 
 class WatermarkStrategy:
     """How a source generates watermarks. Kinds: ``NO_WATERMARKS``, ``MONOTONOUS``,
-    ``BOUNDED_OUT_OF_ORDERNESS`` (watermark = max timestamp - out-of-orderness - 1)."""
+    ``BOUNDED_OUT_OF_ORDERNESS`` (watermark = max timestamp - out-of-orderness - 1), ``GENERATOR``
+    (a WatermarkGenerator made per subtask by ``watermark_generator_supplier``: Java Flink's
+    ``forGenerator``, which PyFlink does not expose; flott's SQL watermarks use it)."""
 
     NO_WATERMARKS = "NO_WATERMARKS"
     MONOTONOUS = "MONOTONOUS"
     BOUNDED_OUT_OF_ORDERNESS = "BOUNDED_OUT_OF_ORDERNESS"
+    GENERATOR = "GENERATOR"
 
     def __init__(
         self,
@@ -52,8 +76,9 @@ class WatermarkStrategy:
         idleness_ms: int | None = None,
         timestamp_assigner: TimestampAssigner | None = None,
         alignment: WatermarkAlignment | None = None,
+        watermark_generator_supplier: Callable[[], WatermarkGenerator] | None = None,
     ) -> None:
-        if kind not in (self.NO_WATERMARKS, self.MONOTONOUS, self.BOUNDED_OUT_OF_ORDERNESS):
+        if kind not in (self.NO_WATERMARKS, self.MONOTONOUS, self.BOUNDED_OUT_OF_ORDERNESS, self.GENERATOR):
             raise ValueError(f"unknown watermark strategy kind {kind!r}")
         if max_out_of_orderness_ms < 0:
             raise ValueError("max out-of-orderness must not be negative")
@@ -62,6 +87,9 @@ class WatermarkStrategy:
         self.idleness_ms = idleness_ms
         self.timestamp_assigner = timestamp_assigner
         self.alignment = alignment
+        if (kind == self.GENERATOR) != (watermark_generator_supplier is not None):
+            raise ValueError("a GENERATOR strategy, and only one, has a watermark generator supplier")
+        self.watermark_generator_supplier = watermark_generator_supplier
 
     def _with(self, **changes: Any) -> WatermarkStrategy:
         fields: dict[str, Any] = {
@@ -70,6 +98,7 @@ class WatermarkStrategy:
             "idleness_ms": self.idleness_ms,
             "timestamp_assigner": self.timestamp_assigner,
             "alignment": self.alignment,
+            "watermark_generator_supplier": self.watermark_generator_supplier,
         }
         fields.update(changes)
         return WatermarkStrategy(**fields)
@@ -103,6 +132,11 @@ class WatermarkStrategy:
         return WatermarkStrategy(WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS, max_out_of_orderness.to_millis())
 
     @staticmethod
+    def for_generator(supplier: Callable[[], WatermarkGenerator]) -> WatermarkStrategy:
+        """Watermarks from a WatermarkGenerator, one made by ``supplier`` per subtask."""
+        return WatermarkStrategy(WatermarkStrategy.GENERATOR, watermark_generator_supplier=supplier)
+
+    @staticmethod
     def no_watermarks() -> WatermarkStrategy:
         return WatermarkStrategy(WatermarkStrategy.NO_WATERMARKS)
 
@@ -116,12 +150,14 @@ class WatermarkStrategy:
             self.idleness_ms,
             self.timestamp_assigner,
             self.alignment,
+            self.watermark_generator_supplier,
         ) == (
             other.kind,
             other.max_out_of_orderness_ms,
             other.idleness_ms,
             other.timestamp_assigner,
             other.alignment,
+            other.watermark_generator_supplier,
         )
 
     def __hash__(self) -> int:

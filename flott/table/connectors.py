@@ -19,6 +19,7 @@ _OPTIONS = {
     "print": {"connector", "print-identifier", "standard-error", "sink.parallelism"},
     "blackhole": {"connector"},
     "datagen": {"connector", "number-of-rows", "rows-per-second"},
+    "filesystem": {"connector", "path", "format", "csv.field-delimiter"},
 }
 
 
@@ -34,6 +35,7 @@ class ConnectorTable:
             connector,
         )
         self.computed: tuple[str, list[tuple[str, Any]]] | None = None  # the DDL text, declared columns
+        self.watermark: Any = None  # the DDL's WATERMARK FOR clause (flott.table.sql_windows)
 
     def check_insert(self, node: Any) -> None:
         if len(node.types) != len(self.types):
@@ -71,6 +73,18 @@ def connector_table(
     if kind == "datagen":
         for n in names:
             allowed |= {f"fields.{n}.{o}" for o in ("kind", "start", "end", "min", "max", "length")}
+    if kind == "filesystem":
+        for required in ("path", "format"):
+            if required not in options:
+                raise validation_error(
+                    "One or more required options are missing.\n\nMissing required options are:\n\n"
+                    + required
+                )
+        if options["format"] != "csv":
+            raise NotYetSupportedError(
+                f"the filesystem connector's format '{options['format']}' is not yet supported by flott "
+                "(it reads csv)"
+            )
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise validation_error(
@@ -174,8 +188,36 @@ class DatagenConnector:
         )
 
 
+class FileSystemConnector:
+    """The filesystem connector as a bounded source of csv files: every file under ``path`` (or the
+    file itself), each read whole by one subtask, lines parsed to the table's columns (an empty
+    field is NULL for non-string columns, as Flink's csv format reads it). Writing is refused."""
+
+    def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
+        from flott.common.watermark_strategy import WatermarkStrategy
+        from flott.datastream.connectors.file_source import (
+            FileEnumeratorProvider,
+            FileSource,
+            StreamFormat,
+        )
+
+        source = (
+            FileSource.for_record_stream_format(StreamFormat.text_line_format(), table.options["path"])
+            .set_file_enumerator(FileEnumeratorProvider.default_non_splittable_file_enumerator())
+            .build()
+        )
+        lines = ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), f"{table.name}[files]")
+        delimiter = table.options.get("csv.field-delimiter", ",")
+        parse = runtime.CsvRowParser(table.types, delimiter)
+        return lines.flat_map(parse).name("CsvRows").set_parallelism(lines.transformation.parallelism)
+
+    def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
+        raise NotYetSupportedError("writing to the filesystem connector is not yet supported by flott")
+
+
 _CONNECTORS: dict[str, Any] = {
     "print": PrintConnector,
     "blackhole": BlackholeConnector,
     "datagen": DatagenConnector,
+    "filesystem": FileSystemConnector,
 }

@@ -39,6 +39,8 @@ class PlanNode:
     names: list[str]
     types: list[DataType]
     updating: bool = False
+    rowtime: int | None = None
+    """The index of the column that is the event-time attribute (``WATERMARK FOR``), if any."""
 
     def translate(self, ctx: TranslationContext) -> Any:
         cached = ctx.cache.get(id(self))
@@ -78,6 +80,9 @@ class Calc(PlanNode):
     ) -> None:
         self.input, self.projections, self.names, self.condition = input, projections, names, condition
         self.types = [p.type for p in projections]
+        self.rowtime = next(
+            (i for i, p in enumerate(projections) if p.kind == "input" and p.index == input.rowtime), None
+        )
         if len(set(names)) != len(names):
             dup = next(n for n in names if names.count(n) > 1)
             raise validation_error(f"Ambiguous column name: {dup}")

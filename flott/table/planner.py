@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flott.errors import NotYetSupportedError, TableValidationError
+from flott.table import time_functions
 from flott.table.expression import Expression
 from flott.table.types import (
     BigIntType,
@@ -22,10 +23,12 @@ from flott.table.types import (
     CharType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
     IntType,
+    LocalZonedTimestampType,
     TimestampType,
     TimeType,
     VarCharType,
@@ -164,6 +167,8 @@ def literal_type(v: Any) -> DataType:
         return DateType(False)
     if isinstance(v, _dt.time):
         return TimeType(0, False)
+    if isinstance(v, _dt.timedelta):
+        return DayTimeIntervalType("SECOND", False)
     raise NotYetSupportedError(f"literals of type {type(v).__name__} are not yet supported")
 
 
@@ -221,6 +226,8 @@ _SIMPLE: dict[str, str] = {
     "floor": "n_floor",
     "ceil": "n_ceil",
     "nullif": "n_nullif",
+    "toTimestampLtz": "n_to_timestamp_ltz",
+    **time_functions.HELPER_OF,
 }
 
 _BOOLEAN_RESULT = {
@@ -258,9 +265,36 @@ _STRING_RESULT = {
 _DOUBLE_RESULT = {"power", "sqrt", "exp", "ln", "log10", "log2"}
 
 
+_DATETIME = (
+    "DATE",
+    "TIME_WITHOUT_TIME_ZONE",
+    "TIMESTAMP_WITHOUT_TIME_ZONE",
+    "TIMESTAMP_WITH_LOCAL_TIME_ZONE",
+)
+
+
 def call_type(name: str, operands: list[Rex]) -> DataType:
     ts = [o.type for o in operands]
     nullable = _nullable(*ts)
+    roots = [t.type_root for t in ts]
+    if name in ("plus", "minus") and "INTERVAL_DAY_TIME" in roots:
+        if roots == ["INTERVAL_DAY_TIME", "INTERVAL_DAY_TIME"]:
+            return ts[0].with_nullability(nullable)
+        moment = [t for t in ts if t.type_root in _DATETIME]
+        if len(moment) != 1 or (name == "minus" and roots[0] == "INTERVAL_DAY_TIME"):
+            raise validation_error(f"Cannot apply '{name}' to arguments of type {ts[0]} and {ts[1]}")
+        return moment[0].with_nullability(nullable)
+    if name in time_functions.TIME_FUNCTIONS:
+        moments = {"extract": [1], "dateFormat": [0], "timestampDiff": [1, 2], "floorTo": [0], "ceilTo": [0]}
+        for i in moments.get(name, []):
+            text_ok = name == "dateFormat" and ts[i].type_root in _STRINGS
+            if ts[i].type_root not in _DATETIME and not text_ok:
+                raise validation_error(f"Cannot apply '{name}' to an argument of type {ts[i]}")
+        return time_functions.result_type(name, ts)
+    if name == "toTimestampLtz":
+        if not _is_numeric(ts[0]):
+            raise validation_error(f"TO_TIMESTAMP_LTZ needs a numeric epoch value, got {ts[0]}")
+        return LocalZonedTimestampType(3, ts[0].is_nullable)
     if name in ("plus", "minus", "times"):
         if name == "plus" and any(t.type_root in _STRINGS for t in ts):
             raise validation_error(f"Invalid function call:\nplus({', '.join(str(t) for t in ts)})")

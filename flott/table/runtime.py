@@ -17,6 +17,7 @@ from typing import Any
 
 from flott.datastream.functions import FlatMapFunction, KeyedProcessFunction, KeySelector, MapFunction
 from flott.datastream.state import ValueStateDescriptor
+from flott.table import time_functions
 
 MAX_WATERMARK = 9223372036854775807
 
@@ -316,11 +317,24 @@ def n_is_false(v: Any) -> bool:
     return v is False
 
 
+def n_to_timestamp_ltz(v: Any, precision: Any = 3) -> Any:
+    """TO_TIMESTAMP_LTZ(epoch, 0 | 3): seconds or milliseconds since the epoch, as UTC wall time."""
+    if v is None or precision is None:
+        return None
+    import datetime
+
+    if precision not in (0, 3):
+        raise ValueError(f"TO_TIMESTAMP_LTZ: the precision must be 0 or 3, got {precision}")
+    ms = v * 1000 if precision == 0 else v
+    return datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=int(ms))
+
+
 def n_cast(v: Any, caster: Any) -> Any:
     return None if v is None else caster(v)
 
 
 HELPERS: dict[str, Any] = {name: fn for name, fn in globals().items() if name.startswith("n_")}
+HELPERS.update(time_functions.HELPERS)
 
 
 # --------------------------------------------------------------------------- compiled calcs
@@ -389,6 +403,10 @@ class Accumulator:
     def value(self) -> Any:
         raise NotImplementedError
 
+    def merge(self, other: Any) -> None:
+        """Fold ``other`` (of the same kind) into this one: windows that merge (sessions)."""
+        raise NotImplementedError
+
 
 class CountAcc(Accumulator):
     """COUNT(x) counts non-null x; COUNT(*) is planned as COUNT(1)."""
@@ -406,6 +424,9 @@ class CountAcc(Accumulator):
 
     def value(self) -> Any:
         return self.n
+
+    def merge(self, other: Any) -> None:
+        self.n += other.n
 
 
 class SumAcc(Accumulator):
@@ -426,6 +447,10 @@ class SumAcc(Accumulator):
 
     def value(self) -> Any:
         return self.total if self.n or self.zero_if_empty else None
+
+    def merge(self, other: Any) -> None:
+        self.total += other.total
+        self.n += other.n
 
 
 class AvgAcc(SumAcc):
@@ -467,6 +492,10 @@ class MinMaxAcc(Accumulator):
             return None
         return max(self.counts) if self.is_max else min(self.counts)
 
+    def merge(self, other: Any) -> None:
+        for v, c in other.counts.items():
+            self.counts[v] = self.counts.get(v, 0) + c
+
 
 class DistinctAcc(Accumulator):
     """``agg(DISTINCT x)``: feeds the inner accumulator each distinct value once."""
@@ -492,6 +521,12 @@ class DistinctAcc(Accumulator):
     def value(self) -> Any:
         return self.inner.value()
 
+    def merge(self, other: Any) -> None:
+        for v, c in other.seen.items():
+            if v not in self.seen:
+                self.inner.accumulate(v)
+            self.seen[v] = self.seen.get(v, 0) + c
+
 
 class UdafAcc(Accumulator):
     """A Python AggregateFunction's accumulator."""
@@ -508,6 +543,16 @@ class UdafAcc(Accumulator):
 
     def value(self) -> Any:
         return self.fn.get_value(self.acc)
+
+    def merge(self, other: Any) -> None:
+        merge = getattr(self.fn, "merge", None)
+        if merge is None:
+            from flott.errors import NotYetSupportedError
+
+            raise NotYetSupportedError(
+                f"{type(self.fn).__name__} has no merge(): it cannot aggregate over merging (session) windows"
+            )
+        merge(self.acc, [other.acc])
 
 
 class AggSpec:
@@ -661,6 +706,55 @@ def _sort_key(index: int) -> Any:
 class ConstantKey(KeySelector):
     def get_key(self, value: Any) -> Any:
         return 0
+
+
+# --------------------------------------------------------------------------- sources
+
+
+class CsvRowParser(FlatMapFunction):
+    """A csv line to the table's row (``(+I, values)``); blank lines are skipped."""
+
+    def __init__(self, types: list[Any], delimiter: str) -> None:
+        self.types, self.delimiter = types, delimiter
+
+    def flat_map(self, value: Any) -> Iterator[Any]:
+        import csv
+
+        line = value.rstrip("\r\n")
+        if not line:
+            return
+        fields = next(csv.reader([line], delimiter=self.delimiter))
+        if len(fields) != len(self.types):
+            raise ValueError(
+                f"csv line {line!r} has {len(fields)} fields, the table has {len(self.types)} columns"
+            )
+        yield (0, tuple(_csv_value(t, f) for t, f in zip(self.types, fields, strict=True)))
+
+
+def _csv_value(t: Any, text: str) -> Any:
+    import datetime
+    import decimal
+
+    root = t.type_root
+    if root in ("CHAR", "VARCHAR"):
+        return text
+    if text == "":
+        return None
+    if root in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT"):
+        return int(text)
+    if root in ("FLOAT", "DOUBLE"):
+        return float(text)
+    if root == "DECIMAL":
+        return decimal.Decimal(text)
+    if root == "BOOLEAN":
+        return text.strip().lower() == "true"
+    if root == "DATE":
+        return datetime.date.fromisoformat(text)
+    if root in ("TIMESTAMP_WITHOUT_TIME_ZONE", "TIMESTAMP_WITH_LOCAL_TIME_ZONE"):
+        return datetime.datetime.fromisoformat(text.replace("T", " ").rstrip("Z"))
+    from flott.errors import NotYetSupportedError
+
+    raise NotYetSupportedError(f"reading {t} from csv is not yet supported by flott")
 
 
 # --------------------------------------------------------------------------- sinks

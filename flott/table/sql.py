@@ -18,10 +18,22 @@ import sqlglot
 from sqlglot import exp
 
 from flott.errors import NotYetSupportedError, SqlParseError
-from flott.table.plan import Calc, PlanNode, Union, aggregate_plan, collect_aggregates, rewrite_over_aggregate
+from flott.table.plan import (
+    Calc,
+    PlanNode,
+    Scan,
+    Union,
+    aggregate_plan,
+    collect_aggregates,
+    rewrite_over_aggregate,
+)
 from flott.table.planner import Rex, literal_type, make_call, validation_error
 from flott.table.sql_types import from_sqlglot
+from flott.table.sql_windows import RENAMED_BY_ALIAS, Rewritten, WatermarkClause, WindowTvfCall, rewrite
 from flott.table.table_result import TableResult
+from flott.table.time_functions import EXTRACT_UNITS, FLOOR_UNITS, check_unit
+from flott.table.types import DataTypes
+from flott.table.window_aggregate import WatermarkAssigner, WindowAggregate, WindowSpec, WindowTableFunction
 
 if TYPE_CHECKING:
     from flott.table.table import Table
@@ -58,6 +70,24 @@ _UNARY = {
     exp.Initcap: "initCap",
     exp.Sign: "sign",
 }
+_DATE_PARTS = {  # sqlglot's nodes for Flink's EXTRACT shorthands
+    exp.Year: "YEAR",
+    exp.Quarter: "QUARTER",
+    exp.Month: "MONTH",
+    exp.Week: "WEEK",
+    exp.DayOfMonth: "DAY",
+    exp.DayOfYear: "DOY",
+    exp.DayOfWeek: "DOW",
+    exp.Hour: "HOUR",
+    exp.Minute: "MINUTE",
+    exp.Second: "SECOND",
+}
+_FLINK_FUNCTIONS_NOT_YET = frozenset(  # Flink's: refused by name, not "no match found" (Flink has them)
+    {"PROCTIME", "CURRENT_WATERMARK", "CURRENT_ROW_TIMESTAMP", "TO_TIMESTAMP_TZ", "CONVERT_TZ"}
+    | {f"{w}{part}" for w in ("TUMBLE", "HOP", "SESSION") for part in ("", "_START", "_END", "_ROWTIME",
+                                                                      "_PROCTIME")}
+)
+_DIFF_UNITS = ("SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
 _AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
 _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
     "CHAR_LENGTH": "charLength",
@@ -79,13 +109,13 @@ _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
     "UPPER": "upper",
     "LOWER": "lower",
     "ABS": "abs",
+    "TO_TIMESTAMP_LTZ": "toTimestampLtz",
 }
 
 
-_FLINK_ONLY = [
-    (r"\bWATERMARK FOR\b", "WATERMARK FOR (event time in DDL)"),
-    (r"\bTABLE ?\( ?(TUMBLE|HOP|CUMULATE|SESSION)\b", "the window table-valued function"),
-    (r"\bDESCRIPTOR ?\(", "DESCRIPTOR (window table-valued functions)"),
+_FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out what it plans
+    (r"\bWATERMARK FOR\b", "WATERMARK FOR outside CREATE TABLE"),
+    (r"\bDESCRIPTOR ?\(", "DESCRIPTOR outside a window table-valued function"),
     (r"\bFOR SYSTEM_TIME AS OF\b", "FOR SYSTEM_TIME AS OF (temporal joins)"),
     (r"\bMATCH_RECOGNIZE\b", "MATCH_RECOGNIZE"),
     (r"\bPRIMARY KEY\b", "PRIMARY KEY constraints"),
@@ -100,6 +130,31 @@ _FLINK_ONLY = [
 _CLAUSE_KEYWORDS = frozenset({"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "UNION", "LIMIT"})
 
 
+def _filter_below_window_tvf(node: PlanNode) -> PlanNode:
+    """``FROM TABLE(TUMBLE(...)) WHERE <condition on the input's columns>``: the filter runs before the
+    windowing (a row's windows do not depend on it), so the window aggregation still sees its TVF."""
+    if not (isinstance(node, Calc) and isinstance(node.input, WindowTableFunction)):
+        return node
+    tvf = node.input
+    width = len(tvf.input.names)
+    identity = all(p.kind == "input" and p.index == i for i, p in enumerate(node.projections))
+    if not identity or len(node.projections) != len(tvf.names) or node.condition is None:
+        return node
+    if any(i >= width for i in _input_refs(node.condition)):
+        return node
+    inner = tvf.input
+    identity_rexes = [Rex("input", t, index=i) for i, t in enumerate(inner.types)]
+    filtered = Calc(inner, identity_rexes, list(inner.names), node.condition)
+    return WindowTableFunction(filtered, tvf.time_index, tvf.spec)
+
+
+def _input_refs(rex: Rex) -> list[int]:
+    out = [rex.index] if rex.kind == "input" else []
+    for o in rex.operands:
+        out.extend(_input_refs(o))
+    return out
+
+
 class Scope:
     """The columns a SELECT sees: (table alias, column name, type) by position."""
 
@@ -111,6 +166,7 @@ class SqlPlanner:
     def __init__(self, t_env: TableEnvironment, text: str) -> None:
         self.t_env = t_env
         self.text = text
+        self.rewritten = Rewritten(text)
 
     # --- positions and errors -----------------------------------------------------------------
 
@@ -138,7 +194,7 @@ class SqlPlanner:
         """Flink-dialect constructs sqlglot does not parse: refused by name, not as a parse error."""
         import re
 
-        upper = re.sub(r"\s+", " ", self.text.upper())
+        upper = re.sub(r"\s+", " ", self.rewritten.text.upper())
         for pattern, construct in _FLINK_ONLY:
             if re.search(pattern, upper):
                 raise NotYetSupportedError(f"{construct} is not yet supported by flott's SQL")
@@ -158,10 +214,11 @@ class SqlPlanner:
                 )
 
     def _parse(self) -> Any:
+        self.rewritten = rewrite(self.text)
         self._refuse_flink_only()
         self._keyword_after_comma()
         try:
-            statements = [s for s in sqlglot.parse(self.text, read="spark") if s is not None]
+            statements = [s for s in sqlglot.parse(self.rewritten.text, read="spark") if s is not None]
         except sqlglot.errors.ParseError as e:
             err = e.errors[0] if e.errors else {}
             token = err.get("highlight") or "<EOF>"
@@ -295,6 +352,17 @@ class SqlPlanner:
         table = connector_table(name, names, types, options)
         if any(e is not None for _, e in declared):
             table.computed = (self.text, declared)
+            self.computed_columns(Scan(table), declared)  # their mistakes fail the CREATE, as in Flink
+        watermark = self.rewritten.watermark
+        if watermark is not None:
+            if watermark.column not in [n for n, _ in declared]:
+                available = ", ".join(f"'{n}'" for n, _ in declared)
+                raise validation_error(
+                    f"The rowtime attribute field '{watermark.column}' is not defined in the table schema. "
+                    f"Available fields: [{available}]"
+                )
+            table.watermark = watermark
+            self.watermark_assigner(self.computed_columns(Scan(table), declared), watermark)  # checks it
         self.t_env._catalog[name] = table
         return TableResult.ok()
 
@@ -309,6 +377,15 @@ class SqlPlanner:
             for n, e in declared
         ]
         return Calc(scan, rexes, [n for n, _ in declared])
+
+    def watermark_assigner(self, node: PlanNode, clause: WatermarkClause) -> PlanNode:
+        """The table's rows with their event time (``WATERMARK FOR <column> AS <expression>``)."""
+        from flott.runtime.operators.timestamps_watermarks import auto_watermark_interval_ms
+
+        scope = Scope([("", n, t) for n, t in zip(node.names, node.types, strict=True)])
+        rex = self._rex(clause.expression, scope, node, aggregates=False)
+        interval = auto_watermark_interval_ms(self.t_env.get_config().get_configuration())
+        return WatermarkAssigner(node, node.names.index(clause.column), rex, interval)
 
     # --- queries --------------------------------------------------------------------------------
 
@@ -417,12 +494,31 @@ class SqlPlanner:
             node = next((c for e in exprs for c in e.find_all(exp.Column) if c.name == col), None)
             return self._invalid(node, f"Expression '{col}' is not being grouped")
 
-        agg_node = aggregate_plan(
-            source, keys, aggs, [f"$g{i}" for i in range(len(keys))], [f"$f{i}" for i in range(len(aggs))]
-        )
+        agg_node = self._group(source, keys, aggs)
         projections = [rewrite_over_aggregate(r, keys, aggs, not_grouped) for r in rexes]
         cond = rewrite_over_aggregate(having, keys, aggs, not_grouped) if having is not None else None
         return Calc(agg_node, projections, names, cond)
+
+    def _group(self, source: PlanNode, keys: list[Rex], aggs: list[Rex]) -> PlanNode:
+        """A window aggregation when the keys hold window_start and window_end of a window TVF,
+        else a group aggregation."""
+        key_names = [f"$g{i}" for i in range(len(keys))]
+        agg_names = [f"$f{i}" for i in range(len(aggs))]
+        source = _filter_below_window_tvf(source)
+        if isinstance(source, WindowTableFunction) and self.t_env._streaming:  # batch: a group aggregate
+            width = len(source.input.names)
+            window_keys = {k.index - width for k in keys if k.kind == "input" and k.index >= width}
+            if {0, 1} <= window_keys:
+                types = [r.type for r in keys] + [a.type for a in aggs]
+                return WindowAggregate(source, keys, aggs, key_names + agg_names, types)
+        elif self.t_env._streaming and {"window_start", "window_end"} <= {
+            source.names[k.index] for k in keys if k.kind == "input"
+        }:
+            raise NotYetSupportedError(
+                "GROUP BY window_start, window_end over a window TVF's rows that were filtered on "
+                "window columns or projected first is not yet supported by flott (group the TVF directly)"
+            )
+        return aggregate_plan(source, keys, aggs, key_names, agg_names)
 
     def _select_items(self, tree: Any, scope: Scope) -> list[Any]:
         items: list[Any] = []
@@ -477,9 +573,13 @@ class SqlPlanner:
                     f"the table function {src.this.name}(...) in FROM is not yet supported"
                 )
             name = src.name
-            if name not in self.t_env._catalog:
+            tvf = self.rewritten.tvfs.get(name)
+            if tvf is not None:
+                node = self._window_tvf(tvf)
+            elif name not in self.t_env._catalog:
                 raise self._invalid(src, f"Object '{name}' not found")
-            node = self.t_env._scan(name)
+            else:
+                node = self.t_env._scan(name)
             qualifier = src.alias_or_name
         elif isinstance(src, exp.Subquery):
             node = self._query(src.this)
@@ -487,6 +587,20 @@ class SqlPlanner:
         else:
             raise NotYetSupportedError(f"FROM {src.sql('spark')} is not yet supported by flott")
         return node, Scope([(qualifier, n, t) for n, t in zip(node.names, node.types, strict=True)])
+
+    def _window_tvf(self, call: WindowTvfCall) -> PlanNode:
+        name = call.table.split(".")[-1].strip("`")
+        if name not in self.t_env._catalog:
+            raise validation_error(f"SQL validation failed. Object '{name}' not found")
+        node = self.t_env._scan(name)
+
+        def column(c: str) -> int:
+            if c not in node.names:
+                raise validation_error(f"SQL validation failed. Column '{c}' not found in table '{name}'")
+            return node.names.index(c)
+
+        spec = WindowSpec(call.kind, call.intervals_ms, [column(k) for k in call.partition_keys])
+        return WindowTableFunction(node, column(call.time_column), spec)
 
     # --- expressions ----------------------------------------------------------------------------
 
@@ -525,6 +639,10 @@ class SqlPlanner:
             return Rex("lit", literal_type(int(text)), value=int(text))
         if isinstance(e, exp.Boolean):
             return Rex("lit", literal_type(bool(e.this)), value=bool(e.this))
+        if isinstance(e, exp.Interval):
+            from flott.table.sql_windows import interval_timedelta
+
+            return Rex("lit", literal_type(interval_timedelta(e)), value=interval_timedelta(e))
         if isinstance(e, exp.Null):
             return Rex("lit", literal_type(None), value=None)
         for agg_cls, name in _AGGREGATES.items():
@@ -574,6 +692,25 @@ class SqlPlanner:
                     else Rex("lit", literal_type(0), value=0),
                 ],
             )
+        if type(e) is exp.Cast and isinstance(e.this, exp.Literal) and e.this.is_string:
+            typed = self._typed_literal(e)
+            if typed is not None:
+                return typed
+        if isinstance(e, exp.Extract):
+            unit = check_unit(e.this.name, EXTRACT_UNITS, "EXTRACT")
+            return make_call("extract", [Rex("lit", literal_type(unit), value=unit), go(e.expression)])
+        for part_cls, unit in _DATE_PARTS.items():
+            if isinstance(e, part_cls):
+                inner = e.this.this if isinstance(e.this, exp.TsOrDsToDate) else e.this
+                return make_call("extract", [Rex("lit", literal_type(unit), value=unit), go(inner)])
+        if isinstance(e, exp.TimestampDiff):
+            unit = check_unit(e.args["unit"].name, _DIFF_UNITS, "TIMESTAMPDIFF")
+            unit_rex = Rex("lit", literal_type(unit), value=unit)
+            return make_call("timestampDiff", [unit_rex, go(e.expression), go(e.this)])
+        if isinstance(e, exp.Floor | exp.Ceil) and e.args.get("to") is not None:
+            unit = check_unit(e.args["to"].name, FLOOR_UNITS, "FLOOR/CEIL")
+            name = "floorTo" if isinstance(e, exp.Floor) else "ceilTo"
+            return make_call(name, [go(e.this), Rex("lit", literal_type(unit), value=unit)])
         if isinstance(e, exp.Cast | exp.TryCast):
             inner = go(e.this)
             target = from_sqlglot(e.args["to"])
@@ -630,10 +767,44 @@ class SqlPlanner:
                 return Resolver([], [], {}, aggregates).udf_call(fn, args)
             if fname in _NAMED and isinstance(e, exp.Anonymous):
                 return make_call(_NAMED[fname], args)
-            if not isinstance(e, exp.Anonymous):
+            if e.name in RENAMED_BY_ALIAS and isinstance(e, exp.Anonymous):
+                if e.name == "_FIX_TIMESTAMP" and not args:
+                    raise NotYetSupportedError("UNIX_TIMESTAMP() of the current time is not yet supported")
+                return make_call(RENAMED_BY_ALIAS[e.name], args)
+            if not isinstance(e, exp.Anonymous) or fname in _FLINK_FUNCTIONS_NOT_YET:
                 raise NotYetSupportedError(f"the SQL function {fname} is not yet supported by flott")
             raise self._invalid(e, f"No match found for function signature {fname.lower()}(...)")
         raise NotYetSupportedError(f"the SQL expression '{e.sql('spark')}' is not yet supported by flott")
+
+    def _typed_literal(self, e: Any) -> Rex | None:
+        """``DATE '2024-01-01'``, ``TIME '10:00:00'``, ``TIMESTAMP '2024-01-01 10:00:00.123'`` (its
+        precision the fraction's digits, as Flink types it); a malformed one is a parse error."""
+        import datetime
+
+        text = e.this.this
+        kind = e.args["to"].this.name
+        if e.args["to"].expressions:
+            return None
+        fraction = len(text.strip().rpartition(".")[2]) if "." in text else 0
+        try:
+            if kind == "DATE":
+                return Rex("lit", DataTypes.DATE(False), value=datetime.date.fromisoformat(text.strip()))
+            if kind == "TIME":
+                return Rex(
+                    "lit", DataTypes.TIME(fraction, False), value=datetime.time.fromisoformat(text.strip())
+                )
+            if kind == "TIMESTAMPTZ":
+                return Rex(
+                    "lit",
+                    DataTypes.TIMESTAMP(fraction, False),
+                    value=datetime.datetime.fromisoformat(text.strip()),
+                )
+        except ValueError:
+            raise SqlParseError(
+                "org.apache.flink.table.api.SqlParserException: SQL parse failed. "
+                f"Illegal {kind.removesuffix('TZ')} literal '{text}'"
+            ) from None
+        return None
 
     def _agg(self, name: str, e: Any, go: Any, aggregates: bool) -> Rex:
         from flott.table.planner import aggregate_type

@@ -42,9 +42,9 @@ def from_sqlglot(dt: Any) -> DataType:
         return _SIMPLE[name]()
     if name == "DECIMAL":
         return DataTypes.DECIMAL(_int_param(dt, 0, 10), _int_param(dt, 1, 0))
-    if name in ("TIMESTAMP", "DATETIME"):
+    if name in ("TIMESTAMP", "DATETIME", "TIMESTAMPTZ"):  # sqlglot's Spark dialect reads TIMESTAMP so
         return DataTypes.TIMESTAMP(_int_param(dt, 0, 6))
-    if name in ("TIMESTAMPLTZ", "TIMESTAMPTZ"):
+    if name == "TIMESTAMPLTZ":
         return DataTypes.TIMESTAMP_LTZ(_int_param(dt, 0, 6))
     if name == "TIME":
         return DataTypes.TIME(_int_param(dt, 0, 0))

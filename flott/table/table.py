@@ -246,7 +246,10 @@ class Table:
         raise refuse("Table.fetch")
 
     def window(self, window: Any) -> Any:
-        raise refuse("Table.window (group windows)")
+        """A group window (Tumble/Slide/Session on an event-time attribute): group_by(col(alias), ...)."""
+        from flott.table.window import GroupWindowedTable
+
+        return GroupWindowedTable(self, window)
 
     def over_window(self, *over_windows: Any) -> Any:
         raise refuse("Table.over_window")

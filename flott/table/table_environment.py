@@ -100,12 +100,17 @@ class TableEnvironment:
                 f"{position}Object '{name}' not found" if position else f"Table `{path}` was not found."
             )
         if isinstance(entry, ConnectorTable):
-            if entry.computed is not None:
-                from flott.table.sql import SqlPlanner
+            if entry.computed is None and entry.watermark is None:
+                return Scan(entry)
+            from flott.table.sql import SqlPlanner
 
+            node: PlanNode = Scan(entry)
+            if entry.computed is not None:
                 text, declared = entry.computed
-                return SqlPlanner(self, text).computed_columns(Scan(entry), declared)
-            return Scan(entry)
+                node = SqlPlanner(self, text).computed_columns(node, declared)
+            if entry.watermark is not None:
+                node = SqlPlanner(self, "").watermark_assigner(node, entry.watermark)
+            return node
         return entry
 
     def create_temporary_view(self, view_path: str, table_or_data_stream: Any, *fields: Any) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "DataType",
     "DataTypes",
     "DateType",
+    "DayTimeIntervalType",
     "DecimalType",
     "DoubleType",
     "FloatType",
@@ -287,6 +288,29 @@ class LocalZonedTimestampType(TimestampType):
 
     def summary(self) -> str:
         return f"TIMESTAMP_LTZ({self.precision})"
+
+
+class DayTimeIntervalType(DataType):
+    """INTERVAL ... (day-time), values ``datetime.timedelta``; ``unit`` is how the literal was
+    written (``SECOND``: Flink's ``INTERVAL SECOND(3)``)."""
+
+    type_root = "INTERVAL_DAY_TIME"
+
+    def __init__(self, unit: str = "SECOND", nullable: bool = True) -> None:
+        super().__init__(nullable)
+        self.unit = unit
+
+    def summary(self) -> str:
+        return "INTERVAL SECOND(3)" if self.unit == "SECOND" else f"INTERVAL {self.unit}"
+
+    def format_sql(self, value: Any) -> str:
+        ms = value // _dt.timedelta(milliseconds=1)
+        sign = "-" if ms < 0 else "+"
+        ms = abs(ms)
+        days, rest = divmod(ms, 86_400_000)
+        h, rest = divmod(rest, 3_600_000)
+        m, rest = divmod(rest, 60_000)
+        return f"{sign}{days} {h:02d}:{m:02d}:{rest // 1000:02d}.{rest % 1000:03d}"
 
 
 class ArrayType(DataType):

@@ -160,16 +160,7 @@ def test_unknown_connector_options_are_refused(t_env: TableEnvironment) -> None:
 @pytest.mark.parametrize(
     ("sql", "construct"),
     [
-        (
-            "CREATE TABLE b (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
-            "WITH ('connector' = 'datagen')",
-            "WATERMARK FOR",
-        ),
-        (
-            "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE T, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
-            "GROUP BY window_start",
-            "window table-valued function",
-        ),
+        ("SELECT a FROM T WHERE DESCRIPTOR(a) IS NULL", "DESCRIPTOR outside a window table-valued function"),
         ("SELECT a, ROW_NUMBER() OVER (PARTITION BY b ORDER BY a) FROM T", "OVER aggregations"),
     ],
 )

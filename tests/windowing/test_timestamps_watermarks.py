@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flott.common import Duration, WatermarkStrategy
-from flott.common.watermark_strategy import TimestampAssigner
+from flott.common.watermark_strategy import TimestampAssigner, WatermarkGenerator, WatermarkOutput
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.stream_operator import TIMESTAMPED_OUTPUT, CollectingOutput
 from flott.runtime.operators.timestamps_watermarks import (
@@ -133,3 +133,51 @@ def test_auto_watermark_interval_is_read_from_the_job_configuration() -> None:
     assert auto_watermark_interval_ms({}) == 200
     assert auto_watermark_interval_ms({"pipeline.auto-watermark-interval": "1 s"}) == 1000
     assert auto_watermark_interval_ms({"pipeline.auto-watermark-interval": "0"}) == 0
+
+
+class _Sequence(CollectingOutput):
+    """Records and watermarks in the order they were emitted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[Any] = []
+
+    def collect(self, records: list[Any]) -> None:
+        self.events.extend(records)
+
+    def emit_watermark(self, timestamp: int) -> None:
+        self.events.append(("watermark", timestamp))
+
+
+class EveryOtherSecond(WatermarkGenerator):
+    """Emits a watermark after a record whenever event time advanced by 2 s (largest seen)."""
+
+    def __init__(self) -> None:
+        self.largest = LONG_MIN
+        self.ticks = 0
+
+    def on_event(self, event: Any, event_timestamp: int, output: WatermarkOutput) -> None:
+        self.largest = max(self.largest, event_timestamp)
+        if self.largest >= 2000 * (self.ticks + 1):
+            self.ticks = self.largest // 2000
+            output.emit_watermark(self.largest)
+
+    def on_periodic_emit(self, output: WatermarkOutput) -> None:
+        output.emit_watermark(self.largest)
+
+
+def test_a_generator_strategy_emits_its_watermarks_between_the_records_that_caused_them() -> None:
+    clock = Clock(0)
+    out = _Sequence()
+    pts = ProcessingTimeService(clock)
+    strategy = WatermarkStrategy.for_generator(EveryOtherSecond).with_timestamp_assigner(First())
+    tw = TimestampsAndWatermarks(strategy, out, pts, 200, False)
+    tw.open(None)
+    rest = tw.assign([(1000, "a"), (2500, "b"), (1200, "late"), (4100, "c"), (4200, "d")])
+    assert out.events == [((1000, "a"), 1000), ((2500, "b"), 2500), ("watermark", 2500),
+                          ((1200, "late"), 1200), ((4100, "c"), 4100), ("watermark", 4100)]
+    assert rest == [((4200, "d"), 4200)], "the records after the last watermark leave with the batch"
+    clock.now = 200
+    pts.fire_due()
+    assert out.events[-1] == ("watermark", 4200), "the periodic tick asks the generator"
+    assert WatermarkStrategy.for_generator(EveryOtherSecond).generates_watermarks()

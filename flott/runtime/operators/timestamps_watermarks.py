@@ -13,7 +13,10 @@ that long. Sources use it directly (``from_source(..., strategy)``);
 ``assign_timestamps_and_watermarks`` is the operator around it.
 
 Per record there is one user call (the assigner) inside a C-level ``map``;
-the watermark is tracked per batch (``max`` of the batch's timestamps).
+the watermark is tracked per batch (``max`` of the batch's timestamps). A strategy made with
+``for_generator`` instead calls its WatermarkGenerator per record: a watermark it emits right after
+a record goes out after that record and before the next one (the records before it are handed on
+first), as Flink's generators do; flott's SQL watermarks (``WATERMARK FOR``) are such generators.
 """
 
 from __future__ import annotations
@@ -144,6 +147,9 @@ class TimestampsAndWatermarks:
             None if assigner is None else user_method(assigner, "extract_timestamp", "timestamp assigner")
         )
         generates = strategy is not None and strategy.generates_watermarks()
+        supplier = getattr(strategy, "watermark_generator_supplier", None) if generates else None
+        self._event_generator: Any = None if supplier is None else supplier()
+        """A user WatermarkGenerator (``for_generator``), called per record and per periodic tick."""
         self._generator: BoundedOutOfOrdernessWatermarks | None = (
             BoundedOutOfOrdernessWatermarks(int(strategy.max_out_of_orderness_ms)) if generates else None
         )
@@ -170,6 +176,8 @@ class TimestampsAndWatermarks:
     def open(self, runtime_context: Any) -> None:
         if self.assigner is not None:
             open_user_function(self.assigner, runtime_context)
+        if self._event_generator is not None:
+            open_user_function(self._event_generator, runtime_context)
         if self._generator is not None and self._interval_ms > 0:
             self._schedule(self._pts.get_current_processing_time())
 
@@ -203,6 +211,8 @@ class TimestampsAndWatermarks:
         if generator is not None and timestamps:
             if self._idleness is not None:
                 self._idleness.activity()
+            if self._event_generator is not None:
+                return self._per_event(out)
             if self.split_watermarks is not None:
                 return out  # the source operator feeds the per-split maxima
             try:
@@ -215,6 +225,15 @@ class TimestampsAndWatermarks:
             if newest > generator.max_timestamp:
                 generator.max_timestamp = newest
         return out
+
+    def _per_event(self, pairs: list[Any]) -> list[Any]:
+        """The generator sees each record; the records before a watermark it emits leave first."""
+        on_event = self._event_generator.on_event
+        output = _EventWatermarkOutput(self)
+        for pair in pairs:
+            output.pending.append(pair)
+            on_event(pair[0], pair[1], output)
+        return output.pending
 
     # --- watermarks -----------------------------------------------------------------------------
 
@@ -247,6 +266,9 @@ class TimestampsAndWatermarks:
                 self.idle = True
                 self._output.emit_watermark_status(IDLE)
             return
+        if self._event_generator is not None:
+            self._event_generator.on_periodic_emit(self)
+            return
         self.emit_watermark((generator if per_split is None else per_split).current_watermark())
 
     def emit_watermark(self, timestamp: int) -> None:
@@ -263,6 +285,25 @@ class TimestampsAndWatermarks:
         self.emit_watermark(LONG_MAX)
         self.finished = True
         self._cancel_timer()
+
+
+class _EventWatermarkOutput:
+    """The WatermarkOutput of one batch's ``on_event`` calls: before a watermark goes out, the
+    batch's records so far (``pending``) are handed on, so the watermark follows them."""
+
+    __slots__ = ("_tw", "pending")
+
+    def __init__(self, tw: TimestampsAndWatermarks) -> None:
+        self._tw = tw
+        self.pending: list[Any] = []
+
+    def emit_watermark(self, timestamp: int) -> None:
+        if timestamp <= self._tw.last_emitted:
+            return
+        if self.pending:
+            records, self.pending = self.pending, []
+            self._tw._output.collect(records)
+        self._tw.emit_watermark(timestamp)
 
 
 class TimestampsAndWatermarksOperator(StreamOperator):
