@@ -88,6 +88,7 @@ from flott.runtime.messages.job_artifacts import JobArtifact
 from flott.runtime.messages.task_output import JobLogPage
 from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.job_metrics import close_job_metrics, job_metric_values, register_job_metrics
+from flott.runtime.metrics.jobmanager_metrics import ClusterGauges
 from flott.runtime.metrics.query_service import ClusterMetricDump, dump_registry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
@@ -224,9 +225,16 @@ class Dispatcher(RpcEndpoint):
             config, "jobmanager", bind_host=config.get("jobmanager.bind-host")
         )
         """The JobManager process's metrics (its reporters refuse a bad configuration here)."""
+        assert self.metric_registry.process_group is not None
+        self._cluster_gauges = ClusterGauges(
+            self.metric_registry.process_group, lambda: len(self.runners),
+            lambda: self._rm.request_task_executor_infos(),
+        )
+        """numRegisteredTaskManagers, taskSlotsTotal, taskSlotsAvailable, numRunningJobs."""
         self.job_logs = JobLogs(config)
         """The jobs' own logs (task output, status changes), kept after the jobs end."""
         self._log_retention: asyncio.Task[None] | None = None
+        self._gauge_refresher: asyncio.Task[None] | None = None
 
     # -- the core: events in, actions out -------------------------------------------------------
 
@@ -256,6 +264,7 @@ class Dispatcher(RpcEndpoint):
         loop = asyncio.get_running_loop()
         self._view_updater = loop.create_task(self.metric_registry.run_view_updater())
         self._log_retention = loop.create_task(self.job_logs.run_retention(self.jobs.knows))
+        self._gauge_refresher = loop.create_task(self._cluster_gauges.run())
 
     async def stop(self) -> None:
         for runner in list(self.runners.values()):
@@ -269,7 +278,7 @@ class Dispatcher(RpcEndpoint):
         # The Dispatcher owns its background work: the metric view updater stops, the job
         # clean-ups (HA terminal records, blob removal) are given a bounded time to finish, so
         # nothing is left pending on a loop that is about to stop.
-        for timer in (self._view_updater, self._log_retention):
+        for timer in (self._view_updater, self._log_retention, self._gauge_refresher):
             if timer is not None:
                 timer.cancel()
                 await asyncio.gather(timer, return_exceptions=True)
@@ -297,7 +306,7 @@ class Dispatcher(RpcEndpoint):
         self.runners.clear()
         for task in list(self._background):
             task.cancel()
-        for timer in (self._view_updater, self._log_retention):
+        for timer in (self._view_updater, self._log_retention, self._gauge_refresher):
             if timer is not None:
                 timer.cancel()
         close_reporters(self.metric_registry)
@@ -688,6 +697,7 @@ class Dispatcher(RpcEndpoint):
     async def request_metric_dumps(self) -> ClusterMetricDump:
         """The JobManager's metrics and every TaskManager's (the REST MetricFetcher's one call)."""
         timeout = min(self._config.get_seconds("pekko.ask.timeout"), _METRIC_DUMP_TIMEOUT_S)
+        await self._cluster_gauges.refresh()
         try:
             taskmanagers = await self._rm.request_task_manager_metric_dumps(timeout, timeout=timeout + 1)
         except FlottError as e:
