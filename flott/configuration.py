@@ -86,8 +86,8 @@ _OPTIONS = [
         "flott.job-logs.dir",
         "",
         "flott: where jobs' own logs (task output, status changes) are kept after the jobs end "
-        "(any fsspec URL; default: <high-availability.storageDir>/<cluster-id>/job-logs with "
-        "ZooKeeper HA, else <env.log.dir>/job-logs).",
+        "(any fsspec URL, or none; default: <high-availability.storageDir>/<cluster-id>/job-logs with "
+        "ZooKeeper HA, else job-logs in the log directory; none in the embedded cluster).",
     ),
     ConfigOption(
         "flott.job-logs.max-bytes",

@@ -19,10 +19,11 @@ outlives the TaskExecutors and the JobManager:
 
 The root is ``flott.job-logs.dir``, else ``<high-availability.storageDir>/<cluster-id>/job-logs``
 with ZooKeeper HA (every JobManager reaches it, so a new leader serves the logs of jobs that
-ended before the failover), else ``<env.log.dir>/job-logs``. A job's log keeps at most
-``flott.job-logs.max-bytes`` of task output; beyond, one ``truncated`` line says so and only
-status lines follow. A log is deleted once its job is neither running nor archived and its last
-line is older than ``jobstore.expiration-time`` (:meth:`JobLogStore.prune`).
+ended before the failover), else ``job-logs`` next to the process's log file (``log.file``'s
+directory, else ``env.log.dir``); ``none`` keeps no job logs (the embedded cluster's default).
+A job's log keeps at most ``flott.job-logs.max-bytes`` of task output; beyond, one ``truncated``
+line says so and only status lines follow. A log is deleted once its job is neither running nor
+archived and its last line is older than ``jobstore.expiration-time`` (:meth:`JobLogStore.prune`).
 
 What can be lost: lines a TaskExecutor had not shipped when it was killed (at most the last
 ~0.2 s of output), and lines a JobMaster had not written when its JobManager was killed (at
@@ -40,13 +41,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import fsspec
 import msgspec
 
 from flott.configuration import Configuration
 from flott.errors import JobNotFoundError
-from flott.runtime.entrypoint.runtime_logging import log_dir
+from flott.runtime.entrypoint.runtime_logging import LOG_FILE, log_dir
 from flott.runtime.messages.task_output import JobLogLine, JobLogPage, TaskOutputBatch
 
 log = logging.getLogger(__name__)
@@ -70,9 +72,16 @@ class _Final(msgspec.Struct, frozen=True):
     timestamp: int
 
 
-def job_logs_root(config: Configuration) -> str:
-    """Where job logs go (see the module docstring)."""
+OFF = "none"
+"""``flott.job-logs.dir: none``: jobs keep no log (the embedded cluster's default: its jobs'
+output is on the console of the program that runs them)."""
+
+
+def job_logs_root(config: Configuration) -> str | None:
+    """Where job logs go (see the module docstring); None if they are off."""
     explicit = config.get(JOB_LOGS_DIR, "").strip()
+    if explicit.lower() == OFF:
+        return None
     if explicit:
         return explicit.rstrip("/")
     if config.get("high-availability.type", "none").strip().lower() == "zookeeper":
@@ -80,6 +89,8 @@ def job_logs_root(config: Configuration) -> str:
         if storage:
             cluster = config.get("high-availability.cluster-id", "/default").strip("/") or "default"
             return f"{storage}/{cluster}/job-logs"
+    if config.contains(LOG_FILE) and config.get(LOG_FILE).strip():  # next to the process's log
+        return str(Path(config.get(LOG_FILE).strip()).expanduser().parent / "job-logs")
     return str(log_dir(config) / "job-logs")
 
 
@@ -401,12 +412,15 @@ class JobLogs:
     """The Dispatcher's job logs: writers for the jobs it runs, pages for REST, retention."""
 
     def __init__(self, config: Configuration) -> None:
-        self.store = JobLogStore(job_logs_root(config))
+        root = job_logs_root(config)
+        self.store = JobLogStore(root) if root is not None else None
         self.max_bytes = config.get_int(JOB_LOGS_MAX_BYTES)
         self.ttl_s = float(config.get_int("jobstore.expiration-time"))
 
     async def open_writer(self, job_id: str) -> JobLogWriter | None:
-        """The job's writer; None (the job runs without a log, with a warning) if storage fails."""
+        """The job's writer; None if logs are off or (with a warning) storage fails."""
+        if self.store is None:
+            return None
         try:
             return await asyncio.to_thread(JobLogWriter.open, self.store, job_id, self.max_bytes)
         except Exception as e:
@@ -416,18 +430,25 @@ class JobLogs:
     async def page(
         self, job_id: str, start: int, max_lines: int, status: str | None, writer: JobLogWriter | None
     ) -> JobLogPage:
+        if self.store is None:
+            if status is None:
+                raise JobNotFoundError(f"Job {job_id} not found")
+            return JobLogPage(job_id, 0, 0, [], status, status in TERMINAL)
         unwritten = writer.unwritten() if writer is not None and not writer.closed else None
         return await asyncio.to_thread(read_page, self.store, job_id, start, max_lines, status, unwritten)
 
     async def run_retention(self, keep: Callable[[str], bool]) -> None:
         """Prune now and then (every tenth of the expiration time, between 10 s and 10 min)."""
+        store = self.store
+        if store is None:
+            return
         interval = max(10.0, min(self.ttl_s / 10, 600.0))
         while True:
             await asyncio.sleep(interval)
             try:
-                deleted = await asyncio.to_thread(self.store.prune, keep, self.ttl_s)
+                deleted = await asyncio.to_thread(store.prune, keep, self.ttl_s)
             except Exception as e:
-                log.warning("pruning job logs under %s failed: %r", self.store.root, e)
+                log.warning("pruning job logs under %s failed: %r", store.root, e)
                 continue
             if deleted:
                 log.info("deleted the logs of %d expired job(s)", len(deleted))

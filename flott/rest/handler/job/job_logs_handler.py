@@ -59,7 +59,7 @@ ROUTES = [
             QueryParam(
                 "from",
                 "Index of the first line (0 = the first; negative: that many lines before the end).",
-                {"type": "integer", "format": "int64"},
+                {"type": "integer", "format": "int64", "minimum": -INT64_MAX, "maximum": INT64_MAX},
             ),
             QueryParam(
                 "max",
