@@ -1,7 +1,7 @@
 """A job that prints: ``printing_job.py N [DELAY_MS] [PARALLELISM]``.
 
 Each of the numbers ``0..N-1`` is printed by a map (``value <n>`` to stdout; every tenth also
-``tenth <n>`` to stderr), then by Flink's print sink (``<subtask>> <n * 2>``); ``DELAY_MS`` per
+``tenth <n>`` to stderr; before ``value 0`` a line of HTML markup), then by Flink's print sink (``<subtask>> <n * 2>``); ``DELAY_MS`` per
 record keeps the job running long enough to kill a TaskExecutor under it. Restarts: fixed delay,
 3 attempts, 500 ms apart.
 """
@@ -23,6 +23,8 @@ def main(argv: list[str]) -> None:
     def shout(x: int) -> int:
         if delay_s:
             time.sleep(delay_s)
+        if x == 0:
+            print("<b>bold</b>&amp;")  # markup a page must show as text
         print(f"value {x}")
         if x % 10 == 0:
             print(f"tenth {x}", file=sys.stderr)
