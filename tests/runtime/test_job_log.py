@@ -125,27 +125,40 @@ def _tdd() -> TaskDeploymentDescriptor:
     )
 
 
-def test_the_buffer_assembles_lines_and_bounds_what_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_buffer_ships_whole_lines_as_runs_and_bounds_what_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     buffer = TaskOutputBuffer(_tdd())
     buffer.write("stdout", "hel")
     buffer.write("stdout", "lo\nwor")
     buffer.write("stderr", "oops\n")
     batch = buffer.drain()
     assert batch is not None
-    assert [(s, t) for _, s, t in batch.lines] == [("stdout", "hello"), ("stderr", "oops")]
+    assert [(s, t) for _, s, t in batch.runs] == [("stdout", "hello"), ("stderr", "oops")]
     assert (batch.vertex_name, batch.subtask_index, batch.parallelism, batch.attempt) == ("Map", 2, 3, 1)
     assert buffer.drain() is None, "the unfinished line waits"
+    buffer.write("stdout", "ld\nmore\nand")
+    again = buffer.drain()
+    assert again is not None and [t for _, _, t in again.runs] == ["world\nmore"]
     final = buffer.drain(final=True)
-    assert final is not None and [t for _, _, t in final.lines] == ["wor"]
+    assert final is not None and [t for _, _, t in final.runs] == ["and"]
 
-    buffer.write("stdout", "z" * (task_output.MAX_LINE_CHARS + 10) + "\n")
-    cut = buffer.drain()
-    assert cut is not None and cut.lines[0][2].endswith("[... line cut]")
+    buffer.write("stdout", "z" * (task_output.MAX_LINE_CHARS + 10))
+    endless = buffer.drain()
+    assert endless is not None and len(endless.runs[0][2]) == task_output.MAX_LINE_CHARS + 10
+
     monkeypatch.setattr(task_output, "MAX_PENDING_BYTES", 10)
-    buffer.write("stdout", "12345\n67890\nabcde\n")
+    for text in ("12345\n", "67890\n", "abcde\n"):
+        buffer.write("stdout", text)
     bounded = buffer.drain()
     assert bounded is not None and bounded.dropped == 1
-    assert [t for _, _, t in bounded.lines] == ["12345", "67890"]
+    assert [t for _, _, t in bounded.runs] == ["12345\n67890"]
     buffer.enabled = False
     buffer.write("stdout", "ignored\n")
     assert buffer.drain(final=True) is None
+
+
+def test_the_log_splits_runs_into_lines_and_cuts_endless_ones(tmp_path: Path) -> None:
+    store = JobLogStore(str(tmp_path))
+    writer = JobLogWriter.open(store, JOB, 1 << 20)
+    writer.append_task_output(_batch(["a\nb\r\nc", "x" * 20_000]))
+    texts = [line.text for line in read_page(store, JOB, 0, 10, "RUNNING", writer.unwritten()).lines]
+    assert texts[:3] == ["a", "b", "c"] and texts[3].endswith("[... line cut]") and len(texts) == 4

@@ -49,7 +49,7 @@ import msgspec
 from flott.configuration import Configuration
 from flott.errors import JobNotFoundError
 from flott.runtime.entrypoint.runtime_logging import LOG_FILE, log_dir
-from flott.runtime.messages.task_output import JobLogLine, JobLogPage, TaskOutputBatch
+from flott.runtime.messages.task_output import JobLogLine, JobLogPage, OutputStream, TaskOutputBatch
 
 log = logging.getLogger(__name__)
 
@@ -237,6 +237,18 @@ class JobLogStore:
         return deleted
 
 
+MAX_LINE_CHARS = 16 * 1024
+"""A longer line is cut (and says so)."""
+
+
+def _lines(batch: TaskOutputBatch) -> Iterable[tuple[int, OutputStream, str]]:
+    for timestamp, stream, run in batch.runs:
+        for line in run.split("\n"):
+            if len(line) > MAX_LINE_CHARS:
+                line = line[:MAX_LINE_CHARS] + " [... line cut]"
+            yield timestamp, stream, line.removesuffix("\r")
+
+
 def _task_name(batch: TaskOutputBatch) -> str:
     return f"{batch.vertex_name} ({batch.subtask_index + 1}/{batch.parallelism})"
 
@@ -292,7 +304,7 @@ class JobLogWriter:
             return False
         task = _task_name(batch)
         self._dropped += batch.dropped
-        for timestamp, stream, text in batch.lines:
+        for timestamp, stream, text in _lines(batch):
             size = len(text) + len(task) + 80
             if self._truncated:
                 self._dropped += 1

@@ -17,14 +17,16 @@ OutputStream = Literal["stdout", "stderr"]
 
 
 class TaskOutputBatch(msgspec.Struct, frozen=True):
-    """Lines one task attempt wrote, oldest first: ``(epoch ms, stream, text)`` each, no newline."""
+    """What one task attempt wrote, oldest first, as ``(epoch ms, stream, text)`` runs: ``text`` is
+    one or more whole lines of that stream, joined by ``\n`` (the receiver splits them: a
+    TaskExecutor moves a task's output in a few strings, not one object per line)."""
 
     execution_id: str
     vertex_name: str
     subtask_index: int
     parallelism: int
     attempt: int
-    lines: list[tuple[int, OutputStream, str]]
+    runs: list[tuple[int, OutputStream, str]]
     dropped: int = 0
     """Lines this task wrote that the TaskExecutor could not keep (its buffer was full)."""
 

@@ -10,17 +10,19 @@ JobMaster (``report_task_output``), and a task's last lines go before its final 
 reported, so a finished job's log holds all of its output
 (:mod:`flott.runtime.jobmaster.job_log`).
 
-Bounded: a line is cut at :data:`MAX_LINE_CHARS`, a task keeps at most
-:data:`MAX_PENDING_BYTES` not yet shipped (more is counted as dropped, and the count shipped),
-and once the JobMaster answers that the job's log keeps no more task output, the task stops
-collecting.
+Bounded: a line longer than :data:`MAX_LINE_CHARS` ships in pieces (the job's log cuts each), a
+task keeps at most :data:`MAX_PENDING_BYTES` not yet shipped (more is dropped, its lines counted
+and the count shipped), and once the JobMaster answers that the job's log keeps no more task
+output, the task stops collecting.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
+import operator
 import sys
 import threading
 import time
@@ -41,55 +43,79 @@ _LOCAL = threading.local()
 
 
 class TaskOutputBuffer:
-    """One task attempt's captured lines (written on its thread, drained on the event loop)."""
+    """One task attempt's captured output: appended on its thread, drained on the event loop.
+
+    The task's thread only appends ``(stream, text)`` to :attr:`writes` (in :class:`_Tee`: no
+    lock, no call; a print is two writes, the text and the newline); the drain takes what is there
+    (``len``, slice, ``del``: each atomic, so a concurrent append is kept for the next drain), joins
+    what one stream wrote in a row and keeps its unfinished last line for the next drain. The
+    lines travel as runs of text (the JobMaster splits them): no object per line in the task's
+    process. A line's timestamp is the drain's, within :data:`SHIP_INTERVAL_S` of its print. The
+    bound on what waits is soft (a write racing a drain may be counted late), the count of dropped
+    lines approximate.
+    """
 
     def __init__(self, tdd: TaskDeploymentDescriptor) -> None:
         self.execution_id = tdd.execution_id
         self._tag = (tdd.vertex.name, tdd.subtask_index, tdd.vertex.parallelism, tdd.attempt_number)
-        self._lock = threading.Lock()
-        self._lines: list[tuple[int, OutputStream, str]] = []
-        self._partial: dict[OutputStream, str] = {"stdout": "", "stderr": ""}
-        self._pending_bytes = 0
-        self._dropped = 0
+        self.writes: list[tuple[OutputStream, str]] = []
+        self.pending_chars = 0
+        self.dropped = 0
         self.enabled = True
+        self._partial: dict[OutputStream, str] = {"stdout": "", "stderr": ""}
 
     def write(self, stream: OutputStream, text: str) -> None:
-        if not self.enabled or not text:
-            return
-        with self._lock:
-            parts = (self._partial[stream] + text).split("\n")
-            self._partial[stream] = parts.pop()
-            if len(self._partial[stream]) > MAX_LINE_CHARS:
-                parts.append(self._partial[stream])
-                self._partial[stream] = ""
-            now = int(time.time() * 1000)
-            for line in parts:
-                self._add(now, stream, line)
+        """What :class:`_Tee` does inline for the thread bound to this buffer."""
+        if self.enabled:
+            if self.pending_chars < MAX_PENDING_BYTES:
+                self.writes.append((stream, text))
+                self.pending_chars += len(text)
+            else:
+                self.dropped += text.count("\n")
 
-    def _add(self, now: int, stream: OutputStream, line: str) -> None:
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + " [... line cut]"
-        if self._pending_bytes + len(line) > MAX_PENDING_BYTES:
-            self._dropped += 1
-            return
-        self._lines.append((now, stream, line.rstrip("\r")))
-        self._pending_bytes += len(line)
+    def _complete(self, stream: OutputStream, text: str) -> str:
+        """``text`` after the stream's unfinished line, up to its last newline (the rest waits)."""
+        text = self._partial[stream] + text
+        cut = text.rfind("\n")
+        if cut < 0 and len(text) <= MAX_LINE_CHARS:
+            self._partial[stream] = text
+            return ""
+        if cut < 0 or len(text) - cut - 1 > MAX_LINE_CHARS:  # an endless line ships as it is
+            self._partial[stream] = ""
+            return text
+        self._partial[stream] = text[cut + 1 :]
+        return text[:cut]
 
     def drain(self, final: bool = False) -> TaskOutputBatch | None:
-        """The lines collected since the last drain (``final``: with an unfinished last line)."""
-        with self._lock:
-            if final:
-                now = int(time.time() * 1000)
-                for stream, rest in self._partial.items():
-                    if rest:
-                        self._add(now, stream, rest)
-                self._partial = {"stdout": "", "stderr": ""}
-            if not self._lines and not self._dropped:
-                return None
-            lines, dropped = self._lines, self._dropped
-            self._lines, self._dropped, self._pending_bytes = [], 0, 0
+        """The whole lines written since the last drain (``final``: and an unfinished last one)."""
+        n = len(self.writes)
+        writes = self.writes[:n]
+        del self.writes[:n]
+        self.pending_chars = 0
+        dropped, self.dropped = self.dropped, 0
+        now = int(time.time() * 1000)
+        runs: list[tuple[int, OutputStream, str]] = []
+        streams = set(map(_STREAM, writes))
+        grouped = (
+            [(writes[0][0], writes)] if len(streams) == 1 else itertools.groupby(writes, key=_STREAM)
+        )
+        for stream, group in grouped:
+            text = self._complete(stream, "".join(map(_TEXT, group)))
+            if text:
+                runs.append((now, stream, text))
+        if final:
+            for stream, rest in self._partial.items():
+                if rest:
+                    runs.append((now, stream, rest))
+            self._partial = {"stdout": "", "stderr": ""}
+        if not runs and not dropped:
+            return None
         name, subtask, parallelism, attempt = self._tag
-        return TaskOutputBatch(self.execution_id, name, subtask, parallelism, attempt, lines, dropped)
+        return TaskOutputBatch(self.execution_id, name, subtask, parallelism, attempt, runs, dropped)
+
+
+_STREAM = operator.itemgetter(0)
+_TEXT = operator.itemgetter(1)
 
 
 class _Tee:
@@ -100,11 +126,14 @@ class _Tee:
         self._stream: OutputStream = stream
 
     def write(self, text: str) -> int:
-        n = self._inner.write(text)
-        sink: TaskOutputBuffer | None = getattr(_LOCAL, "sink", None)
-        if sink is not None:
-            sink.write(self._stream, text)
-        return n
+        buffer: TaskOutputBuffer | None = getattr(_LOCAL, "sink", None)
+        if buffer is not None and buffer.enabled:  # TaskOutputBuffer.write, inline (per print)
+            if buffer.pending_chars < MAX_PENDING_BYTES:
+                buffer.writes.append((self._stream, text))
+                buffer.pending_chars += len(text)
+            else:
+                buffer.dropped += text.count("\n")
+        return self._inner.write(text)
 
     def writelines(self, lines: list[str]) -> None:
         for line in lines:
