@@ -1,9 +1,9 @@
 """A job that prints: ``printing_job.py N [DELAY_MS] [PARALLELISM]``.
 
 Each of the numbers ``0..N-1`` is printed by a map (``value <n>`` to stdout; every tenth also
-``tenth <n>`` to stderr; before ``value 0`` a line of HTML markup), then by Flink's print sink (``<subtask>> <n * 2>``); ``DELAY_MS`` per
-record keeps the job running long enough to kill a TaskExecutor under it. Restarts: fixed delay,
-3 attempts, 500 ms apart.
+``tenth <n>`` to stderr; before ``value 0`` a line of HTML markup), then by Flink's print sink
+(``<subtask>> <n * 2>``); ``DELAY_MS`` per record keeps the job running long enough to kill a
+TaskExecutor under it. Restarts: fixed delay, 3 attempts, 500 ms apart.
 """
 
 from __future__ import annotations

@@ -89,6 +89,16 @@ def test_unknown_jobs_and_hostile_ids_are_not_found(tmp_path: Path) -> None:
             store.stored(bad)
     assert read_page(store, JOB, 0, 10, "INITIALIZING").lines == [], "a known job without a log yet"
 
+    async def orphan() -> None:  # its JobManager stopped under it, and nobody recovered it
+        writer = JobLogWriter.open(store, JOB, 1 << 20)
+        writer.append_task_output(_batch(["last words"]))
+        await writer.flush()
+
+    asyncio.run(orphan())
+    page = read_page(store, JOB, 0, 10, None)
+    assert (page.status, page.complete, [x.text for x in page.lines]) == ("UNKNOWN", True, ["last words"])
+    assert not read_page(store, JOB, 0, 10, "RUNNING").complete, "known and running: more may come"
+
 
 def test_retention_deletes_only_unknown_jobs_past_the_expiration_time(tmp_path: Path) -> None:
     async def run() -> None:

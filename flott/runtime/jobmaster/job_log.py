@@ -392,7 +392,8 @@ def read_page(
     ``status``: the job's status as the Dispatcher knows it (None: unknown there; then its log
     must exist, else :class:`JobNotFoundError`). ``unwritten``: a running JobMaster's
     :meth:`JobLogWriter.unwritten`, lines that follow the stored ones. A negative ``start``
-    counts from the end. A page is complete when the job is terminal and nothing follows.
+    counts from the end. A page is complete when nothing follows it and nothing will: the job is
+    terminal, or no longer known here.
     """
     stored = store.stored(job_id)
     if stored is None and status is None and unwritten is None:
@@ -415,7 +416,9 @@ def read_page(
     final = stored.final.status if stored is not None and stored.final is not None else None
     shown = status or final or "UNKNOWN"
     nxt = start + len(lines)
-    complete = unwritten is None and shown in TERMINAL and nxt >= total
+    # A job the Dispatcher does not know whose log has no final status ran under a JobManager that
+    # stopped (or died) under it and did not recover it: nothing more will come either.
+    complete = unwritten is None and (shown in TERMINAL or status is None) and nxt >= total
     truncated = any(line.kind == "truncated" for line in lines)
     return JobLogPage(job_id, start, nxt, lines, shown, complete, truncated)
 

@@ -205,6 +205,8 @@ class JobMaster(RpcEndpoint):
         log.info("job %s: suspended (%s)", self.job_graph.job_id, reason)
 
     async def stop(self) -> None:
+        if self.job_log is not None and not self._terminated:
+            await self.job_log.flush()  # the process stops under a running job: keep what it wrote
         for task in list(self._background):
             task.cancel()
         for task in list(self._background):
