@@ -162,6 +162,10 @@ def test_gc_metrics_of_every_process_are_present_and_never_decrease(cluster: Ses
     for p in paths:
         after = _metrics(cluster, p, _GC + _JVM_GC)
         assert all(int(after[k]) >= int(before[p][k]) for k in after), (p, before[p], after)
+    for tm in tms:  # Flink's TaskManager details carry them too
+        collectors = cluster.get_json(f"/taskmanagers/{tm}")["metrics"]["garbageCollectors"]
+        assert [c["name"] for c in collectors] == ["gen0", "gen1", "gen2"], collectors
+        assert all(c["count"] >= 0 and c["time"] >= 0 for c in collectors), collectors
     assert int(_metrics(cluster, "/jobmanager/metrics", ["Status.Python.GC.gen0.Count"])[
         "Status.Python.GC.gen0.Count"]) > 0, "a JobManager that served a job has collected"
 
