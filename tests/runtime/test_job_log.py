@@ -26,24 +26,26 @@ def _batch(texts: list[str], attempt: int = 0, dropped: int = 0) -> TaskOutputBa
 
 
 def _all(store: JobLogStore, writer: JobLogWriter | None = None, status: str = "RUNNING") -> list[str]:
-    page = read_page(store, JOB, 0, 10_000, status, writer.unwritten() if writer is not None else None)
+    page = read_page(store, JOB, 0, 10_000, status, writer.flushed if writer is not None else None)
     return [line.text for line in page.lines]
 
 
-def test_lines_are_paged_the_same_before_and_after_they_are_written(tmp_path: Path) -> None:
+def test_written_lines_are_paged_and_a_new_writer_continues_after_them(tmp_path: Path) -> None:
     async def run() -> None:
         store = JobLogStore(str(tmp_path))
         writer = JobLogWriter.open(store, JOB, 1 << 20)
         writer.append_status("RUNNING", "Job RUNNING")
         writer.append_task_output(_batch(["a", "b"]))
-        assert _all(store, writer) == ["Job RUNNING", "a", "b"], "unwritten lines are served"
+        assert _all(store, writer) == [], "lines are served once written: an index means one line"
         await writer.flush()
         writer.append_task_output(_batch(["c"]))
-        assert _all(store, writer) == ["Job RUNNING", "a", "b", "c"], "stored, then unwritten"
-        page = read_page(store, JOB, 2, 1, "RUNNING", writer.unwritten())
+        assert _all(store, writer) == ["Job RUNNING", "a", "b"]
+        await writer.flush()
+        assert _all(store, writer) == ["Job RUNNING", "a", "b", "c"]
+        page = read_page(store, JOB, 2, 1, "RUNNING", writer.flushed)
         assert (page.start, page.next, [x.text for x in page.lines]) == (2, 3, ["b"])
-        assert read_page(store, JOB, 3, 5, "RUNNING", writer.unwritten()).lines[0].task == "Map (2/2)"
-        tail = read_page(store, JOB, -2, 10, "RUNNING", writer.unwritten())
+        assert read_page(store, JOB, 3, 5, "RUNNING", writer.flushed).lines[0].task == "Map (2/2)"
+        tail = read_page(store, JOB, -2, 10, "RUNNING", writer.flushed)
         assert (tail.start, [x.text for x in tail.lines]) == (2, ["b", "c"])
         assert not tail.complete, "a running job's log is never complete"
         writer.append_status("FINISHED", "Job FINISHED")
@@ -54,7 +56,9 @@ def test_lines_are_paged_the_same_before_and_after_they_are_written(tmp_path: Pa
         forgotten = read_page(store, JOB, 0, 10, None)
         assert forgotten.status == "FINISHED" and forgotten.complete, "the final status is in the log"
 
-        again = JobLogWriter.open(store, JOB, 1 << 20)  # a new leader (or a rescale) continues
+        lost = JobLogWriter.open(store, JOB, 1 << 20)  # a leader that dies before writing
+        lost.append_status("RUNNING", "never written")
+        again = JobLogWriter.open(store, JOB, 1 << 20)  # the next leader (or a rescale) continues
         assert again.next_index == 5 and store.stored(JOB).final is None  # type: ignore[union-attr]
         again.append_status("RUNNING", "Job RUNNING again")
         await again.flush()
@@ -170,5 +174,6 @@ def test_the_log_splits_runs_into_lines_and_cuts_endless_ones(tmp_path: Path) ->
     store = JobLogStore(str(tmp_path))
     writer = JobLogWriter.open(store, JOB, 1 << 20)
     writer.append_task_output(_batch(["a\nb\r\nc", "x" * 20_000]))
-    texts = [line.text for line in read_page(store, JOB, 0, 10, "RUNNING", writer.unwritten()).lines]
+    asyncio.run(writer.flush())
+    texts = [line.text for line in read_page(store, JOB, 0, 10, "RUNNING", writer.flushed).lines]
     assert texts[:3] == ["a", "b", "c"] and texts[3].endswith("[... line cut]") and len(texts) == 4

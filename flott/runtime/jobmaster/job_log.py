@@ -256,8 +256,7 @@ def _task_name(batch: TaskOutputBatch) -> str:
 class JobLogWriter:
     """One JobMaster's appends to its job's log (on the event loop; file I/O in worker threads).
 
-    Lines get their index when appended; a page read through the writer (:meth:`read`) sees
-    the stored lines and those not yet written, with no gap and no repeat.
+    Lines get their index when appended and are served once written (:func:`read_page`).
     """
 
     def __init__(self, store: JobLogStore, job_id: str, max_bytes: int) -> None:
@@ -373,11 +372,6 @@ class JobLogWriter:
         self._closed = True
         self._pending.clear()
 
-    def unwritten(self) -> tuple[int, list[JobLogLine]]:
-        """The index of the first line not yet in storage, and those lines (a copy: readers take
-        it on the event loop, then read storage in a worker thread)."""
-        return self.flushed, list(self._pending)
-
 
 def read_page(
     store: JobLogStore,
@@ -385,40 +379,37 @@ def read_page(
     start: int,
     max_lines: int,
     status: str | None,
-    unwritten: tuple[int, list[JobLogLine]] | None = None,
+    written: int | None = None,
 ) -> JobLogPage:
     """A page of the job's log (synchronous I/O: run in a worker thread).
 
-    ``status``: the job's status as the Dispatcher knows it (None: unknown there; then its log
-    must exist, else :class:`JobNotFoundError`). ``unwritten``: a running JobMaster's
-    :meth:`JobLogWriter.unwritten`, lines that follow the stored ones. A negative ``start``
-    counts from the end. A page is complete when nothing follows it and nothing will: the job is
-    terminal, or no longer known here.
+    Only lines in storage are served: a line's index then means the same line to every reader,
+    whichever JobManager answers (lines a JobMaster holds are lost if its JobManager dies, and the
+    next leader's JobMaster continues after the stored ones: serving them would give one index
+    two lines). ``status``: the job's status as the Dispatcher knows it (None: unknown there; then
+    its log must exist, else :class:`JobNotFoundError`). ``written``: a running JobMaster's
+    :attr:`JobLogWriter.flushed`, the end of its log for now. A negative ``start`` counts from the
+    end. A page is complete when nothing follows it and nothing will: the job is terminal, or no
+    longer known here.
     """
     stored = store.stored(job_id)
-    if stored is None and status is None and unwritten is None:
+    if stored is None and status is None and written is None:
         raise JobNotFoundError(f"Job {job_id} not found")
-    if unwritten is not None:
-        flushed, pending = unwritten
-        total = flushed + len(pending)
-    else:
-        flushed, pending = (stored.total if stored is not None else 0), []
-        total = flushed
+    total = stored.total if stored is not None else 0
+    if written is not None:
+        total = min(total, written)
     if start < 0:
         start = max(0, total + start)
     start = min(start, total)
     lines: list[JobLogLine] = []
-    if stored is not None and start < flushed:
-        lines, stored = store.read(job_id, start, max_lines, flushed)
-    if start + len(lines) >= flushed and len(lines) < max_lines:
-        offset = start + len(lines) - flushed
-        lines += pending[offset : offset + max_lines - len(lines)]
+    if stored is not None and start < total:
+        lines, stored = store.read(job_id, start, max_lines, total)
     final = stored.final.status if stored is not None and stored.final is not None else None
     shown = status or final or "UNKNOWN"
     nxt = start + len(lines)
     # A job the Dispatcher does not know whose log has no final status ran under a JobManager that
     # stopped (or died) under it and did not recover it: nothing more will come either.
-    complete = unwritten is None and (shown in TERMINAL or status is None) and nxt >= total
+    complete = written is None and (shown in TERMINAL or status is None) and nxt >= total
     truncated = any(line.kind == "truncated" for line in lines)
     return JobLogPage(job_id, start, nxt, lines, shown, complete, truncated)
 
@@ -449,8 +440,8 @@ class JobLogs:
             if status is None:
                 raise JobNotFoundError(f"Job {job_id} not found")
             return JobLogPage(job_id, 0, 0, [], status, status in TERMINAL)
-        unwritten = writer.unwritten() if writer is not None and not writer.closed else None
-        return await asyncio.to_thread(read_page, self.store, job_id, start, max_lines, status, unwritten)
+        written = writer.flushed if writer is not None and not writer.closed else None
+        return await asyncio.to_thread(read_page, self.store, job_id, start, max_lines, status, written)
 
     async def run_retention(self, keep: Callable[[str], bool]) -> None:
         """Prune now and then (every tenth of the expiration time, between 10 s and 10 min)."""
