@@ -52,9 +52,10 @@ class JobLogLine(msgspec.Struct, frozen=True, omit_defaults=True):
 class JobLogPage(msgspec.Struct, frozen=True):
     """Lines ``start`` .. ``next`` - 1 of a job's log.
 
-    ``complete``: the job is globally terminal and ``next`` is the end of its log: nothing more
-    will come (a follower stops here). ``status`` is the job's status as far as this JobManager
-    knows (from its log's last status line if the job itself is no longer known here).
+    ``complete``: the job is globally terminal (or no longer known) and ``next`` is the end of
+    its log: nothing more will come (a follower stops here). ``status`` is the job's status as far
+    as this JobManager knows (the log's final status if the job itself is no longer known here).
+    ``truncated``: the page holds the line where the log stopped keeping task output.
     """
 
     job_id: str
