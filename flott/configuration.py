@@ -94,6 +94,19 @@ _OPTIONS = [
     ConfigOption("jobstore.max-capacity", "1000", "Finished jobs kept for queries.", integer=True),
     ConfigOption("jobstore.expiration-time", "3600", "Seconds finished jobs are kept."),
     ConfigOption(
+        "flott.job-logs.dir",
+        "",
+        "flott: where jobs' own logs (task output, status changes) are kept after the jobs end "
+        "(any fsspec URL, or none; default: <high-availability.storageDir>/<cluster-id>/job-logs with "
+        "ZooKeeper HA, else job-logs in the log directory; none in the embedded cluster).",
+    ),
+    ConfigOption(
+        "flott.job-logs.max-bytes",
+        "16777216",
+        "flott: task output one job's log keeps, bytes (then a 'truncated' line; status lines go on).",
+        integer=True,
+    ),
+    ConfigOption(
         "local.number-taskmanager",
         "0",
         "TaskExecutors of an embedded cluster (0 = one per core).",

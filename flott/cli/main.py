@@ -250,6 +250,32 @@ def checkpoint(
     sys.exit(trigger_checkpoint(load_config(conf_dir, dynamic), jobmanager, job_id, full, token))
 
 
+@cli.command()
+@jm_option
+@token_option
+@config_option
+@dynamic_option
+@click.option("-f", "--follow", is_flag=True, help="Follow until the job ends (exit 1 unless FINISHED).")
+@click.option("-n", "--tail", type=click.IntRange(min=1), default=None, help="Only the last N lines.")
+@click.option("--timestamps", is_flag=True, help="Prefix each line with when it was written.")
+@click.argument("job_id")
+def logs(
+    jobmanager: str | None,
+    token: str | None,
+    conf_dir: str | None,
+    dynamic: tuple[str, ...],
+    follow: bool,
+    tail: int | None,
+    timestamps: bool,
+    job_id: str,
+) -> None:
+    """Print JOB_ID's own log (its tasks' output, its status changes), also after it ended."""
+    from flott.cli.logs_command import print_job_logs
+
+    config = load_config(conf_dir, dynamic)
+    sys.exit(print_job_logs(config, jobmanager, job_id, follow, tail, timestamps, token))
+
+
 @cli.group()
 def jobmanager() -> None:
     """The JobManager process."""

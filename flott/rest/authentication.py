@@ -135,6 +135,7 @@ _READ_ONLY_PATHS = (
     "/jobs/{jobid}/jobmanager/config",
     "/jobs/{jobid}/jobmanager/environment",
     "/jobs/{jobid}/jobmanager/log-url",
+    "/jobs/{jobid}/logs",
     "/jobs/{jobid}/metrics",
     "/jobs/{jobid}/plan",
     "/jobs/{jobid}/rescales/config",

@@ -230,3 +230,27 @@ def test_a_user_watches_and_cancels_a_job(cluster: tuple[SessionCluster, str]) -
         page.goto(f"{c.base_url}/#/job/..%2F..%2Fcluster/overview")
         sync_api.expect(page.locator("#page-error")).to_contain_text("Not a job id")
     assert c.get_json(f"/jobs/{job_id}")["state"] == "CANCELED"
+
+
+PRINTING_JOB = REPO / "tests" / "rest" / "printing_job.py"
+
+
+def test_a_user_reads_a_finished_jobs_logs_tab(tmp_path: Path) -> None:
+    """The Logs tab: what the job's tasks printed, tagged, and its status changes, after it ended;
+    markup the job printed shows as text."""
+    with session_cluster(tmp_path / "run", 1) as c:
+        job_id = c.submit(PRINTING_JOB, "20")
+        c.wait_state(job_id, "FINISHED")
+        with browser_page() as page:
+            page.goto(f"{c.base_url}/#/job/{job_id}/overview")
+            sync_api.expect(page.locator("#job-state")).to_have_text("FINISHED")
+            page.click('[data-tab="logs"]')
+            log = page.locator("#job-log")
+            sync_api.expect(log).to_contain_text("Map -> Sink: Print to Std. Out (1/1) #0 | value 19")
+            sync_api.expect(log).to_contain_text("#0 ! tenth 10")
+            sync_api.expect(log).to_contain_text("#0 | <b>bold</b>&amp;")
+            sync_api.expect(page.locator("#job-log b")).to_have_count(0)
+            sync_api.expect(page.locator("#job-log .log-status").last).to_contain_text("Job FINISHED")
+            sync_api.expect(page.locator("#job-log .log-stderr")).to_have_count(2)
+            sync_api.expect(page.locator("#job-log-range")).to_contain_text("complete")
+            page.screenshot(path=str(artifacts_dir() / "job-logs.png"), full_page=True)

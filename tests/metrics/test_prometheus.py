@@ -146,6 +146,13 @@ async def _check_scrapes(ports: list[int], job_id: str) -> None:
     assert of(jm[0], "flink_jobmanager_job_uptime", job_id=job_id)
     tms = [s for s in endpoints.values() if of(s, "flink_taskmanager_Status_JVM_Memory_Heap_Used")]
     assert len(tms) == 2
+    gauges = {n: list(of(jm[0], f"flink_jobmanager_{n}").values()) for n in (
+        "numRegisteredTaskManagers", "taskSlotsTotal", "numRunningJobs", "taskSlotsAvailable")}
+    assert gauges["numRegisteredTaskManagers"] == [2.0] and gauges["taskSlotsTotal"] == [4.0], gauges
+    assert gauges["numRunningJobs"] == [1.0] and gauges["taskSlotsAvailable"] == [2.0], gauges
+    for process in (jm[0], *tms):
+        assert of(process, "flink_jobmanager_Status_Python_GC_gen0_Count") or of(
+            process, "flink_taskmanager_Status_Python_GC_gen0_Count"), "every process's GC counts"
     grown: list[Any] = []
     rates: dict[Any, float] = {}
     deadline = time.monotonic() + 60

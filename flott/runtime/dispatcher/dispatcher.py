@@ -67,6 +67,7 @@ from flott.runtime.gateways.resource_manager_gateway import ResourceManagerGatew
 from flott.runtime.highavailability.job_persistence import ArchivedJobRecord
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.jobmaster.failure_history import archived_execution, exception_history, prior_attempts
+from flott.runtime.jobmaster.job_log import JobLogs
 from flott.runtime.jobmaster.job_master import JobMaster, now_ms
 from flott.runtime.messages.archived_execution_graph import (
     ArchivedExecution,
@@ -84,8 +85,10 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.messages.task_output import JobLogPage
 from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.job_metrics import close_job_metrics, job_metric_values, register_job_metrics
+from flott.runtime.metrics.jobmanager_metrics import ClusterGauges
 from flott.runtime.metrics.query_service import ClusterMetricDump, dump_registry
 from flott.runtime.metrics.reporter_setup import close_reporters, process_metric_registry
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
@@ -222,6 +225,16 @@ class Dispatcher(RpcEndpoint):
             config, "jobmanager", bind_host=config.get("jobmanager.bind-host")
         )
         """The JobManager process's metrics (its reporters refuse a bad configuration here)."""
+        assert self.metric_registry.process_group is not None
+        self._cluster_gauges = ClusterGauges(
+            self.metric_registry.process_group, lambda: len(self.runners),
+            lambda: self._rm.request_task_executor_infos(),
+        )
+        """numRegisteredTaskManagers, taskSlotsTotal, taskSlotsAvailable, numRunningJobs."""
+        self.job_logs = JobLogs(config)
+        """The jobs' own logs (task output, status changes), kept after the jobs end."""
+        self._log_retention: asyncio.Task[None] | None = None
+        self._gauge_refresher: asyncio.Task[None] | None = None
 
     # -- the core: events in, actions out -------------------------------------------------------
 
@@ -248,7 +261,10 @@ class Dispatcher(RpcEndpoint):
 
     async def start(self) -> None:
         self._rpc.register(self)
-        self._view_updater = asyncio.get_running_loop().create_task(self.metric_registry.run_view_updater())
+        loop = asyncio.get_running_loop()
+        self._view_updater = loop.create_task(self.metric_registry.run_view_updater())
+        self._log_retention = loop.create_task(self.job_logs.run_retention(self.jobs.knows))
+        self._gauge_refresher = loop.create_task(self._cluster_gauges.run())
 
     async def stop(self) -> None:
         for runner in list(self.runners.values()):
@@ -262,9 +278,10 @@ class Dispatcher(RpcEndpoint):
         # The Dispatcher owns its background work: the metric view updater stops, the job
         # clean-ups (HA terminal records, blob removal) are given a bounded time to finish, so
         # nothing is left pending on a loop that is about to stop.
-        if self._view_updater is not None:
-            self._view_updater.cancel()
-            await asyncio.gather(self._view_updater, return_exceptions=True)
+        for timer in (self._view_updater, self._log_retention, self._gauge_refresher):
+            if timer is not None:
+                timer.cancel()
+                await asyncio.gather(timer, return_exceptions=True)
         background = list(self._background)
         if background:
             await asyncio.wait(background, timeout=5.0)
@@ -289,8 +306,9 @@ class Dispatcher(RpcEndpoint):
         self.runners.clear()
         for task in list(self._background):
             task.cancel()
-        if self._view_updater is not None:
-            self._view_updater.cancel()
+        for timer in (self._view_updater, self._log_retention, self._gauge_refresher):
+            if timer is not None:
+                timer.cancel()
         close_reporters(self.metric_registry)
         return suspended
 
@@ -406,6 +424,7 @@ class Dispatcher(RpcEndpoint):
                 artifacts = job.artifacts if job is not None else []
                 await self._ha.persist_job(job_graph, python_artifacts, artifacts)
             ha_options = self._ha.job_master_options(job_graph)
+        job_log = await self.job_logs.open_writer(job_id)
         # The ExecutionGraph (one object per subtask) is built off the event loop that serves REST
         # and heartbeats; admission control bounds its size.
         jm = await asyncio.to_thread(
@@ -414,6 +433,7 @@ class Dispatcher(RpcEndpoint):
             python_artifacts=python_artifacts,
             blob_server_address=self._blob_server.address if self._blob_server is not None else "",
             initial_snapshot=initial,
+            job_log=job_log,
             **ha_options,
         )
         runner = JobManagerRunner(job_graph, jm, result)
@@ -446,6 +466,20 @@ class Dispatcher(RpcEndpoint):
             return await asyncio.wait_for(asyncio.shield(runner.result), wait_s)
         except TimeoutError:
             return None
+
+    async def request_job_logs(self, job_id: str, start: int, max_lines: int) -> JobLogPage:
+        """Lines of the job's own log from ``start`` (negative: from the end); its log outlives
+        the job's archive entry by up to ``jobstore.expiration-time``."""
+        runner = self.runners.get(job_id)
+        self._handle(job_lifecycle.Expire())
+        job = self.jobs.get(job_id)
+        status: str | None = None
+        if runner is not None:
+            status = runner.job_master.graph.status.name
+        elif job is not None:
+            status = job.archived.result.status if job.archived is not None else "INITIALIZING"
+        writer = runner.job_master.job_log if runner is not None else None
+        return await self.job_logs.page(job_id, start, max_lines, status, writer)
 
     async def request_multiple_job_details(self) -> list[JobDetails]:
         self._handle(job_lifecycle.Expire())
@@ -663,6 +697,7 @@ class Dispatcher(RpcEndpoint):
     async def request_metric_dumps(self) -> ClusterMetricDump:
         """The JobManager's metrics and every TaskManager's (the REST MetricFetcher's one call)."""
         timeout = min(self._config.get_seconds("pekko.ask.timeout"), _METRIC_DUMP_TIMEOUT_S)
+        await self._cluster_gauges.refresh()
         try:
             taskmanagers = await self._rm.request_task_manager_metric_dumps(timeout, timeout=timeout + 1)
         except FlottError as e:

@@ -17,6 +17,7 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.messages.task_output import JobLogPage
 from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.query_service import ClusterMetricDump
 
@@ -36,6 +37,9 @@ class DispatcherGateway(Protocol):
         """The result once the job is globally terminal; None if still running after ``wait_s``."""
 
     async def request_multiple_job_details(self) -> list[JobDetails]: ...
+
+    async def request_job_logs(self, job_id: str, start: int, max_lines: int) -> JobLogPage:
+        """A page of the job's own log (task output and status changes), kept after it ended."""
 
     async def request_cluster_overview(self) -> ClusterOverview: ...
 

@@ -8,6 +8,7 @@ from flott.runtime.checkpoint.metadata import TaskStateSnapshot
 from flott.runtime.messages.cluster import SlotOffer, TaskExecutorToJobManagerHeartbeat
 from flott.runtime.messages.execution import TaskExecutionState
 from flott.runtime.messages.job import ExecutionGraphInfo
+from flott.runtime.messages.task_output import TaskOutputBatch
 
 
 def job_master_endpoint(job_id: str) -> str:
@@ -25,6 +26,9 @@ class JobMasterGateway(Protocol):
     async def heartbeat_from_task_executor(
         self, heartbeat: TaskExecutorToJobManagerHeartbeat, *, timeout: float | None = None
     ) -> None: ...
+
+    async def report_task_output(self, batch: TaskOutputBatch) -> bool:
+        """Lines a task wrote, for the job's log; False once the log keeps no more of them."""
 
     async def disconnect_task_manager(self, resource_id: str, cause: str) -> None: ...
 

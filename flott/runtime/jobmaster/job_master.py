@@ -87,10 +87,12 @@ from flott.runtime.messages.execution import (
     TaskMetrics,
 )
 from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, VertexDetails
+from flott.runtime.messages.task_output import TaskOutputBatch
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
 
 if TYPE_CHECKING:
     from flott.runtime.highavailability.services import CheckpointRecorder
+    from flott.runtime.jobmaster.job_log import JobLogWriter
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +129,7 @@ class JobMaster(RpcEndpoint):
         fencing_token: str | None = None,
         checkpoint_recorder: CheckpointRecorder | None = None,
         first_checkpoint_id: int = 1,
+        job_log: JobLogWriter | None = None,
     ) -> None:
         """``python_artifacts`` are the job's files in the BlobServer at ``blob_server_address``.
 
@@ -135,7 +138,8 @@ class JobMaster(RpcEndpoint):
         retained checkpoint) the job starts from, already read and checked by the
         Dispatcher. HA mode passes ``fencing_token`` (derived from the leader session, so
         TaskExecutors can tell a deposed leader's JobMaster), ``checkpoint_recorder`` and
-        ``first_checkpoint_id`` (see :class:`CheckpointCoordinatorDriver`).
+        ``first_checkpoint_id`` (see :class:`CheckpointCoordinatorDriver`). ``job_log``: where
+        the job's task output and status changes go (:mod:`flott.runtime.jobmaster.job_log`).
         """
         self.job_graph = job_graph
         self.python_artifacts = list(python_artifacts)
@@ -186,6 +190,7 @@ class JobMaster(RpcEndpoint):
         self._background: set[asyncio.Task[None]] = set()
         self._terminated = False
         self._terminal_event = asyncio.Event()
+        self.job_log = job_log
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -199,6 +204,8 @@ class JobMaster(RpcEndpoint):
                 self._task_manager_timed_out,
             )
         )
+        if self.job_log is not None:
+            self._spawn(self.job_log.run())
         if self.checkpointing is not None:
             self._spawn(self.checkpointing.run_timer())
         self._handle(StartScheduling())
@@ -213,11 +220,15 @@ class JobMaster(RpcEndpoint):
         self._rpc.unregister(self.endpoint_id)
         for task in list(self._background):
             task.cancel()
+        if self.job_log is not None:
+            self.job_log.abandon()
         if self.checkpointing is not None:
             self.checkpointing.shutdown(f"job master suspended: {reason}")
         log.info("job %s: suspended (%s)", self.job_graph.job_id, reason)
 
     async def stop(self) -> None:
+        if self.job_log is not None and not self._terminated:
+            await self.job_log.flush()  # the process stops under a running job: keep what it wrote
         for task in list(self._background):
             task.cancel()
         for task in list(self._background):
@@ -267,6 +278,9 @@ class JobMaster(RpcEndpoint):
                     action.stimulus,
                     cause[:2000],
                 )
+                if self.job_log is not None:
+                    change = f"Job {action.new.name} (was {action.old.name}: {action.stimulus}){cause}"
+                    self.job_log.append_status(action.new.name, change[:4000])
                 if action.new in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED):
                     self._reached_terminal()
 
@@ -381,6 +395,8 @@ class JobMaster(RpcEndpoint):
             failure=self.graph.failure if self.graph.status is JobStatus.FAILED else None,
             accumulator_results=dict(self.accumulators) if self.graph.status is JobStatus.FINISHED else {},
         )
+        if self.job_log is not None:
+            await self.job_log.close(self.graph.status.name)  # complete before the job counts as ended
         self._on_terminal(result, info)
 
     async def _slot_deadline(self, attempt: int) -> None:
@@ -463,6 +479,10 @@ class JobMaster(RpcEndpoint):
         self._heartbeats.handle(HeartbeatReceived(heartbeat.resource_id), self._clock())
         for m in heartbeat.tasks:
             self.metrics[m.execution_id] = m
+
+    async def report_task_output(self, batch: TaskOutputBatch) -> bool:
+        """A task's output for the job's log (any attempt's: the one before a failure matters)."""
+        return self.job_log is not None and self.job_log.append_task_output(batch)
 
     async def disconnect_task_manager(self, resource_id: str, cause: str) -> None:
         tm = self._task_managers.pop(resource_id, None)

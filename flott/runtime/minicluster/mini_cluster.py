@@ -26,6 +26,9 @@ from flott.ssl_context import internal_ssl
 class MiniCluster:
     def __init__(self, config: Configuration | None = None, num_task_managers: int | None = None) -> None:
         self.config = config or Configuration()
+        if not self.config.contains("flott.job-logs.dir"):
+            # the jobs' output is on the console of the program running them: no job logs on disk
+            self.config = self.config.with_overrides({"flott.job-logs.dir": "none"})
         n = num_task_managers or self.config.get_int("local.number-taskmanager")
         self.num_task_managers = n if n > 0 else (os.cpu_count() or 1)
         self.rpc = RpcService(

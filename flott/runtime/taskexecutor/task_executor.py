@@ -99,6 +99,7 @@ from flott.runtime.taskexecutor.slot_table import (
     TaskSlotTable,
 )
 from flott.runtime.taskexecutor.task import Task
+from flott.runtime.taskexecutor.task_output import TaskOutputShipper
 
 log = logging.getLogger(__name__)
 
@@ -179,10 +180,14 @@ class TaskExecutor(RpcEndpoint):
         self.metric_registry: MetricRegistry = process_metric_registry(
             config, "taskmanager", resource_id, config.get("taskmanager.bind-host")
         )
+        self.task_output = TaskOutputShipper()
+        """What tasks print, shipped to their JobMasters (the jobs' logs)."""
 
     async def start(self, data_address: str) -> None:
         self._rpc.register(self)
         self._spawn(self.metric_registry.run_view_updater())
+        self.task_output.install()
+        self._spawn(self.task_output.run())
         self._registration = TaskExecutorRegistration(
             resource_id=self.resource_id,
             rpc_address=self._rpc.address,
@@ -477,8 +482,9 @@ class TaskExecutor(RpcEndpoint):
             self._spawn(self._report(conn, tdd.execution_id, state, error))
 
         responder = _CheckpointResponder(self, conn, tdd.execution_id, loop)
+        invokable = self.task_output.capturing(tdd, conn.gateway.report_task_output, self._invokable)
         task = Task(
-            tdd, gates, partitions, loop, report, self._invokable, prepare, responder,
+            tdd, gates, partitions, loop, report, invokable, prepare, responder,
             metric_registry=self.metric_registry, task_manager_id=self.resource_id,
         )
         self.tasks[tdd.execution_id] = task
@@ -499,6 +505,7 @@ class TaskExecutor(RpcEndpoint):
                     accumulators = dict(task.env.accumulators)
             conn.tasks.discard(execution_id)
             self._release_libraries_if_gone(conn.job_id)
+            await self.task_output.finish(execution_id)  # the job's log has all output first
         try:
             await conn.gateway.update_task_execution_state(
                 TaskExecutionState(conn.job_id, execution_id, state, error, final_metrics, accumulators)
@@ -646,6 +653,7 @@ class TaskExecutor(RpcEndpoint):
         for t in list(self._background):
             t.cancel()
         close_reporters(self.metric_registry)
+        self.task_output.uninstall()
         with contextlib.suppress(Exception):
             await self.libraries.close()
         self._rpc.unregister(self.endpoint_id)

@@ -28,6 +28,7 @@ from flott.rest.handler.metric_fetcher import MetricStore, fetched_metrics
 from flott.rest.handler.metrics import AGG_PARAM, GET_PARAM, aggregated_metrics, metric_collection
 from flott.rest.messages.common import AggregatedMetric, Metric
 from flott.rest.messages.taskmanager import (
+    GarbageCollectorInfo,
     HardwareDescription,
     ResourceProfileInfo,
     SlotInfo,
@@ -131,8 +132,26 @@ async def task_manager_details(req: HandlerRequest) -> TaskManagerDetailsInfo:
         hardware=base.hardware,
         memory_configuration=base.memory_configuration,
         allocated_slots=await _allocated_slots(await req.gateway(), info.resource_id),
-        metrics=TaskManagerMetricsInfo(heap_used=rss, heap_committed=rss, heap_max=info.memory_bytes),
+        metrics=TaskManagerMetricsInfo(
+            heap_used=rss, heap_committed=rss, heap_max=info.memory_bytes,
+            garbage_collectors=_garbage_collectors(_reported_metrics(info, await fetched_metrics(req))),
+        ),
     )
+
+
+def _garbage_collectors(metrics: dict[str, float | str]) -> list[GarbageCollectorInfo]:
+    """Flink's ``garbageCollectors`` from the TaskExecutor's ``Status.JVM.GarbageCollector.*``
+    gauges: one per generation of Python's collector (``gen0`` .. ``gen2``), count and ms."""
+    prefix = "Status.JVM.GarbageCollector."
+    names = sorted({k[len(prefix):].rsplit(".", 1)[0] for k in metrics if k.startswith(prefix)})
+    return [
+        GarbageCollectorInfo(
+            name=n,
+            count=int(float(metrics.get(f"{prefix}{n}.Count", 0))),
+            time=int(float(metrics.get(f"{prefix}{n}.Time", 0))),
+        )
+        for n in names
+    ]
 
 
 def _reported_metrics(info: TaskExecutorInfo, store: MetricStore) -> dict[str, float | str]:

@@ -223,7 +223,27 @@ async function flameGraphSection(id, vid) {
   return `<h2>Flame graph</h2><div class="toolbar">${buttons}</div>${body}`;
 }
 
-const JOB_TABS = { overview: "Overview", exceptions: "Exceptions", checkpoints: "Checkpoints", config: "Configuration" };
+const LOG_LINES = 500;
+
+function logLine(l) {
+  if (l.kind === "status" || l.kind === "truncated") {
+    return `<span class="log-${esc(l.kind)}" data-status="${esc(l.status ?? "")}">== ${esc(l.text)}</span>`;
+  }
+  const mark = l.kind === "stderr" ? "!" : "|";
+  return `<span class="log-${esc(l.kind)}"><span class="log-task">${esc(l.task)} #${esc(l.attempt)}</span> ${mark} ${esc(l.text)}</span>`;
+}
+
+// The job's own log (GET /jobs/:id/logs): its tasks' output and its status changes, kept after the
+// job ended; the last LOG_LINES lines, refreshed with the page.
+async function jobLogsTab(id) {
+  const page = await get(`jobs/${id}/logs?from=-${LOG_LINES}&max=${LOG_LINES}`);
+  if (!page.lines.length) return `<p class="muted" id="job-log-empty">The job has written nothing yet.</p>`;
+  const range = page.from > 0 ? `lines ${fmtNum(page.from + 1)}–${fmtNum(page.next)} (older ones: <code>flott logs ${esc(id)}</code>)` : `${fmtNum(page.next)} lines`;
+  return `<p class="muted" id="job-log-range">${range}${page.complete ? " · complete: the job has ended" : ""}</p>
+    <pre class="log" id="job-log">${page.lines.map(logLine).join("\n")}</pre>`;
+}
+
+const JOB_TABS = { overview: "Overview", exceptions: "Exceptions", checkpoints: "Checkpoints", config: "Configuration", logs: "Logs" };
 
 async function jobPage(id, tab, vertex) {
   const [job, metrics] = await Promise.all([get(`jobs/${id}`), get(`jobs/${id}/metrics?get=numRestarts`).catch(() => [])]);
@@ -234,7 +254,8 @@ async function jobPage(id, tab, vertex) {
     : tab === "exceptions" ? await jobExceptionsTab(id)
     : tab === "checkpoints" ? await jobCheckpointsTab(id)
       : tab === "config" ? await jobConfigTab(id)
-        : await jobOverviewTab(id, job);
+        : tab === "logs" ? await jobLogsTab(id)
+          : await jobOverviewTab(id, job);
   const cancellable = !TERMINAL.has(job.state) && job.state !== "CANCELLING";
   const running = job.state === "RUNNING";
   const parallelism = Math.max(1, ...job.vertices.map((v) => v.parallelism));
