@@ -11,7 +11,9 @@ job's outcome. Without ``-f`` it prints what the log holds now and exits 0.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import os
 import sys
 import time
 from typing import Any
@@ -53,7 +55,17 @@ def print_job_logs(
 ) -> int:
     endpoint = _Endpoint(config, address, token)
     _check_job_id(job_id)
-    start = -tail if tail is not None else 0
+    try:
+        return _print(endpoint, job_id, follow, -tail if tail is not None else 0, timestamps)
+    except BrokenPipeError:  # `flott logs JOBID | head`: the reader has all it wanted
+        with contextlib.suppress(OSError):  # the interpreter's final flush must not fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:  # Ctrl-C while following
+        return 130
+
+
+def _print(endpoint: _Endpoint, job_id: str, follow: bool, start: int, timestamps: bool) -> int:
     while True:
         page = endpoint.request("GET", f"/jobs/{job_id}/logs?from={start}&max={_PAGE}")
         lines = page.get("lines", [])

@@ -217,3 +217,27 @@ def test_a_sigkilled_task_executor_shows_as_a_restart_and_follow_ends_with_the_s
         assert sorted(set(retried)) == list(range(60)), "the restarted attempt printed every value again"
         status = [line for line in lines if line.startswith("== ")]
         assert status.index(restarting[0]) < len(status) - 1 and status[-1].startswith("== Job FINISHED")
+
+
+def test_a_jobs_log_expires_after_its_archive_entry(tmp_path: Path) -> None:
+    """``jobstore.expiration-time``: the archive forgets the job, its log is still served (from its
+    final status) until the retention pass deletes it; then the job is unknown (404)."""
+    with session_cluster(tmp_path / "run", 1, "-D", "jobstore.expiration-time=2") as cluster:
+        job_id = cluster.submit(JOB, "3")
+        cluster.wait_state(job_id, "FINISHED")
+        logs_dir = cluster.log_dir / "job-logs" / job_id
+        assert (logs_dir / "_final").is_file()
+        deadline = time.monotonic() + 60
+        seen_after_archive = False
+        while True:
+            status, _, body = cluster.get(f"/jobs/{job_id}/logs")
+            if status == 404:
+                break
+            assert status == 200, body[:300]
+            page = json.loads(body)
+            assert page["status"] == "FINISHED" and page["complete"]
+            seen_after_archive |= cluster.get(f"/jobs/{job_id}")[0] == 404
+            assert time.monotonic() < deadline, "the log was never deleted"
+            time.sleep(0.5)
+        assert seen_after_archive, "the log outlived the archive entry"
+        assert not logs_dir.exists()

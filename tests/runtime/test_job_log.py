@@ -177,3 +177,26 @@ def test_the_log_splits_runs_into_lines_and_cuts_endless_ones(tmp_path: Path) ->
     asyncio.run(writer.flush())
     texts = [line.text for line in read_page(store, JOB, 0, 10, "RUNNING", writer.flushed).lines]
     assert texts[:3] == ["a", "b", "c"] and texts[3].endswith("[... line cut]") and len(texts) == 4
+
+
+def test_any_fsspec_filesystem_holds_job_logs() -> None:
+    """No appends, no local paths: chunks written whole and renamed work on fsspec's memory
+    filesystem as on object stores."""
+    import uuid
+
+    store = JobLogStore(f"memory://flott-job-logs-{uuid.uuid4().hex}")
+
+    async def run() -> None:
+        writer = JobLogWriter.open(store, JOB, 1 << 20)
+        writer.append_task_output(_batch(["one", "two"]))
+        await writer.flush()
+        writer.append_task_output(_batch(["three"]))
+        await writer.close("FINISHED")
+
+    asyncio.run(run())
+    page = read_page(store, JOB, 0, 10, None)
+    assert [x.text for x in page.lines] == ["one", "two", "three"] and page.complete
+    stored = store.stored(JOB)
+    assert stored is not None and stored.chunks == [0, 2] and stored.size > 0
+    store.delete(JOB)
+    assert store.stored(JOB) is None

@@ -120,12 +120,13 @@ class JobLogStore:
             raise JobNotFoundError(f"{job_id!r} is not a job id")
         return f"{self._base}/{job_id}"
 
-    def _names(self, job_id: str) -> list[str] | None:
+    def _names(self, job_id: str) -> dict[str, int] | None:
+        """The job's files and their sizes (one listing)."""
         try:
-            listed = self.fs.ls(self._dir(job_id), detail=False)
+            listed = self.fs.ls(self._dir(job_id), detail=True)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        return [str(n).rstrip("/").rsplit("/", 1)[-1] for n in listed]
+        return {str(e["name"]).rstrip("/").rsplit("/", 1)[-1]: int(e.get("size") or 0) for e in listed}
 
     def _read_chunk(self, job_id: str, start: int) -> list[bytes]:
         with self.fs.open(f"{self._dir(job_id)}/{start:012d}.jsonl", "rb") as f:
@@ -145,8 +146,7 @@ class JobLogStore:
             if last:
                 with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
                     last_ts = _LINE_DECODER.decode(last[-1]).timestamp
-            with contextlib.suppress(OSError):
-                size = sum(int(self.fs.size(f"{self._dir(job_id)}/{s:012d}.jsonl") or 0) for s in chunks)
+            size = sum(names.get(f"{s:012d}.jsonl", 0) for s in chunks)
         final = None
         if _FINAL in names:
             with contextlib.suppress(OSError, msgspec.DecodeError, msgspec.ValidationError):
