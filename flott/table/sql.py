@@ -6,6 +6,8 @@ expressions through flott.table.planner and builds the same plan nodes the Table
 Validation errors carry Calcite's positions (``At line 1, column 8`` for one character,
 ``From line 1, column 15 to line 1, column 18`` for longer spans); parse errors name where the
 parser stopped. Statements and clauses not planned here raise NotYetSupportedError naming them.
+Flink syntax sqlglot does not read as Flink means it (``WATERMARK FOR``, window TVFs, functions its
+Spark dialect rewrites) is taken out of the text first, positions kept (flott.table.sql_windows).
 """
 
 from __future__ import annotations
@@ -33,7 +35,13 @@ from flott.table.sql_windows import RENAMED_BY_ALIAS, Rewritten, WatermarkClause
 from flott.table.table_result import TableResult
 from flott.table.time_functions import EXTRACT_UNITS, FLOOR_UNITS, check_unit
 from flott.table.types import DataTypes
-from flott.table.window_aggregate import WatermarkAssigner, WindowAggregate, WindowSpec, WindowTableFunction
+from flott.table.window_aggregate import (
+    WatermarkAssigner,
+    WindowAggregate,
+    WindowSpec,
+    WindowTableFunction,
+    input_refs,
+)
 
 if TYPE_CHECKING:
     from flott.table.table import Table
@@ -140,19 +148,12 @@ def _filter_below_window_tvf(node: PlanNode) -> PlanNode:
     identity = all(p.kind == "input" and p.index == i for i, p in enumerate(node.projections))
     if not identity or len(node.projections) != len(tvf.names) or node.condition is None:
         return node
-    if any(i >= width for i in _input_refs(node.condition)):
+    if any(i >= width for i in input_refs(node.condition)):
         return node
     inner = tvf.input
     identity_rexes = [Rex("input", t, index=i) for i, t in enumerate(inner.types)]
     filtered = Calc(inner, identity_rexes, list(inner.names), node.condition)
     return WindowTableFunction(filtered, tvf.time_index, tvf.spec)
-
-
-def _input_refs(rex: Rex) -> list[int]:
-    out = [rex.index] if rex.kind == "input" else []
-    for o in rex.operands:
-        out.extend(_input_refs(o))
-    return out
 
 
 class Scope:

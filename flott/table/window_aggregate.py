@@ -258,11 +258,12 @@ class WindowColumns(FlatMapFunction):
             yield (kind, (*vals, from_millis(w.start), from_millis(w.end), from_millis(w.end - 1)))
 
 
-def _refs(rex: Rex) -> Iterable[int]:
+def input_refs(rex: Rex) -> Iterable[int]:
+    """The input columns ``rex`` reads."""
     if rex.kind == "input":
         yield rex.index
     for o in rex.operands:
-        yield from _refs(o)
+        yield from input_refs(o)
 
 
 class WindowAggregate(PlanNode):
@@ -283,13 +284,13 @@ class WindowAggregate(PlanNode):
         for r in key_rexes:
             if r.kind == "input" and r.index >= width:
                 self.layout.append((WINDOW_COLUMNS[r.index - width], 0))
-            elif any(i >= width for i in _refs(r)):
+            elif any(i >= width for i in input_refs(r)):
                 raise refuse("a GROUP BY expression over window columns")
             else:
                 self.layout.append(("key", len(plain)))
                 plain.append(r)
         for a in agg_rexes:
-            if any(i >= width for i in _refs(a)):
+            if any(i >= width for i in input_refs(a)):
                 raise refuse("an aggregate of window_start, window_end or window_time")
         keys = [r.index for r in plain if r.kind == "input"]
         if tvf.spec.kind == "SESSION" and sorted(keys) != sorted(tvf.spec.partition_keys):
