@@ -133,7 +133,10 @@ async def _check_scrapes(ports: list[int], job_id: str) -> None:
     while time.monotonic() < deadline:
         endpoints = await _scrape_all(ports)
         first = {k: v for s in endpoints.values() for k, v in of(s, name, job_id=job_id).items()}
-        if len(endpoints) == 3 and any(v > 0 for v in first.values()):  # sinks emit nothing
+        # sinks emit nothing; the cluster gauges are refreshed every second (at most that old)
+        registered = [v for s in endpoints.values()
+                      for v in of(s, "flink_jobmanager_numRegisteredTaskManagers").values()]
+        if len(endpoints) == 3 and any(v > 0 for v in first.values()) and registered == [2.0]:
             break
         await asyncio.sleep(0.5)
     assert len(endpoints) == 3, f"one endpoint per process (JobManager + 2 TaskManagers): {sorted(endpoints)}"
