@@ -119,7 +119,20 @@ def openapi_document(
         ]
         if params:
             op["parameters"] = params
-        if r.file_upload:
+        if r.file_upload and r.request_type is None:  # one file, as POST /jars/upload takes it
+            op["requestBody"] = {
+                "required": True,
+                "content": {
+                    "multipart/form-data": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"jarfile": {"type": "string", "format": "binary"}},
+                            "required": ["jarfile"],
+                        }
+                    }
+                },
+            }
+        elif r.file_upload:
             op["requestBody"] = {
                 "required": True,
                 "content": {

@@ -7,7 +7,7 @@ with it. Summary of the plan:
 
 * served with data (2xx, validated against the spec's response schema and
   checked for fields the spec does not know);
-* 501 with a reason (jars: flott runs Python, not Java; applications; rescale
+* 501 with a reason (applications; rescale
   history of the adaptive scheduler; log URLs;
   per-subtask checkpoint details);
 * 404 for status URLs polled with a trigger id nobody was given (savepoints,
@@ -178,18 +178,14 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/taskmanagers/{taskmanagerid}/logs"): Case(200, "the TaskExecutor's log directory, over RPC"),
     ("GET", "/taskmanagers/{taskmanagerid}/metrics"): Case(200, query="get=Status.Process.Memory.RSS"),
     ("GET", "/taskmanagers/{taskmanagerid}/thread-dump"): Case(200, "its Python threads, over RPC"),
-    # jars and applications
-    **{
-        ("GET" if m == "GET" else m, p): Case(501, "flott runs Python programs, not Java jars")
-        for m, p in [
-            ("GET", "/jars"),
-            ("POST", "/jars/upload"),
-            ("DELETE", "/jars/{jarid}"),
-            ("POST", "/jars/{jarid}/plan"),
-            ("POST", "/jars/{jarid}/run"),
-            ("POST", "/jars/{jarid}/run-application"),
-        ]
-    },
+    # jars: Python programs (tests/rest/test_jar_routes.py runs them); here none was uploaded
+    ("GET", "/jars"): Case(200, "no program uploaded: an empty list"),
+    ("POST", "/jars/upload"): Case(400, "a JSON body where one multipart file part is expected"),
+    ("DELETE", "/jars/{jarid}"): Case(400, "no such upload: Flink's 400"),
+    ("POST", "/jars/{jarid}/plan"): Case(400, "no such upload: Flink's 400"),
+    ("POST", "/jars/{jarid}/run"): Case(400, "no such upload: Flink's 400"),
+    ("POST", "/jars/{jarid}/run-application"): Case(400, "no such upload: Flink's 400"),
+    # applications
     **{
         (m, p): Case(501, "application management (Flink 2.3+) not in flott")
         for m, p in [

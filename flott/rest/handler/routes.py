@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flott.rest.handler import unsupported
+from flott.rest.handler import jar_handlers, unsupported
 from flott.rest.handler.cluster import cluster_handlers, jobmanager_handlers, log_handlers
 from flott.rest.handler.handler import RestRoute
 from flott.rest.handler.job import (
@@ -35,6 +35,7 @@ def all_routes() -> list[RestRoute]:
         *flame_graph_handler.ROUTES,
         *savepoint_handlers.ROUTES,
         *taskmanager_handlers.ROUTES,
+        *jar_handlers.ROUTES,
         *unsupported.ROUTES,
     ]
     return sorted(routes, key=lambda r: (_match_order(r), r.path))

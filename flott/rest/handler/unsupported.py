@@ -9,10 +9,6 @@ from __future__ import annotations
 from flott.errors import NotYetSupportedError
 from flott.rest.handler.handler import Handler, HandlerRequest, RestRoute
 
-_JARS = (
-    "flott runs Python programs, not Java jars: submit a job with `flott run -m <host>:<port> script.py` "
-    "(POST /jobs)."
-)
 _APPLICATIONS = "Application management (Flink 2.3+ /applications) is not available in flott yet."
 _RESCALES = "Rescale history belongs to the adaptive scheduler, which flott does not have yet."
 _LOG_URL = "Log URLs (historyserver.log.*.url-pattern) are not supported by flott yet."
@@ -37,12 +33,6 @@ def _route(method: str, path: str, reason: str, operation_id: str) -> RestRoute:
 
 
 ROUTES = [
-    _route("GET", "/jars", _JARS, "getJarList"),
-    _route("POST", "/jars/upload", _JARS, "uploadJar"),
-    _route("DELETE", "/jars/{jarid}", _JARS, "deleteJar"),
-    _route("POST", "/jars/{jarid}/plan", _JARS, "generatePlanFromJar"),
-    _route("POST", "/jars/{jarid}/run", _JARS, "submitJobFromJar"),
-    _route("POST", "/jars/{jarid}/run-application", _JARS, "submitApplicationFromJar"),
     _route("GET", "/applications/overview", _APPLICATIONS, "getApplicationsOverview"),
     _route("GET", "/applications/{applicationid}", _APPLICATIONS, "getApplicationDetails"),
     _route("POST", "/applications/{applicationid}/cancel", _APPLICATIONS, "cancelApplication"),
