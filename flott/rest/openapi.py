@@ -29,6 +29,8 @@ _PATH_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "taskmanagerid": ("32-character hexadecimal string that identifies a TaskManager.", _HEX_ID),
     "datasetid": ("32-character hexadecimal string value that identifies a cluster data set.", _HEX_ID),
+    "rescaleuuid": ("32-character hexadecimal string value that identifies a job rescale.", _HEX_ID),
+    "applicationid": ("32-character hexadecimal string value that identifies an application.", _HEX_ID),
     "subtaskindex": ("Positive integer value that identifies a subtask.", {}),
     "attempt": ("Positive integer value that identifies an execution attempt.", {}),
     "checkpointid": ("Long value that identifies a checkpoint.", {}),

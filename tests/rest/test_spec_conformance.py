@@ -7,8 +7,7 @@ with it. Summary of the plan:
 
 * served with data (2xx, validated against the spec's response schema and
   checked for fields the spec does not know);
-* 501 with a reason (applications; rescale
-  history of the adaptive scheduler; log URLs;
+* 501 with a reason (applications; log URLs;
   per-subtask checkpoint details);
 * 404 for status URLs polled with a trigger id nobody was given (savepoints,
   checkpoints, disposal, rescaling): Flink's "unknown trigger id".
@@ -41,6 +40,7 @@ from tests.rest.jobs import unbounded_job
 NOTHING_TRIGGERED = "status of an operation nobody triggered under this id: Flink's unknown-trigger 404"
 # Placeholder in request bodies, replaced by a temporary directory's file:// URI.
 SAVEPOINT_DIR = "{savepointdir}"
+NO_RESCALE_HISTORY = "web.adaptive-scheduler.rescale-history.size is 0 (Flink's default): Flink's 404"
 
 
 @dataclass(frozen=True)
@@ -97,11 +97,11 @@ PLAN: dict[tuple[str, str], Case] = {
     ("GET", "/jobs/{jobid}/jobmanager/log-url"): Case(501, "log URL patterns not supported"),
     ("GET", "/jobs/{jobid}/metrics"): Case(200, query="get=uptime,numRestarts"),
     ("GET", "/jobs/{jobid}/plan"): Case(200),
-    ("GET", "/jobs/{jobid}/rescales/config"): Case(501, "adaptive scheduler not in flott"),
-    ("GET", "/jobs/{jobid}/rescales/details/{rescaleuuid}"): Case(501, "adaptive scheduler not in flott"),
-    ("GET", "/jobs/{jobid}/rescales/history"): Case(501, "adaptive scheduler not in flott"),
-    ("GET", "/jobs/{jobid}/rescales/overview"): Case(501, "adaptive scheduler not in flott"),
-    ("GET", "/jobs/{jobid}/rescales/summary"): Case(501, "adaptive scheduler not in flott"),
+    ("GET", "/jobs/{jobid}/rescales/config"): Case(404, "no adaptive scheduler: Flink's 404 for such a job"),
+    ("GET", "/jobs/{jobid}/rescales/details/{rescaleuuid}"): Case(404, NO_RESCALE_HISTORY),
+    ("GET", "/jobs/{jobid}/rescales/history"): Case(404, NO_RESCALE_HISTORY),
+    ("GET", "/jobs/{jobid}/rescales/overview"): Case(404, NO_RESCALE_HISTORY),
+    ("GET", "/jobs/{jobid}/rescales/summary"): Case(404, NO_RESCALE_HISTORY),
     ("PATCH", "/jobs/{jobid}/rescaling"): Case(
         200,
         "enabled in flott, unlike Flink (FLINK-12312): accepted; with no state.savepoints.dir here the "

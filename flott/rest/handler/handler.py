@@ -34,7 +34,9 @@ _HEX32 = re.compile(r"^[0-9a-f]{32}$")
 _INTEGER = re.compile(r"^-?[0-9]+$")
 _NON_NEGATIVE = re.compile(r"^[0-9]+$")
 """ASCII digits only: ``str.isdigit`` also admits '²' (which ``int`` refuses) and '١' (read as 1)."""
-HEX_ID_PARAMS = frozenset({"jobid", "vertexid", "triggerid", "taskmanagerid", "datasetid"})
+HEX_ID_PARAMS = frozenset(
+    {"jobid", "vertexid", "triggerid", "taskmanagerid", "datasetid", "rescaleuuid", "applicationid"}
+)
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 INT_PARAMS: dict[str, int] = {"subtaskindex": INT32_MAX, "attempt": INT32_MAX, "checkpointid": INT64_MAX}

@@ -10,7 +10,6 @@ from flott.errors import NotYetSupportedError
 from flott.rest.handler.handler import Handler, HandlerRequest, RestRoute
 
 _APPLICATIONS = "Application management (Flink 2.3+ /applications) is not available in flott yet."
-_RESCALES = "Rescale history belongs to the adaptive scheduler, which flott does not have yet."
 _LOG_URL = "Log URLs (historyserver.log.*.url-pattern) are not supported by flott yet."
 
 
@@ -43,11 +42,6 @@ ROUTES = [
         _APPLICATIONS,
         "getApplicationJobManagerConfiguration",
     ),
-    _route("GET", "/jobs/{jobid}/rescales/config", _RESCALES, "getJobRescaleConfig"),
-    _route("GET", "/jobs/{jobid}/rescales/overview", _RESCALES, "getJobRescalesOverview"),
-    _route("GET", "/jobs/{jobid}/rescales/summary", _RESCALES, "getJobRescalesSummary"),
-    _route("GET", "/jobs/{jobid}/rescales/history", _RESCALES, "getJobRescalesHistory"),
-    _route("GET", "/jobs/{jobid}/rescales/details/{rescaleuuid}", _RESCALES, "getJobRescaleDetails"),
     _route("GET", "/jobs/{jobid}/jobmanager/log-url", _LOG_URL, "getJobManagerLogUrl"),
     _route("GET", "/jobs/{jobid}/taskmanagers/{taskmanagerid}/log-url", _LOG_URL, "getTaskManagerLogUrl"),
 ]
