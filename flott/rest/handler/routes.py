@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flott.rest.handler import jar_handlers, rescale_handlers, unsupported
+from flott.rest.handler import application_handlers, jar_handlers, rescale_handlers, unsupported
 from flott.rest.handler.cluster import cluster_handlers, jobmanager_handlers, log_handlers
 from flott.rest.handler.handler import RestRoute
 from flott.rest.handler.job import (
@@ -36,6 +36,7 @@ def all_routes() -> list[RestRoute]:
         *savepoint_handlers.ROUTES,
         *taskmanager_handlers.ROUTES,
         *jar_handlers.ROUTES,
+        *application_handlers.ROUTES,
         *rescale_handlers.ROUTES,
         *unsupported.ROUTES,
     ]

@@ -9,7 +9,6 @@ from __future__ import annotations
 from flott.errors import NotYetSupportedError
 from flott.rest.handler.handler import Handler, HandlerRequest, RestRoute
 
-_APPLICATIONS = "Application management (Flink 2.3+ /applications) is not available in flott yet."
 _LOG_URL = "Log URLs (historyserver.log.*.url-pattern) are not supported by flott yet."
 
 
@@ -32,16 +31,6 @@ def _route(method: str, path: str, reason: str, operation_id: str) -> RestRoute:
 
 
 ROUTES = [
-    _route("GET", "/applications/overview", _APPLICATIONS, "getApplicationsOverview"),
-    _route("GET", "/applications/{applicationid}", _APPLICATIONS, "getApplicationDetails"),
-    _route("POST", "/applications/{applicationid}/cancel", _APPLICATIONS, "cancelApplication"),
-    _route("GET", "/applications/{applicationid}/exceptions", _APPLICATIONS, "getApplicationExceptions"),
-    _route(
-        "GET",
-        "/applications/{applicationid}/jobmanager/config",
-        _APPLICATIONS,
-        "getApplicationJobManagerConfiguration",
-    ),
     _route("GET", "/jobs/{jobid}/jobmanager/log-url", _LOG_URL, "getJobManagerLogUrl"),
     _route("GET", "/jobs/{jobid}/taskmanagers/{taskmanagerid}/log-url", _LOG_URL, "getTaskManagerLogUrl"),
 ]
