@@ -158,20 +158,14 @@ def openapi_document(
                 "required": bool(components.get(name, {}).get("required")),
                 "content": {"application/json": {"schema": body_schema}},
             }
-        if r.supported:
-            ok: dict[str, Any] = {"description": "The request was successful."}
-            if r.response_type is not None:
-                ok["content"] = {"application/json": {"schema": schema_of[id(r.response_type)]}}
-            op["responses"] = {
-                str(r.status): ok,
-                **{str(s): {**error, "description": "See the message."} for s in r.extra_statuses},
-                "default": error,
-            }
-        else:
-            op["responses"] = {
-                "501": {**error, "description": "Not served by flott yet (the message says why)."},
-                "default": error,  # a malformed id is still a 400
-            }
+        ok: dict[str, Any] = {"description": "The request was successful."}
+        if r.response_type is not None:
+            ok["content"] = {"application/json": {"schema": schema_of[id(r.response_type)]}}
+        op["responses"] = {
+            str(r.status): ok,
+            **{str(s): {**error, "description": "See the message."} for s in r.extra_statuses},
+            "default": error,
+        }
         if bearer_auth:
             op["x-flott-role"] = required_role(r.method, r.path).label
             op["responses"]["401"] = {**error, "description": "No valid bearer token."}

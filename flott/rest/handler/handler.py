@@ -59,8 +59,7 @@ class RestRoute:
     """One operation: method + path (``{param}`` segments, as in Flink's spec) → handler.
 
     ``response_type``/``request_type`` are msgspec types, used for the
-    OpenAPI document; ``supported=False`` marks routes that exist so Flink
-    clients get a clear 501 instead of a 404. ``shared=True`` (side-effect-free
+    OpenAPI document. ``shared=True`` (side-effect-free
     GETs whose answer depends on nothing but the URL) lets identical requests
     handled in the same event-loop iteration share one rendered answer
     (:mod:`flott.rest.handler.shared_answers`).
@@ -74,7 +73,6 @@ class RestRoute:
     response_type: Any = None
     request_type: Any = None
     query: tuple[QueryParam, ...] = ()
-    supported: bool = True
     operation_id: str = ""
     file_upload: bool = False
     shared: bool = False
