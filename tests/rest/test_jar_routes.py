@@ -272,3 +272,11 @@ async def test_bad_ids_and_bodies_are_400s(rest_cluster: RestCluster) -> None:
     status, body = await rc.call("POST", "/v1/jars/upload", data=form)
     assert status == 400 and "Exactly 1 file" in body["errors"][0]
     assert os.listdir(rc.endpoint._context.upload_dir) == []  # type: ignore[union-attr]
+
+
+async def test_web_submit_disabled_hides_the_routes(rest_cluster: RestCluster) -> None:
+    rc = rest_cluster
+    rc.endpoint.config.set("web.submit.enable", "false")
+    for method, path in (("GET", "/v1/jars"), ("POST", "/v1/jars/upload"), ("POST", "/v1/jars/x.py/run")):
+        status, body = await rc.call(method, path, json={})
+        assert status == 404 and "web.submit.enable" in body["errors"][0], (path, body)

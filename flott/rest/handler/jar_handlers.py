@@ -45,6 +45,9 @@ from flott.runtime.jobgraph import JobGraph
 
 SUBMIT_ENABLED_KEY = "web.submit.enable"
 _STORE = "jar-store"
+_PLANNING = "jar-planning-slots"
+MAX_PLANNING_PROGRAMS = 2
+"""Programs planned at once: each is a Python process of up to flott.rest.program.memory."""
 FIXED_JOB_ID = "$internal.pipeline.job-id"
 SAVEPOINT_PATH = "execution.savepoint.path"
 ALLOW_NON_RESTORED = "execution.savepoint.ignore-unclaimed-state"
@@ -185,15 +188,20 @@ def _restore_settings(
 
 
 async def _plan(req: HandlerRequest, invocation: ProgramInvocation) -> tuple[PlannedProgram, Path]:
-    """The planned program and its working directory (the caller removes it)."""
+    """The planned program and its working directory (the caller removes it). At most
+    :data:`MAX_PLANNING_PROGRAMS` programs are planned at once; further requests wait their turn."""
     timeout_s, memory = program_limits(req.config)
-    req.context.upload_dir.mkdir(parents=True, exist_ok=True)
-    work_dir = Path(tempfile.mkdtemp(prefix="program-", dir=req.context.upload_dir))
-    try:
-        return await plan_in_child(invocation, work_dir, timeout_s, memory), work_dir
-    except BaseException:
-        await asyncio.to_thread(shutil.rmtree, work_dir, True)
-        raise
+    slots = req.context.extras.get(_PLANNING)
+    if slots is None:
+        slots = req.context.extras[_PLANNING] = asyncio.Semaphore(MAX_PLANNING_PROGRAMS)
+    async with slots:
+        req.context.upload_dir.mkdir(parents=True, exist_ok=True)
+        work_dir = Path(tempfile.mkdtemp(prefix="program-", dir=req.context.upload_dir))
+        try:
+            return await plan_in_child(invocation, work_dir, timeout_s, memory), work_dir
+        except BaseException:
+            await asyncio.to_thread(shutil.rmtree, work_dir, True)
+            raise
 
 
 _SHIP_STRATEGY = {
