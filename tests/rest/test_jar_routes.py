@@ -38,7 +38,6 @@ def record(x):
 
 
 env = StreamExecutionEnvironment.get_execution_environment()
-env.set_parallelism(1)
 env.from_collection([1, 2, 3]).map(lambda x: x * 2).map(record).print()
 env.execute("jar-script")
 '''
@@ -135,6 +134,8 @@ async def test_upload_list_plan_run_delete_a_script(rest_cluster: RestCluster, t
     assert run == {"jobid": job_id, "applicationId": job_id}
     await _wait_finished(rc, job_id)
     assert sorted(out.read_text().split()) == ["2", "4", "6"]
+    _, details = await rc.call("GET", f"/v1/jobs/{job_id}")
+    assert {v["parallelism"] for v in details["vertices"]} == {1}, "the cluster's parallelism.default"
 
     status, body = await rc.call("DELETE", f"/v1/jars/{jar_id}")
     assert (status, body) == (200, {})

@@ -153,7 +153,10 @@ def _invocation(
         parallelism = req.query_int("parallelism", 1, INT32_MAX)
     if parallelism is not None and not 1 <= parallelism <= INT32_MAX:
         raise RestRequestError(f"The parallelism must be a positive integer, got {parallelism}.")
-    config = dict(body.flink_configuration or {})
+    # As Flink's: the program sees the cluster's configuration with the request's on top.
+    config = req.config.to_dict()
+    config["parallelism.default"] = req.config.get("parallelism.default")
+    config.update(body.flink_configuration or {})
     if parallelism is not None:
         config["parallelism.default"] = str(parallelism)
     if job_id is not None:

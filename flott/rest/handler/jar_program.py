@@ -47,9 +47,10 @@ _PR_SET_PDEATHSIG = 1
 
 @dataclass(frozen=True)
 class ProgramInvocation:
-    """What to run: a script file or a module (with the archive holding it), its arguments and the
-    configuration it gets as its environment's (the request's ``flinkConfiguration`` and the
-    keys its other fields set)."""
+    """What to run: a script file or a module (the archive holding it is in ``python.files``), its
+    arguments and the configuration its environment gets (the cluster's, the request's
+    ``flinkConfiguration`` and the keys its other fields set on top; the REST endpoint's own
+    credentials are never passed on, secrets go in the child's environment)."""
 
     script: Path | None = None
     module: str | None = None
