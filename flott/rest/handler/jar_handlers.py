@@ -28,6 +28,7 @@ from flott.rest.handler.jar_program import (
 )
 from flott.rest.handler.jar_store import JAR_DIR_NAME, MAIN_MODULE, JarStore, StoredProgram
 from flott.rest.handler.job.job_submit_handler import receive_multipart, too_large
+from flott.rest.handler.job.views import job_graph_plan
 from flott.rest.messages.base import EmptyResponseBody
 from flott.rest.messages.jar import (
     JarEntryInfo,
@@ -40,8 +41,7 @@ from flott.rest.messages.jar import (
     JarRunResponseBody,
     JarUploadResponseBody,
 )
-from flott.rest.messages.job import JobPlanInfo, Plan, PlanInput, PlanNode
-from flott.runtime.jobgraph import JobGraph
+from flott.rest.messages.job import JobPlanInfo
 
 SUBMIT_ENABLED_KEY = "web.submit.enable"
 _STORE = "jar-store"
@@ -205,44 +205,6 @@ async def _plan(req: HandlerRequest, invocation: ProgramInvocation) -> tuple[Pla
         except BaseException:
             await asyncio.to_thread(shutil.rmtree, work_dir, True)
             raise
-
-
-_SHIP_STRATEGY = {
-    "forward": "FORWARD",
-    "hash": "HASH",
-    "rebalance": "REBALANCE",
-    "rescale": "RESCALE",
-    "shuffle": "SHUFFLE",
-    "broadcast": "BROADCAST",
-    "global": "GLOBAL",
-    "custom": "CUSTOM",
-}
-
-
-def job_graph_plan(graph: JobGraph) -> Plan:
-    """Flink's JSON plan of a JobGraph not yet submitted (what ``GET /jobs/:id/plan`` shows once it is)."""
-    nodes = []
-    for v in graph.topological_order():
-        inputs = [
-            PlanInput(
-                num=i,
-                id=e.source,
-                ship_strategy=_SHIP_STRATEGY.get(e.partitioner.kind, e.partitioner.kind.upper()),
-            )
-            for i, e in enumerate(sorted(graph.inputs_of(v.id), key=lambda e: e.target_input))
-        ]
-        nodes.append(
-            PlanNode(
-                id=v.id,
-                parallelism=v.parallelism,
-                description=" -> ".join(op.name for op in v.operators) or v.name,
-                inputs=inputs,
-            )
-        )
-    mode = graph.config.get("execution.runtime-mode", "STREAMING").strip().upper()
-    return Plan(
-        jid=graph.job_id, name=graph.job_name, type="BATCH" if mode == "BATCH" else "STREAMING", nodes=nodes
-    )
 
 
 async def plan_jar(req: HandlerRequest) -> JobPlanInfo:

@@ -105,7 +105,7 @@ async def plan_in_child(
     proc = await asyncio.create_subprocess_exec(
         *command(invocation, out),
         stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
+        stdout=None,  # what the program prints goes to the JobManager's stdout, as in Flink
         stderr=asyncio.subprocess.PIPE,
         cwd=work_dir,
         env=env,
