@@ -189,12 +189,18 @@ async def test_a_failing_program_is_a_400_with_one_line(rest_cluster: RestCluste
     assert _program_children() == []
 
 
-async def test_a_program_that_hangs_is_stopped(rest_cluster: RestCluster, tmp_path: Path) -> None:
+async def test_a_program_is_bounded_in_time_and_memory(rest_cluster: RestCluster, tmp_path: Path) -> None:
     rc = rest_cluster
     rc.endpoint.config.set("flott.rest.program.timeout", "2 s")
     _, body = await _upload(rc, "sleeper.py", b"import time\ntime.sleep(600)\n")
     status, body = await rc.call("POST", f"/v1/jars/{Path(body['filename']).name}/plan", json={})
     assert status == 400 and "within 2 s" in body["errors"][0], body
+
+    rc.endpoint.config.set("flott.rest.program.timeout", "60 s")
+    rc.endpoint.config.set("flott.rest.program.memory", "1 gb")
+    _, body = await _upload(rc, "hog.py", b"hoard = bytearray(3 * 1024 ** 3)\n")
+    status, body = await rc.call("POST", f"/v1/jars/{Path(body['filename']).name}/plan", json={})
+    assert status == 400 and "MemoryError" in body["errors"][0], body
     assert _program_children() == []
 
 
