@@ -283,7 +283,11 @@ async def test_bad_ids_and_bodies_are_400s(rest_cluster: RestCluster) -> None:
 
 async def test_web_submit_disabled_hides_the_routes(rest_cluster: RestCluster) -> None:
     rc = rest_cluster
+    _, config = await rc.call("GET", "/v1/config")
+    assert config["features"]["web-submit"] is True
     rc.endpoint.config.set("web.submit.enable", "false")
+    _, config = await rc.call("GET", "/v1/config")
+    assert config["features"]["web-submit"] is False
     for method, path in (("GET", "/v1/jars"), ("POST", "/v1/jars/upload"), ("POST", "/v1/jars/x.py/run")):
         status, body = await rc.call(method, path, json={})
         assert status == 404 and "web.submit.enable" in body["errors"][0], (path, body)
