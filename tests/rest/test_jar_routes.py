@@ -272,6 +272,12 @@ async def test_bad_ids_and_bodies_are_400s(rest_cluster: RestCluster) -> None:
     for bad in ({"jobId": "nothex"}, {"parallelism": 0}, {"claimMode": "CLAIM"}, {"unknown": 1}):
         status, body = await rc.call("POST", f"/v1/jars/{jar_id}/run", json=bad)
         assert status == 400, (bad, body)
+    # savepointPath reaches the job: a savepoint that is not there refuses the submission
+    missing = "file:///nonexistent/savepoint-1"
+    status, body = await rc.call(
+        "POST", f"/v1/jars/{jar_id}/run", json={"savepointPath": missing, "programArgsList": ["/dev/null"]}
+    )
+    assert 400 <= status < 500 and "nonexistent/savepoint-1" in body["errors"][0], body
     status, body = await rc.call("POST", f"/v1/jars/{jar_id}/run", data=json.dumps({"entryClass": "other"}))
     assert status == 400 and "not in doubler.py" in body["errors"][0]
     form = _form("a.py", b"x=1")
