@@ -190,6 +190,21 @@ _OPTIONS = [
         "$FLOTT_REST_TOKEN gives one.",
     ),
     ConfigOption(
+        "web.submit.enable",
+        "true",
+        "Serve the /jars routes (upload, plan and run Python programs); false: they answer 404.",
+    ),
+    ConfigOption(
+        "flott.rest.program.timeout",
+        "60 s",
+        "flott: /jars/:id/plan and /run: longest time the program's child process may take to plan its job.",
+    ),
+    ConfigOption(
+        "flott.rest.program.memory",
+        "2 gb",
+        "flott: /jars/:id/plan and /run: address space the program's child process may use.",
+    ),
+    ConfigOption(
         "web.access-control-allow-origin",
         "",
         "Origins sent in Access-Control-Allow-Origin and allowed to change state (flott: none by default).",

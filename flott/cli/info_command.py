@@ -8,20 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from flott.client import pipeline_executor
 from flott.configuration import Configuration
 from flott.runtime.jobgraph import JobGraph
-
-_SHIP = {
-    "forward": "FORWARD",
-    "hash": "HASH",
-    "rebalance": "REBALANCE",
-    "rescale": "RESCALE",
-    "shuffle": "SHUFFLE",
-    "broadcast": "BROADCAST",
-    "global": "GLOBAL",
-    "custom": "CUSTOM",
-}
 
 
 class _PlanCaptured(Exception):
@@ -38,28 +29,10 @@ class PlanCaptureExecutor:
 
 
 def json_plan(graph: JobGraph) -> dict[str, Any]:
-    nodes = []
-    for v in graph.topological_order():
-        inputs = [
-            {"num": i, "id": e.source, "ship_strategy": _SHIP[e.partitioner.kind], "exchange": "pipelined"}
-            for i, e in enumerate(sorted(graph.inputs_of(v.id), key=lambda e: e.target_input))
-        ]
-        node: dict[str, Any] = {
-            "id": v.id,
-            "parallelism": v.parallelism,
-            "operator": "",
-            "operator_strategy": "",
-            "description": v.name,
-        }
-        if inputs:
-            node["inputs"] = inputs
-        nodes.append(node)
-    return {
-        "jid": graph.job_id,
-        "name": graph.job_name,
-        "type": graph.config.get("execution.runtime-mode", "STREAMING"),
-        "nodes": nodes,
-    }
+    """The plan as ``GET /jobs/:id/plan`` and ``POST /jars/:id/plan`` show it."""
+    from flott.rest.handler.job.views import job_graph_plan
+
+    return msgspec.to_builtins(job_graph_plan(graph))  # type: ignore[no-any-return]
 
 
 def print_plan(script: str, args: tuple[str, ...], config: Configuration) -> int:

@@ -273,26 +273,32 @@ def execute_program(entry: ProgramEntry, config: Configuration, executor: Any) -
     return None
 
 
-def report_program_failure(error: BaseException, entry: ProgramEntry) -> None:
-    """One message saying what went wrong (``-v``: and where, in the program's own frames)."""
-    from flott.cli.options import verbosity
-    from flott.client.user_errors import format_user_error
+def failure_headline(error: BaseException, entry: ProgramEntry) -> str:
+    """What went wrong in the program, in one message naming the program's own frame."""
     from flott.errors import ConfigurationError, JobExecutionError, NotYetSupportedError
 
     where = program_frame(error, entry)
     at = f" ({where})" if where else ""
     if isinstance(error, JobSubmissionError):
-        headline = f"The job could not be submitted: {error}"
-    elif isinstance(error, JobExecutionError):
-        headline = str(error)
-    elif isinstance(error, NotYetSupportedError):
-        headline = f"{error}{at}"
-    elif isinstance(error, ConfigurationError):
-        headline = f"Invalid configuration: {error}{at}"
-    elif isinstance(error, FlottError):
-        headline = f"{type(error).__name__}: {error}{at}"
-    else:
-        headline = f"The program failed{at}: {type(error).__name__}: {error}"
+        return f"The job could not be submitted: {error}"
+    if isinstance(error, JobExecutionError):
+        return str(error)
+    if isinstance(error, NotYetSupportedError):
+        return f"{error}{at}"
+    if isinstance(error, ConfigurationError):
+        return f"Invalid configuration: {error}{at}"
+    if isinstance(error, FlottError):
+        return f"{type(error).__name__}: {error}{at}"
+    return f"The program failed{at}: {type(error).__name__}: {error}"
+
+
+def report_program_failure(error: BaseException, entry: ProgramEntry) -> None:
+    """One message saying what went wrong (``-v``: and where, in the program's own frames)."""
+    from flott.cli.options import verbosity
+    from flott.client.user_errors import format_user_error
+    from flott.errors import JobExecutionError
+
+    headline = failure_headline(error, entry)
     verbose = verbosity() > 0
     if not verbose and not isinstance(error, JobExecutionError):
         headline += f"{_hint(error)} (-v shows the traceback)"

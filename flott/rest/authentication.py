@@ -7,7 +7,7 @@ request reaches its handler. Two roles:
 * ``read-only``: every GET (overviews, job details, metrics, configuration views, logs list);
 * ``operator``: everything ``read-only`` may, plus every route that changes something: submit,
   cancel, stop, savepoint, checkpoint, rescale, dispose, coordination requests, client
-  heartbeats, cluster shutdown, and the jar routes (answered 501 by flott).
+  heartbeats, cluster shutdown, and the jar routes (upload, plan and run a program).
 
 Which route needs which role is :data:`ROUTE_ROLES`, one table keyed by method and path as the
 route registry (:mod:`flott.rest.handler.routes`) names them; a route missing from it needs the

@@ -29,6 +29,8 @@ _PATH_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "taskmanagerid": ("32-character hexadecimal string that identifies a TaskManager.", _HEX_ID),
     "datasetid": ("32-character hexadecimal string value that identifies a cluster data set.", _HEX_ID),
+    "rescaleuuid": ("32-character hexadecimal string value that identifies a job rescale.", _HEX_ID),
+    "applicationid": ("32-character hexadecimal string value that identifies an application.", _HEX_ID),
     "subtaskindex": ("Positive integer value that identifies a subtask.", {}),
     "attempt": ("Positive integer value that identifies an execution attempt.", {}),
     "checkpointid": ("Long value that identifies a checkpoint.", {}),
@@ -119,7 +121,20 @@ def openapi_document(
         ]
         if params:
             op["parameters"] = params
-        if r.file_upload:
+        if r.file_upload and r.request_type is None:  # one file, as POST /jars/upload takes it
+            op["requestBody"] = {
+                "required": True,
+                "content": {
+                    "multipart/form-data": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"jarfile": {"type": "string", "format": "binary"}},
+                            "required": ["jarfile"],
+                        }
+                    }
+                },
+            }
+        elif r.file_upload:
             op["requestBody"] = {
                 "required": True,
                 "content": {
@@ -143,20 +158,14 @@ def openapi_document(
                 "required": bool(components.get(name, {}).get("required")),
                 "content": {"application/json": {"schema": body_schema}},
             }
-        if r.supported:
-            ok: dict[str, Any] = {"description": "The request was successful."}
-            if r.response_type is not None:
-                ok["content"] = {"application/json": {"schema": schema_of[id(r.response_type)]}}
-            op["responses"] = {
-                str(r.status): ok,
-                **{str(s): {**error, "description": "See the message."} for s in r.extra_statuses},
-                "default": error,
-            }
-        else:
-            op["responses"] = {
-                "501": {**error, "description": "Not served by flott yet (the message says why)."},
-                "default": error,  # a malformed id is still a 400
-            }
+        ok: dict[str, Any] = {"description": "The request was successful."}
+        if r.response_type is not None:
+            ok["content"] = {"application/json": {"schema": schema_of[id(r.response_type)]}}
+        op["responses"] = {
+            str(r.status): ok,
+            **{str(s): {**error, "description": "See the message."} for s in r.extra_statuses},
+            "default": error,
+        }
         if bearer_auth:
             op["x-flott-role"] = required_role(r.method, r.path).label
             op["responses"]["401"] = {**error, "description": "No valid bearer token."}

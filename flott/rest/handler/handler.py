@@ -34,7 +34,9 @@ _HEX32 = re.compile(r"^[0-9a-f]{32}$")
 _INTEGER = re.compile(r"^-?[0-9]+$")
 _NON_NEGATIVE = re.compile(r"^[0-9]+$")
 """ASCII digits only: ``str.isdigit`` also admits '²' (which ``int`` refuses) and '١' (read as 1)."""
-HEX_ID_PARAMS = frozenset({"jobid", "vertexid", "triggerid", "taskmanagerid", "datasetid"})
+HEX_ID_PARAMS = frozenset(
+    {"jobid", "vertexid", "triggerid", "taskmanagerid", "datasetid", "rescaleuuid", "applicationid"}
+)
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 INT_PARAMS: dict[str, int] = {"subtaskindex": INT32_MAX, "attempt": INT32_MAX, "checkpointid": INT64_MAX}
@@ -57,8 +59,7 @@ class RestRoute:
     """One operation: method + path (``{param}`` segments, as in Flink's spec) → handler.
 
     ``response_type``/``request_type`` are msgspec types, used for the
-    OpenAPI document; ``supported=False`` marks routes that exist so Flink
-    clients get a clear 501 instead of a 404. ``shared=True`` (side-effect-free
+    OpenAPI document. ``shared=True`` (side-effect-free
     GETs whose answer depends on nothing but the URL) lets identical requests
     handled in the same event-loop iteration share one rendered answer
     (:mod:`flott.rest.handler.shared_answers`).
@@ -72,7 +73,6 @@ class RestRoute:
     response_type: Any = None
     request_type: Any = None
     query: tuple[QueryParam, ...] = ()
-    supported: bool = True
     operation_id: str = ""
     file_upload: bool = False
     shared: bool = False

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from flott.rest.handler import unsupported
+from flott.rest.handler import (
+    application_handlers,
+    jar_handlers,
+    log_url_handlers,
+    rescale_handlers,
+)
 from flott.rest.handler.cluster import cluster_handlers, jobmanager_handlers, log_handlers
 from flott.rest.handler.handler import RestRoute
 from flott.rest.handler.job import (
@@ -37,6 +42,9 @@ def all_routes() -> list[RestRoute]:
         *flame_graph_handler.ROUTES,
         *savepoint_handlers.ROUTES,
         *taskmanager_handlers.ROUTES,
-        *unsupported.ROUTES,
+        *jar_handlers.ROUTES,
+        *application_handlers.ROUTES,
+        *rescale_handlers.ROUTES,
+        *log_url_handlers.ROUTES,
     ]
     return sorted(routes, key=lambda r: (_match_order(r), r.path))

@@ -91,7 +91,8 @@ class CheckpointStats:
         return out
 
 
-def _summary(values: list[int]) -> dict[str, Any]:
+def stats_summary(values: list[int]) -> dict[str, Any]:
+    """Flink's StatsSummaryDto of ``values``: min, max, average and nearest-rank quantiles."""
     if not values:
         return {"min": 0, "max": 0, "avg": 0, "p50": 0.0, "p90": 0.0, "p95": 0.0, "p99": 0.0, "p999": 0.0}
     ordered = sorted(values)
@@ -153,7 +154,7 @@ class CheckpointStatsTracker:
 
     def to_rest(self) -> dict[str, Any]:
         """The body of ``GET /jobs/:id/checkpoints``."""
-        zero = _summary([])
+        zero = stats_summary([])
         return {
             "counts": {
                 "restored": self.restored,
@@ -163,9 +164,9 @@ class CheckpointStatsTracker:
                 "failed": self.failed,
             },
             "summary": {
-                "checkpointed_size": _summary(self._sizes),
-                "state_size": _summary(self._sizes),
-                "end_to_end_duration": _summary(self._durations),
+                "checkpointed_size": stats_summary(self._sizes),
+                "state_size": stats_summary(self._sizes),
+                "end_to_end_duration": stats_summary(self._durations),
                 "alignment_buffered": zero,
                 "processed_data": zero,
                 "persisted_data": zero,

@@ -59,6 +59,7 @@ from flott.runtime.dispatcher.job_lifecycle import (
     RecordJobResult,
     StopJobMaster,
 )
+from flott.runtime.dispatcher.rescale_history import HISTORY_SIZE_KEY, RescaleHistory
 from flott.runtime.entrypoint.log_files import LogFileInfo
 from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.executiongraph.failover.restart_backoff_time_strategy import web_description
@@ -85,6 +86,7 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.messages.rescale import JobRescales
 from flott.runtime.messages.task_output import JobLogPage
 from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.job_metrics import close_job_metrics, job_metric_values, register_job_metrics
@@ -215,6 +217,8 @@ class Dispatcher(RpcEndpoint):
             config.get_seconds("rest.async.store-duration", "300 s")
         )
         self._limits = admission.AdmissionLimits.from_config(config)
+        self._rescales: dict[str, RescaleHistory] = {}
+        """Per job, the rescales PATCH /jobs/:id/rescaling carried out (kept while the job is known)."""
         self._storage_policy = StoragePathPolicy.from_config(config.to_dict())
         self._savepoint_locations: set[str] = {
             config.get(k) for k in CONFIGURED_DIR_KEYS if config.get(k, "").strip()
@@ -636,25 +640,49 @@ class Dispatcher(RpcEndpoint):
         )
         self._runner(job_id)  # still running after the await
 
+        history = self._rescale_history(job_id)
+
         async def run() -> tuple[int | None, str]:
             self._handle(job_lifecycle.RescaleRequested(job_id))
+            rescale = history.begin(runner.job_graph, parallelism, now_ms())
             try:
-                path = self._savepoint_written(await jm.stop_with_savepoint(None, drain=False))
-            except BaseException:
-                self._handle(job_lifecycle.RescaleAborted(job_id))
+                try:
+                    path = self._savepoint_written(await jm.stop_with_savepoint(None, drain=False))
+                except BaseException:
+                    self._handle(job_lifecycle.RescaleAborted(job_id))
+                    raise
+                result = await runner.result
+                if result.status != "FINISHED":
+                    history.end(rescale, "FAILED", f"JOB_{result.status}", now_ms())
+                    raise JobAlreadyTerminalError(f"job {job_id} ended {result.status} while rescaling")
+                history.enter(rescale, "Restarting", now_ms())
+                graph = savepoints.rescaled_job_graph(runner.job_graph, parallelism, path)
+                try:
+                    await self._start_job(graph, jm.python_artifacts)
+                except BaseException:
+                    self._handle(job_lifecycle.SubmissionFailed(job_id))
+                    raise
+            except BaseException as e:
+                history.end(rescale, "FAILED", "EXCEPTION_OCCURRED", now_ms(), f"{type(e).__name__}: {e}")
                 raise
-            result = await runner.result
-            if result.status != "FINISHED":
-                raise JobAlreadyTerminalError(f"job {job_id} ended {result.status} while rescaling")
-            graph = savepoints.rescaled_job_graph(runner.job_graph, parallelism, path)
-            try:
-                await self._start_job(graph, jm.python_artifacts)
-            except BaseException:
-                self._handle(job_lifecycle.SubmissionFailed(job_id))
-                raise
+            history.end(rescale, "COMPLETED", "SUCCEEDED", now_ms())
             return None, path
 
         return self._operations.trigger(job_id, trigger_id, run)
+
+    def _rescale_history(self, job_id: str) -> RescaleHistory:
+        history = self._rescales.get(job_id)
+        if history is None:
+            for known in [j for j in self._rescales if not self.jobs.knows(j)]:
+                del self._rescales[known]  # the job expired from the archive
+            history = self._rescales[job_id] = RescaleHistory(self._config.get_int(HISTORY_SIZE_KEY, 0))
+        return history
+
+    async def request_job_rescales(self, job_id: str) -> JobRescales:
+        """The job's rescales (an empty history if it never was rescaled); JobNotFoundError if unknown."""
+        self._require_known(job_id)
+        history = self._rescales.get(job_id)
+        return (history or RescaleHistory(self._config.get_int(HISTORY_SIZE_KEY, 0))).snapshot()
 
     async def get_job_operation_status(self, job_id: str, trigger_id: str) -> OperationStatus:
         self._require_known(job_id)

@@ -17,6 +17,7 @@ from flott.runtime.messages.job import (
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
+from flott.runtime.messages.rescale import JobRescales
 from flott.runtime.messages.task_output import JobLogPage
 from flott.runtime.metrics.flame_graph import StackSample
 from flott.runtime.metrics.query_service import ClusterMetricDump
@@ -79,6 +80,9 @@ class DispatcherGateway(Protocol):
 
     async def request_job_artifacts(self, job_id: str) -> list[JobArtifact]:
         """The files recorded for a job (empty if none were uploaded); JobNotFoundError if unknown."""
+
+    async def request_job_rescales(self, job_id: str) -> JobRescales:
+        """The job's rescales (PATCH /jobs/:id/rescaling); JobNotFoundError if the job is unknown."""
 
     async def request_execution_graph(self, job_id: str) -> ArchivedExecutionGraph:
         """The job down to each subtask attempt (Flink: requestExecutionGraphInfo), live or archived."""

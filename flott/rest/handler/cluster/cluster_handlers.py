@@ -35,7 +35,7 @@ async def dashboard_config(req: HandlerRequest) -> DashboardConfiguration:
         flink_version=FLOTT_VERSION,
         flink_revision=FLINK_REVISION,
         features=Features(
-            web_submit=False,  # jar upload runs Java main(); flott submits Python jobs via POST /jobs
+            web_submit=req.config.get_bool("web.submit.enable", True),  # /jars: Python programs
             web_cancel=req.config.get_bool("web.cancel.enable", True),
             web_rescale=False,
             web_history=False,

@@ -49,7 +49,7 @@ async def list_jobs(req: HandlerRequest) -> JobIdsWithStatusOverview:
 _TASK_COUNT_KEYS = [(s, s.lower()) for s in views.EXECUTION_STATES]
 
 
-def _overview_row(d: RuntimeJobDetails) -> JobDetails:
+def overview_row(d: RuntimeJobDetails) -> JobDetails:
     counts = d.task_counts
     tasks = {"total": d.num_tasks}
     for state, key in _TASK_COUNT_KEYS:
@@ -90,10 +90,10 @@ class _TerminalRows:
         for d in details:
             if d.status in _GLOBALLY_TERMINAL:
                 hit = kept.get(id(d))
-                row = hit[1] if hit is not None and hit[0] is d else _overview_row(d)
+                row = hit[1] if hit is not None and hit[0] is d else overview_row(d)
                 now[id(d)] = (d, row)
             else:
-                row = _overview_row(d)
+                row = overview_row(d)
             out.append(row)
         self._rows = now
         return out
@@ -165,12 +165,12 @@ async def job_execution_result(req: HandlerRequest) -> JobExecutionResultRespons
     )
 
 
-def _exception_name(w: WireError) -> str:
+def exception_name(w: WireError) -> str:
     return w.exception_type or f"flott.errors.{w.type}"
 
 
-def _stacktrace(w: WireError) -> str:
-    text = f"{_exception_name(w)}: {w.exception_message or w.message}"
+def stack_trace(w: WireError) -> str:
+    text = f"{exception_name(w)}: {w.exception_message or w.message}"
     return text + ("\n" + w.traceback.rstrip() if w.traceback else "")
 
 
@@ -180,8 +180,8 @@ _MAX_EXCEPTIONS = 20
 
 def _exception_info(f: ArchivedFailure) -> ExceptionInfo:
     return ExceptionInfo(
-        exception_name=_exception_name(f.error),
-        stacktrace=_stacktrace(f.error),
+        exception_name=exception_name(f.error),
+        stacktrace=stack_trace(f.error),
         timestamp=f.timestamp,
         task_name=f.task_name or None,
         endpoint=f.endpoint or None,
@@ -201,8 +201,8 @@ async def job_exceptions(req: HandlerRequest) -> JobExceptionsInfoWithHistory:
     history = graph.exception_history
     entries = [
         RootExceptionInfo(
-            exception_name=_exception_name(f.error),
-            stacktrace=_stacktrace(f.error),
+            exception_name=exception_name(f.error),
+            stacktrace=stack_trace(f.error),
             timestamp=f.timestamp,
             task_name=f.task_name or None,
             endpoint=f.endpoint or None,

@@ -87,7 +87,7 @@ def check_file_name(name: str, max_bytes: int = MAX_FILE_NAME_BYTES, what: str =
     return name
 
 
-async def _receive(request: web.Request, dest: Path, limit: int, idle_s: float) -> _Upload:
+async def receive_multipart(request: web.Request, dest: Path, limit: int, idle_s: float) -> _Upload:
     """Stream every part into ``dest``, counting bytes against ``limit``; each read waits at most
     ``idle_s`` for data (``flott.rest.body-idle-timeout``)."""
     try:
@@ -117,8 +117,8 @@ async def _receive(request: web.Request, dest: Path, limit: int, idle_s: float) 
             if filename is None:
                 if part.name != "request":
                     raise RestRequestError(
-                        f"Unknown form attribute {part.name!r}: POST /jobs takes the attribute 'request' "
-                        "and one file part per file it names."
+                        f"Unknown form attribute {part.name!r}: {request.method} {request.path} takes "
+                        "file parts and at most the attribute 'request'."
                     )
                 if upload.request_json is not None:
                     raise RestRequestError("The attribute 'request' was sent more than once.")
@@ -214,7 +214,7 @@ async def submit_job(req: HandlerRequest) -> JobSubmitResponseBody:
     req.context.upload_dir.mkdir(parents=True, exist_ok=True)
     request_dir = Path(tempfile.mkdtemp(prefix="submission-", dir=req.context.upload_dir))
     try:
-        upload = await _receive(request, request_dir, limit, req.context.body_idle_timeout_s)
+        upload = await receive_multipart(request, request_dir, limit, req.context.body_idle_timeout_s)
         body = _parse_request(upload.request_json)
         graph_name = body.job_graph_file_name or body.execution_plan_file_name
         if graph_name is None:

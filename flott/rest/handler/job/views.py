@@ -20,6 +20,7 @@ from flott.rest.messages.job import (
     PlanNode,
 )
 from flott.rest.messages.vertex import AggregatedTaskDetailsInfo, SubtaskExecutionAttemptDetailsInfo
+from flott.runtime.jobgraph import JobGraph
 from flott.runtime.messages.archived_execution_graph import (
     ArchivedExecution,
     ArchivedExecutionGraph,
@@ -173,7 +174,7 @@ def subtask_details(ex: ArchivedExecution, now: int) -> SubtaskExecutionAttemptD
 
 # -- plan and details ---------------------------------------------------------------------------
 
-_SHIP_STRATEGY = {
+SHIP_STRATEGY = {
     "forward": "FORWARD",
     "hash": "HASH",
     "rebalance": "REBALANCE",
@@ -191,7 +192,7 @@ def plan(graph: ArchivedExecutionGraph) -> Plan:
     for v in graph.vertices:
         inputs = [
             PlanInput(
-                num=i, id=e.source, ship_strategy=_SHIP_STRATEGY.get(e.partitioner, e.partitioner.upper())
+                num=i, id=e.source, ship_strategy=SHIP_STRATEGY.get(e.partitioner, e.partitioner.upper())
             )
             for i, e in enumerate(
                 sorted((e for e in graph.edges if e.target == v.id), key=lambda e: e.target_input)
@@ -212,6 +213,32 @@ def plan(graph: ArchivedExecutionGraph) -> Plan:
         name=graph.job_name,
         type="BATCH" if graph.job_type == "BATCH" else "STREAMING",
         nodes=nodes,
+    )
+
+
+def job_graph_plan(graph: JobGraph) -> Plan:
+    """Flink's JSON plan of a JobGraph not yet submitted (what ``GET /jobs/:id/plan`` shows once it is)."""
+    nodes = []
+    for v in graph.topological_order():
+        inputs = [
+            PlanInput(
+                num=i,
+                id=e.source,
+                ship_strategy=SHIP_STRATEGY.get(e.partitioner.kind, e.partitioner.kind.upper()),
+            )
+            for i, e in enumerate(sorted(graph.inputs_of(v.id), key=lambda e: e.target_input))
+        ]
+        nodes.append(
+            PlanNode(
+                id=v.id,
+                parallelism=v.parallelism,
+                description=" -> ".join(op.name for op in v.operators) or v.name,
+                inputs=inputs,
+            )
+        )
+    mode = graph.config.get("execution.runtime-mode", "STREAMING").strip().upper()
+    return Plan(
+        jid=graph.job_id, name=graph.job_name, type="BATCH" if mode == "BATCH" else "STREAMING", nodes=nodes
     )
 
 
