@@ -222,12 +222,13 @@ def stop_cluster(config: Configuration) -> int:
         return 1
     proc = cluster_process(pf)
     if proc is None:
+        # as Flink's stop scripts: nothing left to stop is not a failure (the cluster is down)
         click.echo(
             f"The flott cluster with REST port {port} is no longer running (its pid file was stale and "
             "is removed; no process was signalled).",
             err=True,
         )
-        return 1
+        return 0
     _terminate(proc.pid)
     pf.unlink(missing_ok=True)
     click.echo(f"Stopped the session cluster (pid {proc.pid}).")

@@ -299,7 +299,7 @@ def test_cluster_stop_never_signals_a_process_flott_did_not_start(run_dir: Path)
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / f"cluster-{port}.pid").write_text(str(other.pid))
         stopped = flott("cluster", "stop", "-D", f"rest.port={port}")
-        assert stopped.returncode == 1
+        assert stopped.returncode == 0, "the cluster is down: nothing left to stop (as Flink's scripts)"
         assert "no longer running" in stopped.stderr and "no process was signalled" in stopped.stderr
         assert other.poll() is None, "cluster stop signalled a process it did not start"
         assert not (run_dir / f"cluster-{port}.pid").exists(), "the stale pid file stays"
