@@ -74,6 +74,8 @@ from flott.runtime.messages.execution import (
 )
 from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, VertexDetails
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
+from flott.runtime.scheduler.adaptivebatch.adaptive_batch_plan import AdaptiveBatchPlan
+from flott.runtime.scheduler.adaptivebatch.vertex_parallelism_decider import AdaptiveBatchSettings
 
 if TYPE_CHECKING:
     from flott.runtime.highavailability.services import CheckpointRecorder
@@ -138,6 +140,11 @@ class JobMaster(RpcEndpoint):
         """The cluster's configuration overridden by the job's: what tasks and strategies read."""
         self.streaming = self.job_config.get("execution.runtime-mode", "STREAMING").upper() != "BATCH"
         checkpoint_config = _with_default_dirs(CheckpointConfig.from_config(self.job_config))
+        adaptive = None
+        if not self.streaming:
+            settings = AdaptiveBatchSettings.from_config(self.job_config)
+            if settings.enabled:
+                adaptive = AdaptiveBatchPlan(job_graph, settings)
         self.graph = ExecutionGraph(
             job_graph,
             now_ms(),
@@ -146,6 +153,7 @@ class JobMaster(RpcEndpoint):
                 checkpointing_enabled=self.streaming and checkpoint_config.interval_ms is not None,
             ),
             is_recoverable=is_recoverable,
+            adaptive=adaptive,
         )
         self.checkpointing: CheckpointCoordinatorDriver | None = None
         if self.streaming:
@@ -430,7 +438,7 @@ class JobMaster(RpcEndpoint):
             )
         accepted = []
         for offer in offers:
-            free = [n for n in range(self.graph.slots_needed) if n not in self.graph.slots]
+            free = self.graph.free_slot_numbers()
             if not free or self.graph.status not in (JobStatus.RUNNING, JobStatus.RESTARTING):
                 break
             accepted.append(offer)
@@ -444,7 +452,9 @@ class JobMaster(RpcEndpoint):
             self.metrics[state.execution_id] = state.metrics
         if state.accumulators and state.state is ExecutionState.FINISHED:
             self.accumulators.update(state.accumulators)
-        self._handle(TaskStateChanged(state.execution_id, state.state, state.error))
+        self._handle(
+            TaskStateChanged(state.execution_id, state.state, state.error, result_bytes=state.result_bytes)
+        )
         return True
 
     async def heartbeat_from_task_executor(self, heartbeat: TaskExecutorToJobManagerHeartbeat) -> None:
@@ -521,7 +531,7 @@ class JobMaster(RpcEndpoint):
             return tm.gateway if tm is not None else None
 
         return await forward_coordination_request(
-            self.job_graph, list(self.graph.executions.values()), gateway_of, operator_id, request
+            self.graph.job_graph, list(self.graph.executions.values()), gateway_of, operator_id, request
         )
 
     async def request_checkpoint_statistics(self) -> dict[str, Any]:
@@ -567,7 +577,7 @@ class JobMaster(RpcEndpoint):
         start = ts.get("CREATED", now)
         terminal = g.status in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED)
         end = ts.get(g.status.name, now) if terminal else -1
-        vertices = self.job_graph.vertices
+        vertices = g.job_graph.vertices
         counts: dict[str, int] = dict.fromkeys(ExecutionState.__members__, 0) if vertices else {}
         for v in vertices:
             for ex in g.by_vertex[v.id]:
@@ -581,7 +591,7 @@ class JobMaster(RpcEndpoint):
             duration=(end if end > 0 else now) - start,
             last_modification=max(ts.values(), default=start),
             task_counts=counts,
-            num_tasks=sum(v.parallelism for v in vertices),
+            num_tasks=sum(max(0, v.parallelism) for v in vertices),
             job_type="BATCH"
             if self.job_graph.config.get("execution.runtime-mode") == "BATCH"
             else "STREAMING",
@@ -595,7 +605,7 @@ class JobMaster(RpcEndpoint):
         terminal = g.status in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED)
         end = ts.get(g.status.name, now) if terminal else -1
         vertices = []
-        for v in self.job_graph.vertices:
+        for v in g.job_graph.vertices:
             exs = g.by_vertex[v.id]
             counts = {s.name: 0 for s in ExecutionState}
             for ex in exs:
@@ -639,7 +649,7 @@ class JobMaster(RpcEndpoint):
             now=now,
             timestamps=dict(ts),
             vertices=vertices,
-            max_parallelism=max((v.max_parallelism for v in self.job_graph.vertices), default=-1),
+            max_parallelism=max((v.max_parallelism for v in g.job_graph.vertices), default=-1),
             job_type="BATCH"
             if self.job_graph.config.get("execution.runtime-mode") == "BATCH"
             else "STREAMING",

@@ -431,7 +431,7 @@ class TaskExecutor(RpcEndpoint):
             for g in tdd.input_gates
         ]
         partitions = [
-            self._shuffle.create_result_partition(p.partition_id, p.num_subpartitions)
+            self._shuffle.create_result_partition(p.partition_id, p.num_subpartitions, p.blocking)
             for p in tdd.output_partitions
         ]
         loop = asyncio.get_running_loop()
@@ -454,17 +454,21 @@ class TaskExecutor(RpcEndpoint):
         log.info("task %s of job %s switched to %s", execution_id, conn.job_id, state.name)
         final_metrics = None
         accumulators: dict[str, bytes] = {}
+        result_bytes: dict[str, int] = {}
         if state.is_terminal():
             task = self.tasks.pop(execution_id, None)
             if task is not None:
                 final_metrics = task.final_metrics
                 if state is ExecutionState.FINISHED:
                     accumulators = dict(task.env.accumulators)
+                    result_bytes = task.result_bytes()
             conn.tasks.discard(execution_id)
             self._release_libraries_if_gone(conn.job_id)
         try:
             await conn.gateway.update_task_execution_state(
-                TaskExecutionState(conn.job_id, execution_id, state, error, final_metrics, accumulators)
+                TaskExecutionState(
+                    conn.job_id, execution_id, state, error, final_metrics, accumulators, result_bytes
+                )
             )
         except FlottError as e:
             log.warning("reporting %s of %s failed: %s", state.name, execution_id, e)
