@@ -9,7 +9,14 @@ import pytest
 
 from flott.common.job_status import JobStatus
 from flott.errors import ConfigurationError
-from flott.runtime.jobgraph import JobEdge, JobGraph, JobVertex, OperatorDescriptor, PartitionerDescriptor, new_id
+from flott.runtime.jobgraph import (
+    JobEdge,
+    JobGraph,
+    JobVertex,
+    OperatorDescriptor,
+    PartitionerDescriptor,
+    new_id,
+)
 from flott.runtime.jobmaster.deployment import build_deployment
 from flott.runtime.jobmaster.execution_graph import (
     DeployTasks,
@@ -74,9 +81,10 @@ def test_settings_fall_back_as_in_flink() -> None:
         }
     )
     assert explicit == AdaptiveBatchSettings(True, 1, 6, 64 << 10, 1)
-    assert not AdaptiveBatchSettings.from_config({"execution.batch.adaptive.auto-parallelism.enabled": "false"}).enabled
+    disabled = {"execution.batch.adaptive.auto-parallelism.enabled": "false"}
+    assert not AdaptiveBatchSettings.from_config(disabled).enabled
     with pytest.raises(ConfigurationError, match="must not be smaller"):
-        AdaptiveBatchSettings.from_config({"execution.batch.adaptive.auto-parallelism.min-parallelism": "200"})
+        AdaptiveBatchSettings.from_config({"jobmanager.adaptive-batch-scheduler.min-parallelism": "200"})
 
 
 def test_a_consumer_reads_its_key_group_range_of_the_subpartitions() -> None:
@@ -155,7 +163,8 @@ def _finish(eg: ExecutionGraph, vertex_id: str, num_bytes: int, now: int) -> lis
         for state in (ExecutionState.INITIALIZING, ExecutionState.RUNNING):
             eg.handle(TaskStateChanged(ex.execution_id, state), now)
         out = {e.id: num_bytes for e in eg.job_graph.outputs_of(vertex_id)}
-        actions += eg.handle(TaskStateChanged(ex.execution_id, ExecutionState.FINISHED, result_bytes=out), now)
+        finished = TaskStateChanged(ex.execution_id, ExecutionState.FINISHED, result_bytes=out)
+        actions += eg.handle(finished, now)
     return actions
 
 
@@ -163,7 +172,9 @@ def test_consumers_are_decided_and_deployed_once_their_producers_finished() -> N
     src = _vertex("src", 2, "source")
     keyed = _vertex("keyed", 2)
     graph = _graph([src, keyed], [_edge(src, keyed)])
-    settings = AdaptiveBatchSettings(max_parallelism=4, default_source_parallelism=2, avg_data_volume_per_task=MIB)
+    settings = AdaptiveBatchSettings(
+        max_parallelism=4, default_source_parallelism=2, avg_data_volume_per_task=MIB
+    )
     eg = ExecutionGraph(graph, 0, adaptive=AdaptiveBatchPlan(graph, settings))
     assert eg.handle(StartScheduling(), 1)[-1] == RequestSlots(2)  # the sources' slots only
     assert eg.by_vertex[keyed.id] == []
@@ -175,9 +186,10 @@ def test_consumers_are_decided_and_deployed_once_their_producers_finished() -> N
     for ex in (first, second):
         for state in (ExecutionState.INITIALIZING, ExecutionState.RUNNING):
             assert eg.handle(TaskStateChanged(ex.execution_id, state), 4) == []
-    assert eg.handle(TaskStateChanged(first.execution_id, ExecutionState.FINISHED, result_bytes=written), 5) == []
+    done = ExecutionState.FINISHED
+    assert eg.handle(TaskStateChanged(first.execution_id, done, result_bytes=written), 5) == []
     # the last producer finishes: 2 x 1.5 MiB → 3 subtasks, one more slot, two deploy at once
-    actions = eg.handle(TaskStateChanged(second.execution_id, ExecutionState.FINISHED, result_bytes=written), 6)
+    actions = eg.handle(TaskStateChanged(second.execution_id, done, result_bytes=written), 6)
     assert eg.job_graph.vertex(keyed.id).parallelism == 3
     assert actions[0] == RequestSlots(1)
     assert isinstance(actions[1], DeployTasks) and len(actions[1].execution_ids) == 2
@@ -187,7 +199,8 @@ def test_consumers_are_decided_and_deployed_once_their_producers_finished() -> N
     tdd = build_deployment(eg, eg.by_vertex[keyed.id][0], {"te-0": "h:0", "te-1": "h:1", "te-2": "h:2"})
     assert [c.subpartition_index for c in tdd.input_gates[0].channels] == [0, 1, 0, 1]
     producer_tdd = build_deployment(eg, first, {"te-0": "h:0", "te-1": "h:1"})
-    assert producer_tdd.output_partitions[0].blocking and producer_tdd.output_partitions[0].num_subpartitions == 4
+    [output] = producer_tdd.output_partitions
+    assert output.blocking and output.num_subpartitions == 4
     assert eg.status is JobStatus.RUNNING
     _finish(eg, keyed.id, 0, 8)
     assert eg.status is JobStatus.FINISHED
