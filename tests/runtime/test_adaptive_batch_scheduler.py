@@ -21,7 +21,10 @@ from flott.runtime.jobmaster.deployment import build_deployment
 from flott.runtime.jobmaster.execution_graph import (
     DeployTasks,
     ExecutionGraph,
+    ReleasePartitions,
     RequestSlots,
+    RestartJob,
+    ScheduleRestart,
     SlotAssigned,
     StartScheduling,
     TaskExecutorLost,
@@ -223,3 +226,15 @@ def test_a_lost_task_executor_holding_unread_results_restarts_the_whole_job() ->
     assert eg.by_vertex[join.id] == []  # the other producer still runs
     eg.handle(TaskExecutorLost("te-0", "killed"), 4)
     assert eg.status is JobStatus.RESTARTING
+    [cancel_slow] = [a for a in eg.handle(TaskStateChanged(eg.by_vertex[slow.id][0].execution_id,
+                                                             ExecutionState.CANCELED), 5)]  # fmt: skip
+    assert isinstance(cancel_slow, ScheduleRestart)
+    finished_src = eg.by_vertex[src.id][0]
+    actions = eg.handle(RestartJob(), 6)
+    # the failed attempt's finished results are dropped; the sources of attempt 1 go again
+    assert actions[0] == ReleasePartitions("te-0", [f"{graph.job_id}.{graph.edges[0].id}.0.0"])
+    assert finished_src.execution_id not in eg.executions
+    assert [a for a in actions if isinstance(a, DeployTasks)] == [
+        DeployTasks([eg.by_vertex[slow.id][0].execution_id])
+    ]  # te-0's slot is gone: src waits for a new one, slow runs again on te-1
+    assert RequestSlots(1) in actions

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from flott.runtime.jobgraph import JobEdge, JobGraph
 from flott.runtime.jobmaster.execution_graph import Execution, ExecutionGraph
+from flott.runtime.jobmaster.execution_graph import partition_id as execution_partition_id
 from flott.runtime.messages.execution import (
     InputChannelDescriptor,
     InputGateDeploymentDescriptor,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 def partition_id(job_id: str, edge: JobEdge, producer: Execution) -> str:
     """Flink's ResultPartitionID: (intermediate data set, producer subtask) + the producer attempt."""
-    return f"{job_id}.{edge.id}.{producer.subtask_index}.{producer.attempt_number}"
+    return execution_partition_id(job_id, edge.id, producer)
 
 
 def num_subpartitions(graph: JobGraph, edge: JobEdge, plan: AdaptiveBatchPlan | None = None) -> int:

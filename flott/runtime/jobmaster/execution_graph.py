@@ -208,13 +208,26 @@ class JobStatusChanged:
 
 
 @dataclass(frozen=True)
+class ReleasePartitions:
+    """Drop the blocking results finished producers left on ``resource_id`` for a failed attempt."""
+
+    resource_id: str
+    partition_ids: list[str]
+
+
+@dataclass(frozen=True)
 class ScheduleRestart:
     """All tasks of the failed attempt are terminal: send :class:`RestartJob` after ``delay_ms``."""
 
     delay_ms: int
 
 
-Action = RequestSlots | DeployTasks | CancelTask | JobStatusChanged | ScheduleRestart
+Action = RequestSlots | DeployTasks | CancelTask | JobStatusChanged | ScheduleRestart | ReleasePartitions
+
+
+def partition_id(job_id: str, edge_id: str, producer: Execution) -> str:
+    """Flink's ResultPartitionID: (intermediate data set, producer subtask) + the producer attempt."""
+    return f"{job_id}.{edge_id}.{producer.subtask_index}.{producer.attempt_number}"
 
 
 class ExecutionGraph:
@@ -461,6 +474,18 @@ class ExecutionGraph:
                 ids.append(ex.execution_id)
         return [DeployTasks(ids)] if ids else []
 
+    def _release_finished_results(self) -> list[Action]:
+        """The blocking results of the attempt that failed: the new attempt writes its own."""
+        if self.plan is None:
+            return []
+        by_resource: dict[str, list[str]] = {}
+        for ex in self.executions.values():
+            if ex.state is ExecutionState.FINISHED and ex.resource_id is not None:
+                ids = by_resource.setdefault(ex.resource_id, [])
+                outputs = self.job_graph.outputs_of(ex.vertex_id)
+                ids.extend(partition_id(self.job_graph.job_id, e.id, ex) for e in outputs)
+        return [ReleasePartitions(rid, ids) for rid, ids in by_resource.items() if ids]
+
     def _holds_unread_results(self, resource_id: str) -> bool:
         """A finished producer on ``resource_id`` wrote a blocking result a consumer has still to read."""
         if self.plan is None:
@@ -568,8 +593,9 @@ class ExecutionGraph:
             return []  # cancelled meanwhile, or a stale timer
         self._restart_delay_ms = None
         self.num_restarts += 1
+        released = self._release_finished_results()
         self._new_attempt(self.num_restarts, now_ms)
-        actions = self._transition_job(JobStatus.RUNNING, event.stimulus, now_ms)
+        actions = released + self._transition_job(JobStatus.RUNNING, event.stimulus, now_ms)
         for ex in self.executions.values():
             self._transition_execution(ex, ExecutionState.SCHEDULED, now_ms)
         missing = self.slots_needed - len(self.slots)

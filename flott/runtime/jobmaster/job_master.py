@@ -57,6 +57,7 @@ from flott.runtime.jobmaster.execution_graph import (
     ExecutionGraph,
     GlobalFailure,
     JobStatusChanged,
+    ReleasePartitions,
     RequestSlots,
     RestartJob,
     ScheduleRestart,
@@ -243,6 +244,8 @@ class JobMaster(RpcEndpoint):
                 self._spawn(self._deploy(action.execution_ids))
             elif isinstance(action, CancelTask):
                 self._spawn(self._cancel_task(action))
+            elif isinstance(action, ReleasePartitions):
+                self._spawn(self._release_partitions(action))
             elif isinstance(action, JobStatusChanged):
                 cause = f": {action.failure.type}: {action.failure.message}" if action.failure else ""
                 log.info(
@@ -313,6 +316,12 @@ class JobMaster(RpcEndpoint):
                 )
 
         await asyncio.gather(*(deploy_one(eid) for eid in execution_ids))
+
+    async def _release_partitions(self, action: ReleasePartitions) -> None:
+        tm = self._task_managers.get(action.resource_id)
+        if tm is not None:
+            with contextlib.suppress(FlottError):
+                await tm.gateway.release_partitions(action.partition_ids)
 
     async def _cancel_task(self, action: CancelTask) -> None:
         tm = self._task_managers.get(action.resource_id)

@@ -542,6 +542,12 @@ class TaskExecutor(RpcEndpoint):
     async def free_slot(self, allocation_id: str, cause: str) -> None:
         await self._slots_freed(self._slots(FreeSlot(allocation_id, cause)))
 
+    async def release_partitions(self, partition_ids: list[str]) -> None:
+        """Drop result partitions nobody will read (a BATCH job's finished results of a failed attempt)."""
+        release = getattr(self._shuffle, "release_partitions", None)
+        if release is not None:
+            release(list(partition_ids))
+
     def _close_job(self, job_id: str) -> None:
         conn = self.job_managers.pop(job_id, None)
         if conn is not None and conn.heartbeat is not None:
