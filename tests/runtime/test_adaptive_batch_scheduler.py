@@ -73,8 +73,10 @@ def test_sources_get_the_default_source_parallelism_within_their_max() -> None:
 
 def test_settings_fall_back_as_in_flink() -> None:
     assert AdaptiveBatchSettings.from_config({}) == AdaptiveBatchSettings(True, 1, 128, 16 * MIB, 128)
-    with_default = AdaptiveBatchSettings.from_config({"parallelism.default": "2"})
+    with_default = AdaptiveBatchSettings.from_config({"parallelism.default": "2"}, env_parallelism=5)
     assert (with_default.max_parallelism, with_default.default_source_parallelism) == (2, 2)
+    local = AdaptiveBatchSettings.from_config({}, env_parallelism=5)  # a local env: its CPU count
+    assert (local.max_parallelism, local.default_source_parallelism) == (5, 5)
     explicit = AdaptiveBatchSettings.from_config(
         {
             "parallelism.default": "2",

@@ -143,7 +143,8 @@ class JobMaster(RpcEndpoint):
         checkpoint_config = _with_default_dirs(CheckpointConfig.from_config(self.job_config))
         adaptive = None
         if not self.streaming:
-            settings = AdaptiveBatchSettings.from_config(self.job_config)
+            unconfigured = [v.parallelism for v in job_graph.vertices if not v.parallelism_configured]
+            settings = AdaptiveBatchSettings.from_config(self.job_config, max(unconfigured, default=None))
             if settings.enabled:
                 adaptive = AdaptiveBatchPlan(job_graph, settings)
         self.graph = ExecutionGraph(

@@ -99,11 +99,15 @@ class AdaptiveBatchSettings:
     default_source_parallelism: int = DEFAULT_MAX_PARALLELISM
 
     @staticmethod
-    def from_config(config: Mapping[str, str]) -> AdaptiveBatchSettings:
+    def from_config(
+        config: Mapping[str, str], env_parallelism: int | None = None
+    ) -> AdaptiveBatchSettings:
         """The job's settings; ConfigurationError names a value that cannot work.
 
         ``max-parallelism`` falls back to the job's ``parallelism.default`` (what
-        ``env.set_parallelism`` writes) and then to 128; ``default-source-parallelism`` to
+        ``env.set_parallelism`` writes), then to ``env_parallelism`` (the parallelism the
+        environment gave the operators: a local environment's is the number of CPUs, as in
+        Flink's local environment) and then to 128; ``default-source-parallelism`` to
         ``max-parallelism``.
         """
         enabled_value = _setting(config, ENABLED)
@@ -119,6 +123,8 @@ class AdaptiveBatchSettings:
             max_parallelism = _positive_int(MAX_PARALLELISM, raw_max)
         elif config.get("parallelism.default") is not None:
             max_parallelism = _positive_int("parallelism.default", config["parallelism.default"])
+        elif env_parallelism is not None and env_parallelism > 0:
+            max_parallelism = env_parallelism
         else:
             max_parallelism = DEFAULT_MAX_PARALLELISM
         if max_parallelism < min_parallelism:
