@@ -39,6 +39,8 @@ def _plan(mode: RuntimeExecutionMode, key: str | None = None, value: str = "") -
         ("execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task", "16mb"),
         ("execution.batch.adaptive.auto-parallelism.default-source-parallelism", "4"),
         ("jobmanager.adaptive-batch-scheduler.max-parallelism", "8"),
+        ("execution.batch-shuffle-mode", "ALL_EXCHANGES_BLOCKING"),
+        ("execution.batch-shuffle-mode", "ALL_EXCHANGES_PIPELINED"),
     ],
 )
 def test_batch_jobs_accept_the_auto_parallelism_settings(key: str, value: str) -> None:
@@ -64,6 +66,11 @@ def test_a_min_above_the_max_is_refused() -> None:
     # parallelism.default (2, set by env.set_parallelism) is the max the min is checked against
     with pytest.raises(ConfigurationError, match="must not be smaller than"):
         _plan(RuntimeExecutionMode.BATCH, "execution.batch.adaptive.auto-parallelism.min-parallelism", "3")
+
+
+def test_hybrid_shuffles_are_refused() -> None:
+    with pytest.raises(NotYetSupportedError, match="hybrid shuffles are not supported"):
+        _plan(RuntimeExecutionMode.BATCH, "execution.batch-shuffle-mode", "ALL_EXCHANGES_HYBRID_FULL")
 
 
 def test_speculative_execution_is_refused() -> None:

@@ -88,6 +88,8 @@ def test_settings_fall_back_as_in_flink() -> None:
     assert explicit == AdaptiveBatchSettings(True, 1, 6, 64 << 10, 1)
     disabled = {"execution.batch.adaptive.auto-parallelism.enabled": "false"}
     assert not AdaptiveBatchSettings.from_config(disabled).enabled
+    pipelined = {"execution.batch-shuffle-mode": "ALL_EXCHANGES_PIPELINED"}
+    assert not AdaptiveBatchSettings.from_config(pipelined).enabled
     with pytest.raises(ConfigurationError, match="must not be smaller"):
         AdaptiveBatchSettings.from_config({"jobmanager.adaptive-batch-scheduler.min-parallelism": "200"})
 

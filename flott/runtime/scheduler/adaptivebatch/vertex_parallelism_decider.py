@@ -39,7 +39,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from flott.errors import ConfigurationError
+from flott.errors import ConfigurationError, NotYetSupportedError
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.state.key_groups import compute_key_group_range_for_operator_index
 from flott.runtime.state.state_backend_loader import parse_memory_size
@@ -64,6 +64,12 @@ SETTING_KEYS = (
 )
 """The adaptive batch settings flott honours; their deprecated ``jobmanager.adaptive-batch-scheduler.``
 spellings (but ``enabled``, which has none) mean the same."""
+
+BATCH_SHUFFLE_MODE = "execution.batch-shuffle-mode"
+"""``ALL_EXCHANGES_BLOCKING`` (Flink's default: the adaptive batch scheduler) or
+``ALL_EXCHANGES_PIPELINED`` (Flink's default scheduler: pipelined exchanges, the parallelism asked
+for); the hybrid modes are not supported."""
+SHUFFLE_MODES = ("ALL_EXCHANGES_BLOCKING", "ALL_EXCHANGES_PIPELINED")
 
 DEFAULT_MAX_PARALLELISM = 128
 DEFAULT_AVG_DATA_VOLUME_PER_TASK = 16 << 20
@@ -93,6 +99,7 @@ class AdaptiveBatchSettings:
     """``execution.batch.adaptive.auto-parallelism.*`` of one job, resolved with Flink's fallbacks."""
 
     enabled: bool = True
+    """False: ``enabled: false`` or ``execution.batch-shuffle-mode: ALL_EXCHANGES_PIPELINED``."""
     min_parallelism: int = 1
     max_parallelism: int = DEFAULT_MAX_PARALLELISM
     avg_data_volume_per_task: int = DEFAULT_AVG_DATA_VOLUME_PER_TASK
@@ -116,6 +123,14 @@ class AdaptiveBatchSettings:
             if enabled_value.strip().lower() not in ("true", "false"):
                 raise ConfigurationError(f"'{ENABLED}: {enabled_value}': expected true or false")
             enabled = enabled_value.strip().lower() == "true"
+        shuffle_mode = config.get(BATCH_SHUFFLE_MODE, SHUFFLE_MODES[0]).strip().upper()
+        if shuffle_mode not in SHUFFLE_MODES:
+            raise NotYetSupportedError(
+                f"'{BATCH_SHUFFLE_MODE}: {config[BATCH_SHUFFLE_MODE]}': flott supports "
+                f"{' and '.join(SHUFFLE_MODES)} (hybrid shuffles are not supported)"
+            )
+        if shuffle_mode == "ALL_EXCHANGES_PIPELINED":
+            enabled = False  # Flink then runs the job with its default scheduler, pipelined
         raw_min = _setting(config, MIN_PARALLELISM)
         min_parallelism = _positive_int(MIN_PARALLELISM, raw_min) if raw_min is not None else 1
         raw_max = _setting(config, MAX_PARALLELISM)
