@@ -201,6 +201,7 @@ class DataStream:
         if isinstance(t, SourceTransformation) and t.non_parallel and parallelism != 1:
             raise ValueError("The parallelism of non parallel operator must be 1.")
         t.parallelism = parallelism
+        t.parallelism_configured = True
         return self
 
     def set_max_parallelism(self, max_parallelism: int) -> DataStream:
@@ -212,6 +213,7 @@ class DataStream:
     def force_non_parallel(self) -> DataStream:
         t = self._operator("force_non_parallel()")
         t.parallelism = 1
+        t.parallelism_configured = True
         t.max_parallelism = 1
         return self
 
@@ -703,6 +705,7 @@ class DataStreamSink:
         if not isinstance(parallelism, int) or parallelism < 1:
             raise ValueError("The parallelism of an operator must be at least 1.")
         self._transformation.parallelism = parallelism
+        self._transformation.parallelism_configured = True
         return self
 
     def set_max_parallelism(self, max_parallelism: int) -> DataStreamSink:

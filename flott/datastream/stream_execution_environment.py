@@ -379,6 +379,7 @@ class StreamExecutionEnvironment:
         t = SourceTransformation(
             name=name,
             parallelism=1 if non_parallel else self.get_parallelism(),
+            parallelism_configured=non_parallel,
             output_type=type_info,
             source=source,
             watermark_strategy=watermark_strategy,

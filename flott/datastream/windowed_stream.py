@@ -124,6 +124,7 @@ class _WindowedBase:
         t.description = f"{prefix}({assigner!r}, {trigger_name}, {functions})"
         if self._all_window:
             t.parallelism = 1
+            t.parallelism_configured = True
             t.max_parallelism = 1
         return DataStream(t, self._keyed_stream.get_execution_environment())
 

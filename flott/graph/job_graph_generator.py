@@ -373,6 +373,8 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
                 max_parallelism=head.max_parallelism,
                 operators=[_operator(n, ids[n.id], artifacts, extra_config) for n in chain],
                 slot_sharing_group=head.slot_sharing_group,
+                parallelism_configured=any(n.parallelism_configured for n in chain),
+                max_parallelism_configured=head.max_parallelism_configured,
             )
         )
     config = dict(graph.config)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 
+import msgspec
+
 from flott.runtime.jobgraph import JobEdge, JobVertex, OperatorDescriptor
 from flott.runtime.tasks.record_writer import CHECK_INPUT, UNCHECKED_OUTPUT
 
@@ -74,12 +76,7 @@ def add_local_pre_aggregation(
             output_type=head.output_type,
             config=config,
         )
-        replaced[producer.id] = JobVertex(
-            id=producer.id,
-            name=f"{producer.name} -> {combiner.name}",
-            parallelism=producer.parallelism,
-            max_parallelism=producer.max_parallelism,
-            operators=[*producer.operators, combiner],
-            slot_sharing_group=producer.slot_sharing_group,
+        replaced[producer.id] = msgspec.structs.replace(
+            producer, name=f"{producer.name} -> {combiner.name}", operators=[*producer.operators, combiner]
         )
     return [replaced.get(v.id, v) for v in vertices]

@@ -61,6 +61,9 @@ class StreamNode:
     parallelism: int
     max_parallelism: int
     slot_sharing_group: str
+    parallelism_configured: bool = True
+    """False: the environment's parallelism, which Flink's adaptive batch scheduler may change."""
+    max_parallelism_configured: bool = True
     chaining_strategy: ChainingStrategy = ChainingStrategy.ALWAYS
     function: Any = None
     """The user object: function, Function instance, Source or Sink."""

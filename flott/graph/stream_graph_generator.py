@@ -180,6 +180,8 @@ class _Generator:
             parallelism=parallelism,
             max_parallelism=max_parallelism,
             slot_sharing_group=self._slot_sharing_group(t, inputs),
+            parallelism_configured=t.parallelism is not None and t.parallelism_configured,
+            max_parallelism_configured=t.max_parallelism is not None or self._configured_max_parallelism > 0,
             chaining_strategy=t.chaining_strategy,
             output_type=t.output_type,
             uid=t.uid,
@@ -232,6 +234,7 @@ class _Generator:
             read = SourceTransformation(
                 name="CacheRead",
                 parallelism=t.cached_parallelism,
+                parallelism_configured=True,
                 max_parallelism=t.max_parallelism,
                 output_type=t.output_type,
                 source=CacheRead(t.cached_dir, t.cached_parallelism, t.output_type),
@@ -243,7 +246,11 @@ class _Generator:
             parallelism = self._graph.node(upstream[0].node_id).parallelism
             directory = new_cache_dir(self._env)
             write = SinkTransformation(
-                name="CacheWrite", parallelism=parallelism, input=t.input, sink=CacheWrite(directory)
+                name="CacheWrite",
+                parallelism=parallelism,
+                parallelism_configured=True,  # the cache's files are one per subtask: keep them
+                input=t.input,
+                sink=CacheWrite(directory),
             )
             node_id = self._add_operator(write)
             self._graph.cache_writes.append(PendingCache(t, directory, parallelism))

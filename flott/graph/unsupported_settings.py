@@ -14,6 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from flott.errors import ConfigurationError, NotYetSupportedError
+from flott.runtime.scheduler.adaptivebatch.vertex_parallelism_decider import (
+    DEPRECATED_PREFIX,
+    ENABLED,
+    PREFIX,
+    SETTING_KEYS,
+    AdaptiveBatchSettings,
+)
 
 __all__ = ["refuse_unsupported_settings"]
 
@@ -102,27 +109,26 @@ _CHECKS: list[tuple[str, Callable[[str], bool], str]] = [
 ]
 
 
-_ADAPTIVE_BATCH = "execution.batch.adaptive.auto-parallelism."
-_ADAPTIVE_BATCH_DEPRECATED = "jobmanager.adaptive-batch-scheduler."
+_ADAPTIVE_BATCH_HONOURED = frozenset(SETTING_KEYS) | {
+    DEPRECATED_PREFIX + key[len(PREFIX) :] for key in SETTING_KEYS if key != ENABLED
+}
 _ADAPTIVE_BATCH_MESSAGE = (
-    "flott runs a BATCH job's operators at the parallelism the job asks for; deciding the "
-    "parallelism of downstream operators from the data volume (Flink's adaptive batch scheduler) "
-    "is not supported yet (remove the setting, or set "
-    "execution.batch.adaptive.auto-parallelism.enabled: false, which is what flott does)"
+    "flott's adaptive batch scheduler honours only the auto-parallelism settings "
+    f"({', '.join(k[len(PREFIX) :] for k in SETTING_KEYS)}); speculative execution and the "
+    "other adaptive batch scheduler settings are not supported (remove the setting)"
 )
 
 
-def _refuse_adaptive_batch_settings(config: Mapping[str, str]) -> None:
-    """In BATCH mode, Flink's auto-parallelism settings change what runs; flott does not decide
-    parallelism from data volume, so any of them but ``enabled: false`` is refused."""
+def _check_adaptive_batch_settings(config: Mapping[str, str]) -> None:
+    """In BATCH mode the auto-parallelism settings decide what runs (flott.runtime.scheduler.
+    adaptivebatch): their values must work, and the scheduler's settings flott does not honour
+    (speculative execution, ...) are refused."""
     if str(config.get("execution.runtime-mode", "STREAMING")).strip().upper() != "BATCH":
         return  # they mean nothing to a STREAMING job, in Flink too
     for key, value in config.items():
-        if not key.startswith((_ADAPTIVE_BATCH, _ADAPTIVE_BATCH_DEPRECATED)):
-            continue
-        if key.endswith(".enabled") and str(value).strip().lower() == "false":
-            continue
-        raise NotYetSupportedError(f"'{key}: {value}': {_ADAPTIVE_BATCH_MESSAGE}")
+        if key.startswith((PREFIX, DEPRECATED_PREFIX)) and key not in _ADAPTIVE_BATCH_HONOURED:
+            raise NotYetSupportedError(f"'{key}: {value}': {_ADAPTIVE_BATCH_MESSAGE}")
+    AdaptiveBatchSettings.from_config(config)
 
 
 def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
@@ -132,7 +138,7 @@ def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
         value = config.get(key)
         if value is not None and unsupported(str(value)):
             raise NotYetSupportedError(f"'{key}: {value}': {message}")
-    _refuse_adaptive_batch_settings(config)
+    _check_adaptive_batch_settings(config)
     mode = config.get("execution.checkpointing.mode")
     if mode is not None and mode.strip().upper().replace("-", "_") not in ("EXACTLY_ONCE", "AT_LEAST_ONCE"):
         raise ConfigurationError(

@@ -13,11 +13,6 @@ NAMES = corpus.program_names()
 # Programs whose flott output still differs from PyFlink's, each with the reason. Strict: a program
 # listed here that starts to match fails the suite until it is taken off the list.
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "batch_word_count": (
-        "PyFlink's BATCH mode runs Flink's adaptive batch scheduler, which picks a parallelism of 1 for "
-        "the tiny keyed stage (parallelism.default is only its upper bound), so its print sink has no "
-        "subtask prefix; flott runs BATCH jobs at the parallelism asked for"
-    ),
     "continuous_trigger": (
         "after the last element the watermark jumps to the end of time; Flink's Java timer service (and "
         "flott's) fires the timers ContinuousEventTimeTrigger registers while firing, one per interval "

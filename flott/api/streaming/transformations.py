@@ -40,6 +40,10 @@ class Transformation:
     name: str
     parallelism: int | None = None
     """Set explicitly or captured from the environment at creation; None: the environment's default."""
+    parallelism_configured: bool = False
+    """``set_parallelism()`` was called (or the operator is non-parallel by nature). Flink's adaptive
+    batch scheduler decides the parallelism of the others; the environment's parallelism (captured
+    above) does not count as configured."""
     max_parallelism: int | None = None
     uid: str | None = None
     uid_hash: str | None = None

@@ -117,7 +117,7 @@ def archive_execution_graph(job_master: JobMaster, endpoints: Mapping[str, str])
     JobMaster knows only resource ids, the ResourceManager knows addresses.
     """
     g = job_master.graph
-    jg = job_master.job_graph
+    jg = g.job_graph  # as it runs: a BATCH vertex whose parallelism is not decided yet shows -1
     vertices = []
     for v in jg.vertices:
         subtasks = [archived_execution(ex, job_master.metrics, endpoints) for ex in g.by_vertex.get(v.id, [])]
@@ -176,7 +176,8 @@ def job_details(info: ExecutionGraphInfo) -> JobDetails:
         job_id=info.job_id, job_name=info.job_name, status=info.status, start_time=info.start_time,
         end_time=info.end_time, duration=info.duration,
         last_modification=max(info.timestamps.values(), default=info.start_time),
-        task_counts=counts, num_tasks=sum(v.parallelism for v in info.vertices), job_type=info.job_type,
+        task_counts=counts, num_tasks=sum(max(0, v.parallelism) for v in info.vertices),
+        job_type=info.job_type,
     )
 
 

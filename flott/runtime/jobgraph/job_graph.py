@@ -80,6 +80,12 @@ class JobVertex(msgspec.Struct, frozen=True):
     operators: list[OperatorDescriptor]
     slot_sharing_group: str = "default"
     """Subtask i of every vertex in one group shares the group's i-th slot (one process)."""
+    parallelism_configured: bool = True
+    """An operator of the chain had its parallelism set explicitly. In a BATCH job Flink's adaptive
+    batch scheduler decides the parallelism of the vertices where this is False (see
+    flott.runtime.scheduler.adaptivebatch); elsewhere ``parallelism`` is what runs."""
+    max_parallelism_configured: bool = True
+    """The max parallelism was set (operator or environment), not derived from the parallelism."""
 
     @property
     def is_source(self) -> bool:

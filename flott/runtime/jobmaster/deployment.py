@@ -3,15 +3,20 @@
 Pure functions of the ExecutionGraph and the data addresses of the
 TaskExecutors holding the job's slots. A forward edge is pointwise (subtask i
 reads producer i's single subpartition); every other partitioner is
-all-to-all (consumer j reads subpartition j of every producer).
+all-to-all (consumer j reads subpartition j of every producer). In a BATCH job run by the
+adaptive batch scheduler every output is a blocking partition, and a consumer whose parallelism
+was decided at run time reads a range of each producer's subpartitions (see
+:class:`~flott.runtime.scheduler.adaptivebatch.adaptive_batch_plan.AdaptiveBatchPlan`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from flott.runtime.jobgraph import JobEdge, JobGraph
 from flott.runtime.jobmaster.execution_graph import Execution, ExecutionGraph
+from flott.runtime.jobmaster.execution_graph import partition_id as execution_partition_id
 from flott.runtime.messages.execution import (
     InputChannelDescriptor,
     InputGateDeploymentDescriptor,
@@ -21,13 +26,18 @@ from flott.runtime.messages.execution import (
     TaskRestore,
 )
 
+if TYPE_CHECKING:
+    from flott.runtime.scheduler.adaptivebatch.adaptive_batch_plan import AdaptiveBatchPlan
+
 
 def partition_id(job_id: str, edge: JobEdge, producer: Execution) -> str:
     """Flink's ResultPartitionID: (intermediate data set, producer subtask) + the producer attempt."""
-    return f"{job_id}.{edge.id}.{producer.subtask_index}.{producer.attempt_number}"
+    return execution_partition_id(job_id, edge.id, producer)
 
 
-def num_subpartitions(graph: JobGraph, edge: JobEdge) -> int:
+def num_subpartitions(graph: JobGraph, edge: JobEdge, plan: AdaptiveBatchPlan | None = None) -> int:
+    if plan is not None:
+        return plan.num_subpartitions(edge)
     return 1 if edge.partitioner.kind == "forward" else graph.vertex(edge.target).parallelism
 
 
@@ -48,10 +58,14 @@ def build_deployment(
     fetched by each TaskExecutor once, not sent with every deployment.
     """
     graph = eg.job_graph
+    plan = eg.plan
     vertex = graph.vertex(ex.vertex_id)
     outputs = [
         ResultPartitionDeploymentDescriptor(
-            e.id, partition_id(graph.job_id, e, ex), num_subpartitions(graph, e)
+            e.id,
+            partition_id(graph.job_id, e, ex),
+            num_subpartitions(graph, e, plan),
+            blocking=plan is not None,
         )
         for e in graph.outputs_of(vertex.id)
     ]
@@ -70,12 +84,18 @@ def build_deployment(
                     InputChannelDescriptor(data_addresses[p.resource_id], partition_id(graph.job_id, e, p), 0)
                 )
             else:
+                subpartitions = (
+                    plan.input_subpartitions(e, ex.subtask_index)
+                    if plan is not None
+                    else range(ex.subtask_index, ex.subtask_index + 1)
+                )
                 for p in producers:
                     assert p.resource_id is not None
-                    channels.append(
+                    channels.extend(
                         InputChannelDescriptor(
-                            data_addresses[p.resource_id], partition_id(graph.job_id, e, p), ex.subtask_index
+                            data_addresses[p.resource_id], partition_id(graph.job_id, e, p), index
                         )
+                        for index in subpartitions
                     )
         gates.append(
             InputGateDeploymentDescriptor(input_index, [e.id for e in groups[input_index]], channels)

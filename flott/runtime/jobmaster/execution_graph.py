@@ -15,20 +15,32 @@ and once all are terminal the graph asks the shell to wait the backoff
 every subtask (global failover: the shell restores them all from the latest
 completed checkpoint) and the job is RUNNING again. Otherwise → FAILING →
 (all tasks terminal) FAILED.
+
+A BATCH job run by the adaptive batch scheduler (an :class:`AdaptiveBatchPlan` given) is
+scheduled in stages: a vertex's subtasks exist only once its parallelism is decided, and are
+deployed only once every producer of every input finished (the exchanges are blocking). When
+the last producer of a vertex whose parallelism is still open finishes, the plan decides it
+from the bytes the producers reported; slots are asked for as the decided vertices need them.
+A failure restarts the whole job (every vertex, from the sources), keeping the parallelism
+already decided; finished results are not reused. A lost TaskExecutor that holds finished
+results someone has still to read is a failure too.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from flott.common.job_status import JobStatus
 from flott.errors import IllegalStateTransitionError, TaskExecutorLostError
 from flott.runtime.jobgraph import JobGraph, new_id
 from flott.runtime.messages.execution import ExecutionState
 from flott.runtime.rpc.service import WireError, error_to_wire
+
+if TYPE_CHECKING:
+    from flott.runtime.scheduler.adaptivebatch.adaptive_batch_plan import AdaptiveBatchPlan
 
 _ES = ExecutionState
 _ECHO = "DataExchangeError"
@@ -73,6 +85,8 @@ class Execution:
     allocation_id: str | None = None
     timestamps: dict[str, int] = field(default_factory=dict)
     failure: WireError | None = None
+    result_bytes: dict[str, int] = field(default_factory=dict)
+    """Once FINISHED in a blocking exchange: bytes written per output edge id."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +134,8 @@ class TaskStateChanged:
     state: ExecutionState
     error: WireError | None = None
     stimulus: str = "task report"
+    result_bytes: Mapping[str, int] | None = None
+    """With FINISHED: bytes written into each blocking output (edge id → bytes)."""
 
 
 @dataclass(frozen=True)
@@ -192,13 +208,26 @@ class JobStatusChanged:
 
 
 @dataclass(frozen=True)
+class ReleasePartitions:
+    """Drop the blocking results finished producers left on ``resource_id`` for a failed attempt."""
+
+    resource_id: str
+    partition_ids: list[str]
+
+
+@dataclass(frozen=True)
 class ScheduleRestart:
     """All tasks of the failed attempt are terminal: send :class:`RestartJob` after ``delay_ms``."""
 
     delay_ms: int
 
 
-Action = RequestSlots | DeployTasks | CancelTask | JobStatusChanged | ScheduleRestart
+Action = RequestSlots | DeployTasks | CancelTask | JobStatusChanged | ScheduleRestart | ReleasePartitions
+
+
+def partition_id(job_id: str, edge_id: str, producer: Execution) -> str:
+    """Flink's ResultPartitionID: (intermediate data set, producer subtask) + the producer attempt."""
+    return f"{job_id}.{edge_id}.{producer.subtask_index}.{producer.attempt_number}"
 
 
 class ExecutionGraph:
@@ -211,8 +240,15 @@ class ExecutionGraph:
         *,
         restart_policy: RestartPolicy | None = None,
         is_recoverable: Callable[[str], bool] = lambda error_type: True,
+        adaptive: AdaptiveBatchPlan | None = None,
     ) -> None:
-        """Without a ``restart_policy`` every failure fails the job (Flink's ``none``)."""
+        """Without a ``restart_policy`` every failure fails the job (Flink's ``none``).
+
+        ``adaptive``: the BATCH job runs staged with blocking exchanges, ``job_graph`` then being
+        the effective graph of the plan (undecided vertices have parallelism -1)."""
+        self.plan = adaptive
+        if adaptive is not None:
+            job_graph = adaptive.job_graph
         self.job_graph = job_graph
         self.status = JobStatus.CREATED
         self.failure: WireError | None = None
@@ -230,11 +266,15 @@ class ExecutionGraph:
         self.exception_history: deque[FailureRecord] = deque(maxlen=EXCEPTION_HISTORY_SIZE)
         """The failures that restarted or failed the job, oldest first (bounded)."""
         self._new_attempt(0, now_ms)
-        self.slots_needed = job_graph.slots_needed()
-        # Slot numbers: group g's i-th slot is offset[g] + i (slot sharing within a group).
+        # Slot numbers: group g's i-th slot is offset[g] + i (slot sharing within a group); a
+        # group's numbers are as many as its vertices may ever need.
         self._slot_offset: dict[str, int] = {}
+        bounds: dict[str, int] = {}
+        for v in job_graph.vertices:
+            bound = adaptive.upper_bound(v.id) if adaptive is not None else v.parallelism
+            bounds[v.slot_sharing_group] = max(bounds.get(v.slot_sharing_group, 0), bound)
         offset = 0
-        for group, size in job_graph.slot_sharing_groups().items():
+        for group, size in bounds.items():
             self._slot_offset[group] = offset
             offset += size
         self._group_of = {v.id: v.slot_sharing_group for v in job_graph.vertices}
@@ -262,6 +302,20 @@ class ExecutionGraph:
 
     def all_terminal(self) -> bool:
         return all(ex.state.is_terminal() for ex in self.executions.values())
+
+    @property
+    def slots_needed(self) -> int:
+        """Slots the job needs now: per slot-sharing group, its largest (decided) parallelism."""
+        return self.job_graph.slots_needed()
+
+    def free_slot_numbers(self) -> list[int]:
+        """The slot numbers the job needs and does not hold yet, lowest first."""
+        wanted = [
+            self._slot_offset[group] + i
+            for group, size in self.job_graph.slot_sharing_groups().items()
+            for i in range(size)
+        ]
+        return sorted(n for n in wanted if n not in self.slots)
 
     def slot_number(self, execution: Execution) -> int:
         """Slot sharing: subtask i of every vertex of a group runs in that group's i-th slot."""
@@ -320,6 +374,8 @@ class ExecutionGraph:
         if self.status is not JobStatus.RUNNING or event.slot_number in self.slots:
             return []
         self.slots[event.slot_number] = (event.resource_id, event.allocation_id)
+        if self.plan is not None:
+            return self._deploy_ready(now_ms)
         if len(self.slots) < self.slots_needed:
             return []
         return self._deploy_all(now_ms)
@@ -348,7 +404,99 @@ class ExecutionGraph:
         if ex.state is ExecutionState.CANCELING and not event.state.is_terminal():
             return []  # a late report of a task being cancelled
         self._transition_execution(ex, event.state, now_ms)
+        if self.plan is not None and event.state is ExecutionState.FINISHED:
+            ex.result_bytes = dict(event.result_bytes or {})
+            if self.status is JobStatus.RUNNING:
+                return self._schedule_consumers(now_ms) + self._maybe_done(now_ms)
         return self._maybe_done(now_ms)
+
+    # -- staged scheduling of a BATCH job (adaptive batch scheduler) ---------------------------
+
+    def _vertex_finished(self, vertex_id: str) -> bool:
+        row = self.by_vertex[vertex_id]
+        return bool(row) and all(ex.state is ExecutionState.FINISHED for ex in row)
+
+    def _inputs_finished(self, vertex_id: str) -> bool:
+        assert self.plan is not None
+        return all(self._vertex_finished(e.source) for e in self.plan.inputs_of(vertex_id))
+
+    def _schedule_consumers(self, now_ms: int) -> list[Action]:
+        """Decide the vertices whose producers all finished, create their subtasks, deploy what can go."""
+        plan = self.plan
+        assert plan is not None
+        from flott.runtime.scheduler.adaptivebatch.vertex_parallelism_decider import ConsumedResult
+
+        decided: list[str] = []
+        for vertex in self.job_graph.topological_order():
+            if plan.is_decided(vertex.id) or not self._inputs_finished(vertex.id):
+                continue
+            consumed = [
+                ConsumedResult(
+                    sum(p.result_bytes.get(e.id, 0) for p in self.by_vertex[e.source]),
+                    plan.num_subpartitions(e),
+                    broadcast=e.partitioner.kind == "broadcast",
+                )
+                for e in plan.inputs_of(vertex.id)
+            ]
+            decided += plan.decide(vertex.id, consumed)
+        actions: list[Action] = []
+        if decided:
+            self.job_graph = plan.job_graph
+            for vertex_id in decided:
+                vertex = self.job_graph.vertex(vertex_id)
+                row = []
+                for i in range(vertex.parallelism):
+                    ex = Execution(new_id(), vertex_id, i, self.num_restarts, timestamps={"CREATED": now_ms})
+                    self._transition_execution(ex, ExecutionState.SCHEDULED, now_ms)
+                    self.executions[ex.execution_id] = ex
+                    row.append(ex)
+                self.by_vertex[vertex_id] = row
+            names = [f"{v.name}={v.parallelism}" for v in map(self.job_graph.vertex, decided)]
+            self.history.append(f"{now_ms}: parallelism decided: {', '.join(names)}")
+            missing = self.slots_needed - len(self.slots)
+            if missing > 0:
+                actions.append(RequestSlots(missing))
+        return actions + self._deploy_ready(now_ms)
+
+    def _deploy_ready(self, now_ms: int) -> list[Action]:
+        """Deploy the scheduled subtasks whose inputs are complete and whose slot is here."""
+        if self.status is not JobStatus.RUNNING:
+            return []
+        ids = []
+        for vertex_id, row in self.by_vertex.items():
+            if not row or not self._inputs_finished(vertex_id):
+                continue
+            for ex in row:
+                if ex.state is not ExecutionState.SCHEDULED or self.slot_number(ex) not in self.slots:
+                    continue
+                ex.resource_id, ex.allocation_id = self.slot_of(ex)
+                self._transition_execution(ex, ExecutionState.DEPLOYING, now_ms)
+                ids.append(ex.execution_id)
+        return [DeployTasks(ids)] if ids else []
+
+    def _release_finished_results(self) -> list[Action]:
+        """The blocking results of the attempt that failed: the new attempt writes its own."""
+        if self.plan is None:
+            return []
+        by_resource: dict[str, list[str]] = {}
+        for ex in self.executions.values():
+            if ex.state is ExecutionState.FINISHED and ex.resource_id is not None:
+                ids = by_resource.setdefault(ex.resource_id, [])
+                outputs = self.job_graph.outputs_of(ex.vertex_id)
+                ids.extend(partition_id(self.job_graph.job_id, e.id, ex) for e in outputs)
+        return [ReleasePartitions(rid, ids) for rid, ids in by_resource.items() if ids]
+
+    def _holds_unread_results(self, resource_id: str) -> bool:
+        """A finished producer on ``resource_id`` wrote a blocking result a consumer has still to read."""
+        if self.plan is None:
+            return False
+        for ex in self.executions.values():
+            if ex.resource_id != resource_id or ex.state is not ExecutionState.FINISHED:
+                continue
+            for e in self.job_graph.outputs_of(ex.vertex_id):
+                if not self._vertex_finished(e.target):
+                    return True
+        return False
 
     def _on_te_lost(self, event: TaskExecutorLost, now_ms: int) -> list[Action]:
         # Its slots are gone with it: a restart asks the ResourceManager for new ones.
@@ -357,19 +505,22 @@ class ExecutionGraph:
             if rid == event.resource_id:
                 del self.slots[number]
                 removed += 1
-        waiting = self.status is JobStatus.RUNNING and any(
-            ex.state is ExecutionState.SCHEDULED for ex in self.executions.values()
-        )
-        if removed and waiting:
-            return [RequestSlots(removed)]  # lost while still collecting slots: ask for replacements
         lost = [
             ex
             for ex in self.executions.values()
             if ex.resource_id == event.resource_id and not ex.state.is_terminal()
         ]
-        if not lost:
-            return []
+        results_lost = self.status is JobStatus.RUNNING and self._holds_unread_results(event.resource_id)
+        waiting = self.status is JobStatus.RUNNING and any(
+            ex.state is ExecutionState.SCHEDULED for ex in self.executions.values()
+        )
+        if removed and waiting and not lost and not results_lost:
+            return [RequestSlots(removed)]  # lost while still collecting slots: ask for replacements
         error = error_to_wire(TaskExecutorLostError(event.cause))
+        if not lost:
+            if results_lost:  # the blocking results it held are gone: run them again
+                return self._fail(error, event.stimulus, now_ms)
+            return []
         for ex in lost:
             self._transition_execution(ex, ExecutionState.FAILED, now_ms)
             ex.failure = error
@@ -442,14 +593,18 @@ class ExecutionGraph:
             return []  # cancelled meanwhile, or a stale timer
         self._restart_delay_ms = None
         self.num_restarts += 1
+        released = self._release_finished_results()
         self._new_attempt(self.num_restarts, now_ms)
-        actions = self._transition_job(JobStatus.RUNNING, event.stimulus, now_ms)
+        actions = released + self._transition_job(JobStatus.RUNNING, event.stimulus, now_ms)
         for ex in self.executions.values():
             self._transition_execution(ex, ExecutionState.SCHEDULED, now_ms)
         missing = self.slots_needed - len(self.slots)
         if missing > 0:
             actions.append(RequestSlots(missing))
-            return actions
+            if self.plan is None:
+                return actions
+        if self.plan is not None:
+            return actions + self._deploy_ready(now_ms)
         return actions + self._deploy_all(now_ms)
 
     def _cancel_all(self, now_ms: int) -> list[Action]:
@@ -467,7 +622,9 @@ class ExecutionGraph:
         if not self.all_terminal():
             return []
         if self.status is JobStatus.RUNNING:
-            if all(ex.state is ExecutionState.FINISHED for ex in self.executions.values()):
+            if all(ex.state is ExecutionState.FINISHED for ex in self.executions.values()) and all(
+                self.by_vertex[v.id] for v in self.job_graph.vertices
+            ):
                 return self._transition_job(JobStatus.FINISHED, "all tasks finished", now_ms)
             return []
         if self.status is JobStatus.FAILING:

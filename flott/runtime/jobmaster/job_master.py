@@ -65,6 +65,7 @@ from flott.runtime.jobmaster.execution_graph import (
     ExecutionGraph,
     GlobalFailure,
     JobStatusChanged,
+    ReleasePartitions,
     RequestSlots,
     RestartJob,
     ScheduleRestart,
@@ -89,6 +90,8 @@ from flott.runtime.messages.execution import (
 from flott.runtime.messages.job import ExecutionGraphInfo, JobDetails, JobResult, VertexDetails
 from flott.runtime.messages.task_output import TaskOutputBatch
 from flott.runtime.rpc.service import RpcEndpoint, RpcService, error_to_wire
+from flott.runtime.scheduler.adaptivebatch.adaptive_batch_plan import AdaptiveBatchPlan
+from flott.runtime.scheduler.adaptivebatch.vertex_parallelism_decider import AdaptiveBatchSettings
 
 if TYPE_CHECKING:
     from flott.runtime.highavailability.services import CheckpointRecorder
@@ -155,6 +158,12 @@ class JobMaster(RpcEndpoint):
         """The cluster's configuration overridden by the job's: what tasks and strategies read."""
         self.streaming = self.job_config.get("execution.runtime-mode", "STREAMING").upper() != "BATCH"
         checkpoint_config = _with_default_dirs(CheckpointConfig.from_config(self.job_config))
+        adaptive = None
+        if not self.streaming:
+            unconfigured = [v.parallelism for v in job_graph.vertices if not v.parallelism_configured]
+            settings = AdaptiveBatchSettings.from_config(self.job_config, max(unconfigured, default=None))
+            if settings.enabled:
+                adaptive = AdaptiveBatchPlan(job_graph, settings)
         self.graph = ExecutionGraph(
             job_graph,
             now_ms(),
@@ -163,6 +172,7 @@ class JobMaster(RpcEndpoint):
                 checkpointing_enabled=self.streaming and checkpoint_config.interval_ms is not None,
             ),
             is_recoverable=is_recoverable,
+            adaptive=adaptive,
         )
         self.checkpointing: CheckpointCoordinatorDriver | None = None
         if self.streaming:
@@ -268,6 +278,8 @@ class JobMaster(RpcEndpoint):
                 self._spawn(self._deploy(action.execution_ids))
             elif isinstance(action, CancelTask):
                 self._spawn(self._cancel_task(action))
+            elif isinstance(action, ReleasePartitions):
+                self._spawn(self._release_partitions(action))
             elif isinstance(action, JobStatusChanged):
                 cause = f": {action.failure.type}: {action.failure.message}" if action.failure else ""
                 log.info(
@@ -341,6 +353,12 @@ class JobMaster(RpcEndpoint):
                 )
 
         await asyncio.gather(*(deploy_one(eid) for eid in execution_ids))
+
+    async def _release_partitions(self, action: ReleasePartitions) -> None:
+        tm = self._task_managers.get(action.resource_id)
+        if tm is not None:
+            with contextlib.suppress(FlottError):
+                await tm.gateway.release_partitions(action.partition_ids)
 
     async def _cancel_task(self, action: CancelTask) -> None:
         tm = self._task_managers.get(action.resource_id)
@@ -449,7 +467,7 @@ class JobMaster(RpcEndpoint):
             )
         accepted = []
         for offer in offers:
-            free = [n for n in range(self.graph.slots_needed) if n not in self.graph.slots]
+            free = self.graph.free_slot_numbers()
             if not free or self.graph.status not in (JobStatus.RUNNING, JobStatus.RESTARTING):
                 break
             accepted.append(offer)
@@ -463,7 +481,9 @@ class JobMaster(RpcEndpoint):
             self.metrics[state.execution_id] = state.metrics
         if state.accumulators and state.state is ExecutionState.FINISHED:
             self.accumulators.update(state.accumulators)
-        self._handle(TaskStateChanged(state.execution_id, state.state, state.error))
+        self._handle(
+            TaskStateChanged(state.execution_id, state.state, state.error, result_bytes=state.result_bytes)
+        )
         return True
 
     async def heartbeat_from_task_executor(self, heartbeat: TaskExecutorToJobManagerHeartbeat) -> None:
@@ -545,7 +565,7 @@ class JobMaster(RpcEndpoint):
             return tm.gateway if tm is not None else None
 
         return await forward_coordination_request(
-            self.job_graph, list(self.graph.executions.values()), gateway_of, operator_id, request
+            self.graph.job_graph, list(self.graph.executions.values()), gateway_of, operator_id, request
         )
 
     async def request_checkpoint_statistics(self) -> dict[str, Any]:
@@ -591,7 +611,7 @@ class JobMaster(RpcEndpoint):
         start = ts.get("CREATED", now)
         terminal = g.status in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED)
         end = ts.get(g.status.name, now) if terminal else -1
-        vertices = self.job_graph.vertices
+        vertices = g.job_graph.vertices
         counts: dict[str, int] = dict.fromkeys(ExecutionState.__members__, 0) if vertices else {}
         for v in vertices:
             for ex in g.by_vertex[v.id]:
@@ -605,7 +625,7 @@ class JobMaster(RpcEndpoint):
             duration=(end if end > 0 else now) - start,
             last_modification=max(ts.values(), default=start),
             task_counts=counts,
-            num_tasks=sum(v.parallelism for v in vertices),
+            num_tasks=sum(max(0, v.parallelism) for v in vertices),
             job_type="BATCH"
             if self.job_graph.config.get("execution.runtime-mode") == "BATCH"
             else "STREAMING",
@@ -619,7 +639,7 @@ class JobMaster(RpcEndpoint):
         terminal = g.status in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED)
         end = ts.get(g.status.name, now) if terminal else -1
         vertices = []
-        for v in self.job_graph.vertices:
+        for v in g.job_graph.vertices:
             exs = g.by_vertex[v.id]
             counts = {s.name: 0 for s in ExecutionState}
             for ex in exs:
@@ -663,7 +683,7 @@ class JobMaster(RpcEndpoint):
             now=now,
             timestamps=dict(ts),
             vertices=vertices,
-            max_parallelism=max((v.max_parallelism for v in self.job_graph.vertices), default=-1),
+            max_parallelism=max((v.max_parallelism for v in g.job_graph.vertices), default=-1),
             job_type="BATCH"
             if self.job_graph.config.get("execution.runtime-mode") == "BATCH"
             else "STREAMING",

@@ -45,6 +45,8 @@ class ResultPartitionDeploymentDescriptor(msgspec.Struct, frozen=True):
     edge_id: str
     partition_id: str
     num_subpartitions: int
+    blocking: bool = False
+    """Kept whole for consumers deployed once the producer finished (a BATCH job's exchanges)."""
 
 
 PythonArtifactKind = Literal["file", "archive", "requirements", "requirements-cache"]
@@ -145,3 +147,6 @@ class TaskExecutionState(msgspec.Struct, frozen=True):
     """With a terminal state: the task's final metrics (the last heartbeat may predate them)."""
     accumulators: dict[str, bytes] = {}
     """With FINISHED: the task's accumulators, opaque bytes (a collect sink's last results)."""
+    result_bytes: dict[str, int] = {}
+    """With FINISHED: per output edge id, the bytes the task wrote into its blocking partition
+    (what the adaptive batch scheduler decides the consumers' parallelism from)."""

@@ -14,8 +14,12 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
+import re
 import signal
 import sys
+import tempfile
+from collections.abc import Mapping
 
 from flott.configuration import Configuration, take_secrets_from_environment
 from flott.runtime.entrypoint import event_loop
@@ -69,6 +73,7 @@ async def run_task_executor(config: Configuration, resource_manager_address: str
             bind_host=config.get("taskmanager.bind-host"),
             advertised_host=config.get("taskmanager.host"),
             port=config.get_int("taskmanager.data.port"),
+            spill_dir=_spill_dir(config.to_dict(), resource_id),
         ),
         loop=loop,
         tls=tls,
@@ -136,3 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"TaskExecutor failed: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def _spill_dir(config: Mapping[str, str], resource_id: str) -> str:
+    """Where this TaskExecutor's blocking partitions spill: under the first of ``io.tmp.dirs``
+    (else the system's temporary directory), in a directory of its own."""
+    dirs = [d for d in re.split(r"[,;:]", config.get("io.tmp.dirs", "")) if d.strip()]
+    root = dirs[0].strip() if dirs else tempfile.gettempdir()
+    return os.path.join(root, f"flott-blocking-{resource_id}")

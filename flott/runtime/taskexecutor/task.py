@@ -203,6 +203,15 @@ class Task:
                 with contextlib.suppress(Exception):
                     p.release()
 
+    def result_bytes(self) -> dict[str, int]:
+        """Per output edge: bytes written into its blocking partition (none for pipelined ones)."""
+        out = {}
+        for p, writer in zip(self.tdd.output_partitions, self.partitions, strict=True):
+            produced = getattr(writer, "num_bytes_produced", None)
+            if p.blocking and isinstance(produced, int):
+                out[p.edge_id] = produced
+        return out
+
     def deliver(self, mail: Mail) -> None:
         """A checkpoint trigger or notification for the task's thread."""
         self.env.mailbox.put(mail)

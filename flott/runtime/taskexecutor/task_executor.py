@@ -473,7 +473,7 @@ class TaskExecutor(RpcEndpoint):
             for g in tdd.input_gates
         ]
         partitions = [
-            self._shuffle.create_result_partition(p.partition_id, p.num_subpartitions)
+            self._shuffle.create_result_partition(p.partition_id, p.num_subpartitions, p.blocking)
             for p in tdd.output_partitions
         ]
         loop = asyncio.get_running_loop()
@@ -497,18 +497,22 @@ class TaskExecutor(RpcEndpoint):
         log.info("task %s of job %s switched to %s", execution_id, conn.job_id, state.name)
         final_metrics = None
         accumulators: dict[str, bytes] = {}
+        result_bytes: dict[str, int] = {}
         if state.is_terminal():
             task = self.tasks.pop(execution_id, None)
             if task is not None:
                 final_metrics = task.final_metrics
                 if state is ExecutionState.FINISHED:
                     accumulators = dict(task.env.accumulators)
+                    result_bytes = task.result_bytes()
             conn.tasks.discard(execution_id)
             self._release_libraries_if_gone(conn.job_id)
             await self.task_output.finish(execution_id)  # the job's log has all output first
         try:
             await conn.gateway.update_task_execution_state(
-                TaskExecutionState(conn.job_id, execution_id, state, error, final_metrics, accumulators)
+                TaskExecutionState(
+                    conn.job_id, execution_id, state, error, final_metrics, accumulators, result_bytes
+                )
             )
         except FlottError as e:
             log.warning("reporting %s of %s failed: %s", state.name, execution_id, e)
@@ -581,6 +585,12 @@ class TaskExecutor(RpcEndpoint):
 
     async def free_slot(self, allocation_id: str, cause: str) -> None:
         await self._slots_freed(self._slots(FreeSlot(allocation_id, cause)))
+
+    async def release_partitions(self, partition_ids: list[str]) -> None:
+        """Drop result partitions nobody will read (a BATCH job's finished results of a failed attempt)."""
+        release = getattr(self._shuffle, "release_partitions", None)
+        if release is not None:
+            release(list(partition_ids))
 
     def _close_job(self, job_id: str) -> None:
         conn = self.job_managers.pop(job_id, None)

@@ -39,6 +39,10 @@ class NetworkConfig(msgspec.Struct, frozen=True, kw_only=True):
     """How long opening a TCP connection to a producer's TaskExecutor may take."""
     max_frame_bytes: int = 1 << 30
     """Largest accepted frame; a bigger length prefix means a corrupt or foreign stream."""
+    blocking_partition_memory_bytes: int = 4 << 20
+    """Pickled bytes a blocking result partition keeps in memory; the rest goes to its spill file."""
+    spill_dir: str = ""
+    """Where blocking partitions spill (the TaskExecutor's ``io.tmp.dirs``); empty: the system's."""
 
     def __post_init__(self) -> None:
         if self.buffers_per_channel < 1:

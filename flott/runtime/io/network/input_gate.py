@@ -84,6 +84,9 @@ class LocalInputChannel(InputChannel):
     def serialize(self, records: list) -> object:
         return records
 
+    def from_payload(self, payload: bytes) -> object:
+        return pickle.loads(payload)
+
     def notify_data_available(self) -> None:
         self._gate_queue.put(self.index)
 

@@ -49,6 +49,10 @@ class SubpartitionReader(Protocol):
         """Turn a batch into its wire form (called on the producer thread, outside any lock)."""
         ...
 
+    def from_payload(self, payload: bytes) -> object:
+        """A batch stored pickled (a blocking partition's) in the form this reader takes."""
+        ...
+
     def notify_data_available(self) -> None:
         """The queue went from 'not being looked at' to non-empty. Called outside the lock."""
         ...
@@ -290,6 +294,8 @@ class ResultPartition:
     partition. Metrics properties may be read from any thread.
     """
 
+    _subpartition_type: type[ResultSubpartition] = ResultSubpartition
+
     def __init__(
         self,
         partition_id: str,
@@ -301,7 +307,7 @@ class ResultPartition:
             raise ValueError(f"num_subpartitions must be >= 0, got {num_subpartitions}")
         self.partition_id = partition_id
         self._subpartitions = [
-            ResultSubpartition(self, i, buffers_per_channel) for i in range(num_subpartitions)
+            self._subpartition_type(self, i, buffers_per_channel) for i in range(num_subpartitions)
         ]
         self._on_done = on_done
         self._state_cond = threading.Condition(threading.Lock())

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Coroutine, Iterable, Sequence
@@ -25,6 +27,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from flott.errors import DataExchangeError
+from flott.runtime.io.network.blocking_partition import BlockingResultPartition
 from flott.runtime.io.network.config import InputChannelSpec, NetworkConfig, parse_address
 from flott.runtime.io.network.input_gate import (
     InputChannel,
@@ -166,13 +169,32 @@ class ShuffleEnvironment:
 
     # ------------------------------------------------------------------ producer side (any thread)
 
-    def create_result_partition(self, partition_id: str, num_subpartitions: int) -> ResultPartition:
-        """Register a partition that consumers (local or remote) may request right away."""
+    def create_result_partition(
+        self, partition_id: str, num_subpartitions: int, blocking: bool = False
+    ) -> ResultPartition:
+        """Register a partition that consumers (local or remote) may request right away.
+
+        ``blocking``: it keeps the producer's whole output for consumers deployed after the
+        producer finished (:mod:`flott.runtime.io.network.blocking_partition`)."""
         if self._closed:
             raise DataExchangeError("shuffle environment is closed")
-        partition = ResultPartition(
-            partition_id, num_subpartitions, self.config.buffers_per_channel, on_done=self._on_partition_done
-        )
+        partition: ResultPartition
+        if blocking:
+            cfg = self.config
+            partition = BlockingResultPartition(
+                partition_id,
+                num_subpartitions,
+                cfg.blocking_partition_memory_bytes,
+                cfg.spill_dir or os.path.join(tempfile.gettempdir(), "flott-blocking"),
+                on_done=self._on_partition_done,
+            )
+        else:
+            partition = ResultPartition(
+                partition_id,
+                num_subpartitions,
+                self.config.buffers_per_channel,
+                on_done=self._on_partition_done,
+            )
         with self._registry_lock:
             if partition_id in self._partitions:
                 raise DataExchangeError(f"result partition {partition_id} is already registered")

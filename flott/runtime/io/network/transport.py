@@ -113,6 +113,10 @@ class RemoteSubpartitionReader:
     def serialize(self, records: list) -> object:
         return SerializedBuffer(protocol.encode_buffer(self.receiver_id, records))
 
+    def from_payload(self, payload: bytes) -> object:
+        header = protocol.HEADER.pack(len(payload), protocol.BUFFER, self.receiver_id)
+        return SerializedBuffer(header + payload)
+
     def notify_data_available(self) -> None:
         try:
             self._loop.call_soon_threadsafe(self.drain)
