@@ -144,5 +144,23 @@ class RocksDictStore:
         """Write the memtables to table files (so :meth:`disk_usage` counts everything)."""
         self._db.flush(True)
 
+    def create_checkpoint(self, path: str) -> None:
+        """A native checkpoint in ``path`` (must not exist): the memtable is flushed and the table
+        files are hard-linked there, so it costs a flush, not a copy of the data."""
+        self._rocksdict.Checkpoint(self._db).create_checkpoint(path)
+
     def close(self) -> None:
         self._db.close()
+
+
+def scan_checkpoint(path: str) -> Iterator[tuple[bytes, bytes]]:
+    """Every ``(key, value)`` of a native checkpoint directory (or a database restored from one),
+    in key order, opened read-only; the database is closed when the iterator ends or is closed."""
+    import rocksdict
+
+    db = rocksdict.Rdict(path, rocksdict.Options(raw_mode=True), access_type=rocksdict.AccessType.read_only())
+    try:
+        items: Any = db.items()
+        yield from items
+    finally:
+        db.close()
