@@ -161,7 +161,7 @@ def read_operator_state(storage: CheckpointStorage, path: str) -> dict[str, list
 # -- a keyed state backend (any) -----------------------------------------------------------
 
 
-def _timers_by_key_group(
+def timers_by_key_group(
     backend: KeyedStateBackend,
 ) -> dict[int, dict[str, dict[Any, list[tuple[int, Any]]]]]:
     """``{key group: {queue name: {key: [(timestamp, namespace), ...]}}}`` of every timer queue."""
@@ -353,7 +353,7 @@ def capture_keyed_backend(
     encoded to bytes. Call it from the task thread, between records.
     """
     kinds: dict[str, str] = {state: str(backend.state_kind(state)) for state in backend.state_names()}
-    timers = _timers_by_key_group(backend)
+    timers = timers_by_key_group(backend)
     for queue_name in backend.timer_queues():
         kinds[queue_name] = TIMER_KIND
     op_bytes, infos = encode_operator_state(operator_states) if operator_states else (None, None)

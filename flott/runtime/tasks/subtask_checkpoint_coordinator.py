@@ -32,6 +32,12 @@ import threading
 from collections.abc import Callable
 
 from flott.runtime.checkpoint import snapshot as snapshot_files
+from flott.runtime.checkpoint.coordinator import CHECKPOINT
+from flott.runtime.checkpoint.incremental import (
+    IncrementalCapture,
+    IncrementalSnapshotter,
+    incremental_enabled,
+)
 from flott.runtime.checkpoint.metadata import OperatorStateHandle, OperatorSubtaskState, TaskStateSnapshot
 from flott.runtime.checkpoint.storage import CheckpointStorage, join
 from flott.runtime.execution.environment import TaskEnvironment
@@ -58,7 +64,7 @@ class _Capture:
 
     def __init__(
         self,
-        keyed: snapshot_files.KeyedStateCapture | None,
+        keyed: snapshot_files.KeyedStateCapture | IncrementalCapture | None,
         operator_state: OperatorSubtaskState | None = None,
         data: bytes | None = None,
     ) -> None:
@@ -83,6 +89,9 @@ class SubtaskCheckpointCoordinator:
         self.runner = AsyncCheckpointRunner(
             env.task_name_with_subtasks, env.checkpoint_responder, max_in_flight(env.job_config)
         )
+        self._incremental = incremental_enabled(env.job_config)
+        self._snapshotters: dict[str, IncrementalSnapshotter] = {}
+        """Per keyed operator on RocksDB with incremental checkpoints: the files it can reuse."""
 
     def checkpoint(self, barrier: CheckpointBarrier, end_of_input: bool = False) -> None:
         responder = self._env.checkpoint_responder
@@ -124,7 +133,11 @@ class SubtaskCheckpointCoordinator:
                     c.keyed.release()
 
         def cleanup() -> None:
-            release()
+            for c in captures:
+                if isinstance(c.keyed, IncrementalCapture):
+                    c.keyed.cleanup(storage)
+                elif c.keyed is not None:
+                    c.keyed.release()
             if written:
                 storage.delete_files(location, written)
 
@@ -138,7 +151,22 @@ class SubtaskCheckpointCoordinator:
                 snapshot_op = getattr(op, "snapshot_operator_state", None)
                 operator_states = snapshot_op(barrier.checkpoint_id) if snapshot_op is not None else None
                 backend = getattr(op, "backend", None)
-                if backend is not None:
+                incremental = (
+                    self._incremental
+                    and barrier.checkpoint_type == CHECKPOINT  # savepoints stay full and self-contained
+                    and hasattr(backend, "native_checkpoint")
+                )
+                if backend is not None and incremental:
+                    snapshotter = self._snapshotters.get(descriptor.operator_id)
+                    if snapshotter is None:
+                        snapshotter = self._snapshotters[descriptor.operator_id] = IncrementalSnapshotter(
+                            descriptor.operator_id, env.subtask_index, env.parallelism
+                        )
+                    captures.append(_Capture(snapshotter.capture(
+                        backend, barrier.checkpoint_id, uid=descriptor.uid, name=descriptor.name,
+                        operator_states=operator_states,
+                    )))  # fmt: skip
+                elif backend is not None:
                     keyed = snapshot_files.capture_keyed_backend(
                         backend,
                         uid=descriptor.uid,
@@ -179,6 +207,8 @@ class SubtaskCheckpointCoordinator:
         self.runner.close(cancel=cancel or self._env.cancelled.is_set())
 
     def notify_complete(self, checkpoint_id: int) -> None:
+        for snapshotter in self._snapshotters.values():
+            snapshotter.notify_complete(checkpoint_id)
         for op in self._operators:
             notify = getattr(op, "notify_checkpoint_complete", None)
             if notify is not None:
@@ -186,6 +216,8 @@ class SubtaskCheckpointCoordinator:
 
     def notify_aborted(self, checkpoint_id: int) -> None:
         self.runner.abort(checkpoint_id)
+        for snapshotter in self._snapshotters.values():
+            snapshotter.notify_aborted(checkpoint_id)
         for op in self._operators:
             notify = getattr(op, "notify_checkpoint_aborted", None)
             if notify is not None:
