@@ -968,8 +968,8 @@ def main() -> int:
             if "async" in sections:
                 parts.append(snapshot_phases.async_section(args.phase_mb, args.phase_rounds, tmp / "phases"))
             if "incremental" in sections and "rocksdb" in backends:
-                inc_dir = tmp / "inc"
-                parts.append(snapshot_phases.incremental_section(args.phase_mb, args.phase_intervals, inc_dir))
+                inc = snapshot_phases.incremental_section(args.phase_mb, args.phase_intervals, tmp / "inc")
+                parts.append(inc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     notes.append(f"Load average at the end: {loadavg()}.")

@@ -22,7 +22,6 @@ confusing unpickling error. These files hold user objects, so only TaskExecutors
 
 from __future__ import annotations
 
-import copy
 import pickle
 import struct
 import threading
@@ -45,6 +44,7 @@ from flott.runtime.checkpoint.metadata import (
 )
 from flott.runtime.checkpoint.storage import CheckpointStorage, join
 from flott.runtime.state.backend import TIMER_KIND
+from flott.runtime.state.heap.heap_snapshot import copy_table
 from flott.runtime.state.key_groups import assign_to_key_group
 
 if TYPE_CHECKING:
@@ -297,46 +297,13 @@ def encode_operator_state(
     return _frame(_OS_MAGIC, pickle.dumps(payload, protocol=5)), infos
 
 
-_ATOMIC: frozenset[type] = frozenset({int, float, str, bytes, bool, type(None), complex, frozenset, range})
-_is_atomic_type = _ATOMIC.__contains__
-
-
-def snapshot_copy(value: Any) -> Any:
-    """A copy of ``value`` that later in-place changes of the live state cannot reach.
-
-    What the heap backend's synchronous part takes of each value (Flink copies on write; here the
-    capture copies up front): immutable values are shared, lists, dicts, sets and tuples are
-    copied level by level (a ListState's list grows in place, an accumulator is often a list
-    changed by ``add``), anything else is deep-copied. Containers of immutable values (the
-    common case) are copied in C (``list.copy``) after a type check done by ``map``.
-    """
-    t = type(value)
-    if t in _ATOMIC:
-        return value
-    if t is list:
-        if all(map(_is_atomic_type, map(type, value))):
-            return value.copy()
-        return [x if type(x) in _ATOMIC else snapshot_copy(x) for x in value]
-    if t is dict:
-        if all(map(_is_atomic_type, map(type, value.values()))):
-            return value.copy()
-        return {k: (x if type(x) in _ATOMIC else snapshot_copy(x)) for k, x in value.items()}
-    if t is tuple:
-        if all(map(_is_atomic_type, map(type, value))):
-            return value
-        return tuple(snapshot_copy(x) for x in value)
-    if t is set:
-        return set(value)
-    return copy.deepcopy(value)
-
-
 def copied_key_group_entries(
     backend: KeyedStateBackend,
 ) -> list[tuple[int, dict[str, dict[Any, Any]]]]:
-    """Every key group's entries, values copied (:func:`snapshot_copy`): a heap backend's capture."""
-    copy_ = snapshot_copy
+    """Every key group's entries, copied (``heap_snapshot.copy_table``): a capture for a backend
+    that has no ``capture_key_group_entries`` of its own."""
     return [
-        (group, {state: {k: copy_(v) for k, v in values.items()} for state, values in entries.items()})
+        (group, {state: copy_table(values) for state, values in entries.items()})
         for group, entries in backend.iter_key_group_entries()
     ]
 
@@ -354,7 +321,7 @@ def capture_keyed_backend(
     """The synchronous part of a keyed operator's snapshot: a view of its state and timers.
 
     A backend with ``capture_key_group_entries()`` (RocksDB: a native checkpoint, hard links of
-    its table files) says how; any other backend's entries are copied (:func:`snapshot_copy`).
+    its table files; heap: its tables copied) says how; any other backend's entries are copied.
     Timers are copied as ``(timestamp, namespace)`` tuples per key, operator list states are
     encoded to bytes. Call it from the task thread, between records.
     """
