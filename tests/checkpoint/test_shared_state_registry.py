@@ -148,3 +148,24 @@ def test_a_savepoint_or_another_jobs_checkpoint_is_never_adopted() -> None:
     other = CheckpointCoordinator("f" * 32, old.config)
     other.handle(RestoredFrom(1, "/chk/" + JOB + "/chk-1", False, meta), 0)
     assert other.completed == [] and len(other.shared) == 0
+
+
+def test_a_new_leader_retains_the_older_checkpoints_too_and_discards_those_beyond_num_retained() -> None:
+    old, storage = make(num_retained=2)
+    old.handle(JobRunning(PLAN), 0)
+    _checkpoint(old, 1000, {"1.sst": 1}, 1)
+    _checkpoint(old, 2000, {"1.sst": 1, "2.sst": 2}, 2)
+    _checkpoint(old, 3000, {"3.sst": 3}, 3)  # the old leader disposed of chk-1 already
+    metas = {c: load_metadata(storage, f"/chk/{JOB}/chk-{c}") for c in (2, 3)}
+    new, _ = make(num_retained=1)
+    new.storage = storage
+    actions = new.handle(
+        RestoredFrom(3, f"/chk/{JOB}/chk-3", False, metas[3], ((metas[2], f"/chk/{JOB}/chk-2"),)), 0
+    )
+    (discard,) = _discards(actions)
+    assert discard.checkpoint_id == 2
+    assert sorted(discard.shared_files) == [
+        "shared/b0-1.sst", "shared/b0-2.sst", "shared/b1-1.sst", "shared/b1-2.sst"
+    ]
+    assert [c.checkpoint_id for c in new.completed] == [3]
+    assert new.shared.references("shared/b0-3.sst") == {3}

@@ -221,6 +221,9 @@ class RestoredFrom:
     metadata: CheckpointMetadata | None = None
     """The snapshot's metadata: a checkpoint of this very job (a JobManager taking over) is
     retained again, its shared files registered, so it is disposed of when subsumed."""
+    older: tuple[tuple[CheckpointMetadata, str], ...] = ()
+    """The job's older retained checkpoints ``(metadata, directory)`` (a JobManager taking over),
+    retained again too (those beyond ``num_retained`` are discarded at once)."""
     stimulus: str = "restored"
 
 
@@ -529,18 +532,34 @@ class CheckpointCoordinator:
 
     def _on_restored(self, event: RestoredFrom, now_ms: int) -> list[Action]:
         self.next_checkpoint_id = max(self.next_checkpoint_id, event.checkpoint_id + 1)
-        meta = event.metadata
-        own = meta is not None and not meta.is_savepoint and meta.job_id == self.job_id
-        if own and meta is not None and all(c.checkpoint_id != meta.checkpoint_id for c in self.completed):
-            # A JobManager taking over the job: the checkpoint it restores is this job's, retained
-            # again (subsumed and disposed of like any), its shared files registered.
-            self.completed.append(CompletedCheckpoint(
-                meta.checkpoint_id, meta.checkpoint_type, meta.timestamp, event.external_path, meta
-            ))  # fmt: skip
-            self.completed.sort(key=lambda c: c.checkpoint_id)
-            self.shared.register(meta.checkpoint_id, meta.shared_files())
         self.stats.reported_restored(event.checkpoint_id, event.external_path, event.is_savepoint, now_ms)
-        return []
+        if event.metadata is None:
+            return []
+        # A JobManager taking over the job: its checkpoints are this job's, retained again
+        # (subsumed and disposed of like any), their shared files registered (Flink rebuilds the
+        # SharedStateRegistry from the recovered CompletedCheckpointStore).
+        for meta, path in [*event.older, (event.metadata, event.external_path)]:
+            own = not meta.is_savepoint and meta.job_id == self.job_id
+            if own and all(c.checkpoint_id != meta.checkpoint_id for c in self.completed):
+                self.completed.append(
+                    CompletedCheckpoint(meta.checkpoint_id, meta.checkpoint_type, meta.timestamp, path, meta)
+                )
+                self.shared.register(meta.checkpoint_id, meta.shared_files())
+        self.completed.sort(key=lambda c: c.checkpoint_id)
+        return self._trim_retained()
+
+    def _trim_retained(self) -> list[Action]:
+        """Discard the oldest completed checkpoints beyond ``num_retained`` (and shared files only
+        they used)."""
+        actions: list[Action] = []
+        while len(self.completed) > self.config.num_retained:
+            old = self.completed.pop(0)
+            unused = self.shared.unregister(old.checkpoint_id, old.metadata.shared_files())
+            actions.append(DiscardCheckpoint(old.checkpoint_id, old.external_path, tuple(unused)))
+            for s in self.stats.history:
+                if s.checkpoint_id == old.checkpoint_id:
+                    s.discarded = True
+        return actions
 
     # -- triggering -----------------------------------------------------------------------
 
@@ -725,13 +744,7 @@ class CheckpointCoordinator:
             self.completed.append(CompletedCheckpoint(cid, pending.checkpoint_type, pending.timestamp,
                                                       pending.location, metadata))  # fmt: skip
             self.shared.register(cid, metadata.shared_files())
-            while len(self.completed) > self.config.num_retained:
-                old = self.completed.pop(0)
-                unused = self.shared.unregister(old.checkpoint_id, old.metadata.shared_files())
-                actions.append(DiscardCheckpoint(old.checkpoint_id, old.external_path, tuple(unused)))
-                for s in self.stats.history:
-                    if s.checkpoint_id == old.checkpoint_id:
-                        s.discarded = True
+            actions += self._trim_retained()
             # Older pending checkpoints are subsumed: a newer one completed (not a failure).
             for older in sorted(c for c, p in self.pending.items() if c < cid and not p.is_savepoint):
                 actions += self._fail(older, "Checkpoint has been subsumed.", now_ms, count=False)

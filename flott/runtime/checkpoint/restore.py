@@ -35,10 +35,19 @@ from flott.runtime.state.key_groups import KeyGroupRange, compute_key_group_rang
 class SnapshotToRestore:
     """A completed checkpoint or savepoint a new attempt starts from."""
 
-    def __init__(self, metadata: CheckpointMetadata, external_path: str, allow_non_restored: bool) -> None:
+    def __init__(
+        self,
+        metadata: CheckpointMetadata,
+        external_path: str,
+        allow_non_restored: bool,
+        older_checkpoints: list[tuple[CheckpointMetadata, str]] | None = None,
+    ) -> None:
         self.metadata = metadata
         self.external_path = external_path
         self.allow_non_restored = allow_non_restored
+        self.older_checkpoints = list(older_checkpoints or [])
+        """A recovered job (a JobManager taking over): the job's other retained checkpoints,
+        ``(metadata, directory)`` oldest first, retained again by the new coordinator."""
         self.reported = False
 
 

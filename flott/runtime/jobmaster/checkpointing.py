@@ -414,6 +414,7 @@ class CheckpointCoordinatorDriver:
                     snapshot.external_path,
                     snapshot.metadata.is_savepoint,
                     snapshot.metadata,
+                    tuple(snapshot.older_checkpoints),
                 )
             )
         out: dict[str, TaskRestore] = {}
