@@ -11,7 +11,13 @@ from pathlib import Path
 from flott.client.pipeline_executor import EmbeddedExecutor
 from flott.runtime.checkpoint.metadata import CheckpointMetadata, load_metadata
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
-from tests.e2e.conftest import assert_exactly_once, task_executor_processes, wait_running
+from tests.e2e.conftest import (
+    assert_exactly_once,
+    read_output_lines,
+    task_executor_processes,
+    wait_committed_output,
+    wait_running,
+)
 from tests.e2e.test_checkpointing import counting_job
 
 
@@ -77,3 +83,31 @@ def test_incremental_checkpoints_survive_killed_task_executors_and_clean_up_afte
     assert not any((job_dir / p).exists() for p in subsumed_only)
     reusing = [m for m in seen.values() if m.checkpointed_size() < m.state_size]
     assert reusing, "later checkpoints refer to table files earlier ones uploaded instead of uploading them"
+
+
+def test_a_cancelled_jobs_incremental_checkpoint_restores_at_another_parallelism(
+    embedded: EmbeddedExecutor, tmp_path: Path
+) -> None:
+    """The retained checkpoint of a cancelled job (incremental, RocksDB) starts a new job at
+    parallelism 3: each new subtask reads its key groups out of the old subtasks' table files."""
+    out, chk = tmp_path / "out", tmp_path / "chk"
+    n = 120_000
+    env = counting_job(out, chk, n, parallelism=2, backend="rocksdb")
+    env.configure({"execution.checkpointing.incremental": "true"})
+    first = env.execute_async("incremental p2")
+    wait_committed_output(out)
+    job_dir = chk / str(first.get_job_id())
+    deadline = time.monotonic() + 30
+    while not list(job_dir.glob("chk-*/_metadata")):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    first.cancel().result(timeout=60)
+    (retained,) = [p.parent for p in job_dir.glob("chk-*/_metadata")]
+    meta = load_metadata(FsspecCheckpointStorage(), str(retained))
+    assert any(op.incremental for op in meta.operators)
+    assert len(read_output_lines(out)) < n
+    second = counting_job(out, chk, n, parallelism=3, savepoint=str(retained), backend="rocksdb")
+    second.configure({"execution.checkpointing.incremental": "true"})
+    second.execute("incremental p3")
+    assert_exactly_once(out, n)
+    assert all((job_dir / p).is_file() for p in meta.shared_files()), "the new job never deletes them"
