@@ -3,7 +3,7 @@
     python bench/checkpoint_bench.py [--quick] [--rounds 3] [--records 6000000] [--intervals 1000,10000]
                                      [--keys 1000000] [--value-bytes 1000] [--backends hashmap,rocksdb]
                                      [--only throughput,state,slow,async,incremental]
-                                     [--slow-record-ms 50] [--phase-mb 200] [--phase-intervals 3]
+                                     [--slow-record-ms 50] [--phase-mb 200] [--phase-intervals 8]
                                      [--no-peers] [--summary FILE]
 
 ``--quick``: 300,000 records (every 1 s only), 50 MB of state (50,000 keys), 2 savepoints of
@@ -934,7 +934,7 @@ def main() -> int:
     )
     ap.add_argument("--phase-mb", type=int, default=200, help="MB of state, async/incremental sections")
     ap.add_argument("--phase-rounds", type=int, default=3, help="rounds, async section")
-    ap.add_argument("--phase-intervals", type=int, default=3, help="1 %% change intervals, incremental")
+    ap.add_argument("--phase-intervals", type=int, default=8, help="1 %% change intervals, incremental")
     ap.add_argument("--no-peers", action="store_true", help="accepted for bench/run; no peers run here")
     ap.add_argument("--summary", help="append this benchmark's summary-table rows to this file (JSON lines)")
     args = ap.parse_args()
@@ -968,8 +968,11 @@ def main() -> int:
             if "async" in sections:
                 parts.append(snapshot_phases.async_section(args.phase_mb, args.phase_rounds, tmp / "phases"))
             if "incremental" in sections and "rocksdb" in backends:
-                inc = snapshot_phases.incremental_section(args.phase_mb, args.phase_intervals, tmp / "inc")
-                parts.append(inc)
+                for style in ("LEVEL", "UNIVERSAL"):
+                    inc = snapshot_phases.incremental_section(
+                        args.phase_mb, args.phase_intervals, tmp / f"inc-{style}", style
+                    )
+                    parts.append(inc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     notes.append(f"Load average at the end: {loadavg()}.")

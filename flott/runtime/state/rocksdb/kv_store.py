@@ -15,6 +15,10 @@ RocksDB settings, and why:
   absent-key lookups in the memtable 3x faster).
 * **LZ4 compression** where the build has it: state is pickles of Python objects, which
   compress well, and LZ4 costs little CPU.
+* **Compaction style** from Flink's ``state.backend.rocksdb.compaction.style`` (LEVEL by
+  default, as Flink). With incremental checkpoints and updates spread over all keys, LEVEL
+  rewrites a whole level every few checkpoints (the next checkpoint uploads it again); UNIVERSAL
+  leaves the big sorted run alone for much longer (bench/snapshot_phases.py measures both).
 * **Block cache and write buffer sizes** from Flink's keys
   ``state.backend.rocksdb.block.cache-size`` (default 64 MiB here) and
   ``state.backend.rocksdb.writebuffer.size`` (default 64 MiB, as Flink).
@@ -28,6 +32,8 @@ from typing import Any, Protocol
 
 DEFAULT_BLOCK_CACHE_BYTES = 64 << 20
 DEFAULT_WRITE_BUFFER_BYTES = 64 << 20
+COMPACTION_STYLES = ("LEVEL", "UNIVERSAL", "FIFO")
+"""Flink's ``state.backend.rocksdb.compaction.style`` values (LEVEL by default, as in Flink)."""
 
 
 class KVStore(Protocol):
@@ -75,6 +81,7 @@ class RocksDictStore:
         *,
         block_cache_bytes: int = DEFAULT_BLOCK_CACHE_BYTES,
         write_buffer_bytes: int = DEFAULT_WRITE_BUFFER_BYTES,
+        compaction_style: str = "LEVEL",
     ) -> None:
         import rocksdict
 
@@ -83,6 +90,10 @@ class RocksDictStore:
         options = rocksdict.Options(raw_mode=True)
         options.create_if_missing(True)
         options.set_write_buffer_size(write_buffer_bytes)
+        style = compaction_style.strip().upper()
+        if style not in COMPACTION_STYLES:
+            raise ValueError(f"unknown RocksDB compaction style {compaction_style!r} ({COMPACTION_STYLES})")
+        options.set_compaction_style(getattr(rocksdict.DBCompactionStyle, style.lower())())
         # A Bloom filter over the memtable too: first lookups of new keys skip its skiplist search.
         options.set_memtable_prefix_bloom_ratio(0.1)
         options.set_memtable_whole_key_filtering(True)

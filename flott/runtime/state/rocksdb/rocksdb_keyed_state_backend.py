@@ -157,6 +157,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         cache_entries: int = DEFAULT_CACHE_ENTRIES,
         block_cache_bytes: int = DEFAULT_BLOCK_CACHE_BYTES,
         write_buffer_bytes: int = DEFAULT_WRITE_BUFFER_BYTES,
+        compaction_style: str = "LEVEL",
         store_factory: Callable[[str], KVStore] | None = None,
         ttl_time_provider: Callable[[], int] | None = None,
     ) -> None:
@@ -175,7 +176,10 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
             path = os.path.join(self.working_dir, "db")
             if store_factory is None:
                 self._store: KVStore = RocksDictStore(
-                    path, block_cache_bytes=block_cache_bytes, write_buffer_bytes=write_buffer_bytes
+                    path,
+                    block_cache_bytes=block_cache_bytes,
+                    write_buffer_bytes=write_buffer_bytes,
+                    compaction_style=compaction_style,
                 )
             else:
                 self._store = store_factory(path)
