@@ -2,7 +2,8 @@
 
     python bench/checkpoint_bench.py [--quick] [--rounds 3] [--records 6000000] [--intervals 1000,10000]
                                      [--keys 1000000] [--value-bytes 1000] [--backends hashmap,rocksdb]
-                                     [--only throughput,state,slow] [--slow-record-ms 50]
+                                     [--only throughput,state,slow,async,incremental]
+                                     [--slow-record-ms 50] [--phase-mb 200] [--phase-intervals 8]
                                      [--no-peers] [--summary FILE]
 
 ``--quick``: 300,000 records (every 1 s only), 50 MB of state (50,000 keys), 2 savepoints of
@@ -41,9 +42,16 @@ API (``GET /jobs/:id``, ``GET /jobs/:id/checkpoints`` in Flink's shape) and from
    savepoints per round, each trigger -> COMPLETED (polled every 10 ms) and the cluster's
    end-to-end duration. Flink's mailbox takes the trigger between two records (target ≤ 0.2 s).
 
-flott's snapshots are synchronous full snapshots (the task processes no records while it writes
-its state; see flott/runtime/tasks/subtask_checkpoint_coordinator.py), checkpoints and savepoints
-the same canonical per-key-group files.
+4. **async** and 5. **incremental** (bench/snapshot_phases.py, in-process, no cluster): how long
+   the task stops per checkpoint, synchronous snapshot vs asynchronous phase; and for RocksDB with
+   1 % of the keys changed per interval, bytes and time of full vs incremental checkpoints.
+   ``--phase-mb`` sizes the state (default 200 MB; 20 with ``--quick``).
+
+A task's checkpoint has a synchronous part (capture: heap values copied, a RocksDB native
+checkpoint; sinks pre-commit; the barrier goes on) and an asynchronous part that writes and
+acknowledges (flott/runtime/tasks/subtask_checkpoint_coordinator.py). Savepoints and full
+checkpoints are the same canonical per-key-group files; incremental RocksDB checkpoints upload
+table files.
 """
 
 from __future__ import annotations
@@ -67,6 +75,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import snapshot_phases  # noqa: E402
 from benchlib import (  # noqa: E402
     REPO,
     RssSampler,
@@ -920,7 +929,12 @@ def main() -> int:
     ap.add_argument("--slow-record-ms", type=int, default=50, help="the slow map's time per record")
     ap.add_argument("--slow-savepoints", type=int, default=3, help="savepoints per round, slow-map job")
     ap.add_argument("--backends", default="hashmap,rocksdb")
-    ap.add_argument("--only", default="throughput,state,slow", help="sections: throughput,state,slow")
+    ap.add_argument(
+        "--only", default="throughput,state,slow", help="sections: throughput,state,slow,async,incremental"
+    )
+    ap.add_argument("--phase-mb", type=int, default=200, help="MB of state, async/incremental sections")
+    ap.add_argument("--phase-rounds", type=int, default=3, help="rounds, async section")
+    ap.add_argument("--phase-intervals", type=int, default=8, help="1 %% change intervals, incremental")
     ap.add_argument("--no-peers", action="store_true", help="accepted for bench/run; no peers run here")
     ap.add_argument("--summary", help="append this benchmark's summary-table rows to this file (JSON lines)")
     args = ap.parse_args()
@@ -929,6 +943,7 @@ def main() -> int:
         args.interval_ms, args.min_pause_ms, args.intervals = 2_000, 4_000, "1000"
         args.fill_timeout = 120.0
         args.slow_savepoints = 2
+        args.phase_mb, args.phase_rounds, args.phase_intervals = 20, 1, 2
     args.intervals = [int(x) for x in args.intervals.split(",") if x.strip()]
     notes = []
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
@@ -950,6 +965,14 @@ def main() -> int:
                 parts.append(state_section(args, tmp, backends, shared))
             if "slow" in sections:
                 parts.append(slow_section(args, tmp, shared))
+            if "async" in sections:
+                parts.append(snapshot_phases.async_section(args.phase_mb, args.phase_rounds, tmp / "phases"))
+            if "incremental" in sections and "rocksdb" in backends:
+                for style in ("LEVEL", "UNIVERSAL"):
+                    inc = snapshot_phases.incremental_section(
+                        args.phase_mb, args.phase_intervals, tmp / f"inc-{style}", style
+                    )
+                    parts.append(inc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     notes.append(f"Load average at the end: {loadavg()}.")

@@ -70,7 +70,8 @@ with its own status; other modules re-export the ones they own by topic
     │   ├── CheckpointFailureLimitExceededError  500  more consecutive failures than tolerated
     │   ├── SnapshotFormatError             400  a snapshot directory cannot be read
     │   ├── RestoreError                    400  a snapshot cannot be restored the way asked
-    │   └── IllegalStoragePathError         400  a path flott will not touch (scheme, relative ...)
+    │   ├── IllegalStoragePathError         400  a path flott will not touch (scheme, relative ...)
+    │   └── CheckpointCancelledError        500  a task's checkpoint writer was told to stop
     ├── IllegalStateTransitionError         500  a state machine was asked for an illegal move
     │   ├── IllegalJobTransitionError       500  the Dispatcher's job lifecycle (dispatcher/job_lifecycle.py)
     │   └── IllegalCheckpointTransitionError     500  the CheckpointCoordinator's own
@@ -398,6 +399,11 @@ class IllegalStoragePathError(CheckpointError):
     process's working directory), or a disposal outside the savepoint locations."""
 
     http_status = 400
+
+
+class CheckpointCancelledError(CheckpointError):
+    """The asynchronous part of a task's checkpoint saw its cancellation flag (the checkpoint was
+    aborted, or the task is cancelled or failing): the writer stops and deletes what it wrote."""
 
 
 class IllegalStateTransitionError(FlottError):

@@ -2,9 +2,10 @@
 
 Choosing a backend records ``state.backend.type`` (and the options the program chose) in
 the job configuration: ``hashmap`` keeps keyed state as Python objects on the heap,
-``rocksdb`` in an embedded RocksDB (``flott.runtime.state.rocksdb``). Options flott does
-not offer (incremental checkpoints, predefined options, options factories) are refused
-when the job is planned (``flott.graph.unsupported_settings``).
+``rocksdb`` in an embedded RocksDB (``flott.runtime.state.rocksdb``), with incremental
+checkpoints if asked (``flott.runtime.checkpoint.incremental``). Options flott does not
+offer (predefined options, options factories) are refused when the job is planned
+(``flott.graph.unsupported_settings``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class HashMapStateBackend(StateBackend):
 
 
 class EmbeddedRocksDBStateBackend(StateBackend):
-    """Keyed state in an embedded RocksDB (``state.backend.type: rocksdb``), full snapshots."""
+    """Keyed state in an embedded RocksDB (``state.backend.type: rocksdb``); checkpoints are
+    full snapshots unless ``enable_incremental_checkpointing`` (savepoints always are)."""
 
     def __init__(self, enable_incremental_checkpointing: bool | None = None) -> None:
         self._incremental = enable_incremental_checkpointing

@@ -1,7 +1,8 @@
 """Settings a program may set that flott cannot honour: refused when the job is planned.
 
-A PyFlink program that asks for unaligned or incremental checkpoints, a changelog
-state backend or latency markers would, on flott, silently get something else.
+A PyFlink program that asks for unaligned checkpoints, a changelog state backend,
+latency markers or incremental checkpoints of the heap backend would, on flott,
+silently get something else.
 Flink's rule here is ours: a setting either does what Flink does or the job is
 refused before it runs, with a message naming the setting and what to do. The
 check reads the job's configuration (every setter writes Flink's key there, and
@@ -54,12 +55,6 @@ _CHECKS: list[tuple[str, Callable[[str], bool], str]] = [
         "(remove set_force_unaligned_checkpoints())",
     ),
     (
-        "execution.checkpointing.incremental",
-        _true,
-        "incremental checkpoints are not supported: every flott checkpoint is a full snapshot "
-        "(use EmbeddedRocksDBStateBackend() without enable_incremental_checkpointing)",
-    ),
-    (
         "state.changelog.enabled",
         _true,
         "the changelog state backend is not supported (remove enable_changelog_state_backend(True))",
@@ -88,8 +83,8 @@ _CHECKS: list[tuple[str, Callable[[str], bool], str]] = [
     (
         "execution.checkpointing.rocksdb.transfer-threads",
         lambda value: True,
-        "the RocksDB transfer thread count is not configurable in flott (it uploads no "
-        "incremental files)",
+        "the RocksDB transfer thread count is not configurable in flott (each task uploads "
+        "its incremental files on its one checkpoint writer thread)",
     ),
     (
         "metrics.latency.interval",
@@ -131,6 +126,23 @@ def _check_adaptive_batch_settings(config: Mapping[str, str]) -> None:
     AdaptiveBatchSettings.from_config(config)
 
 
+_INCREMENTAL_KEYS = ("execution.checkpointing.incremental", "state.backend.incremental")
+
+
+def _refuse_incremental_without_rocksdb(config: Mapping[str, str]) -> None:
+    """Incremental checkpoints are RocksDB's (its table files are what is shared); the heap
+    backend would take full snapshots instead, so asking for both is refused."""
+    backend = str(config.get("state.backend.type", config.get("state.backend", "hashmap"))).strip().lower()
+    for key in _INCREMENTAL_KEYS:
+        value = config.get(key)
+        if value is not None and _true(str(value)) and backend != "rocksdb":
+            raise NotYetSupportedError(
+                f"'{key}: {value}': incremental checkpoints need the RocksDB state backend "
+                f"(state.backend.type: rocksdb, or EmbeddedRocksDBStateBackend(True)); the "
+                f"'{backend}' backend takes full snapshots"
+            )
+
+
 def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
     """Raise NotYetSupportedError for the first setting flott would otherwise ignore
     (ConfigurationError for a checkpointing mode that does not exist)."""
@@ -138,6 +150,7 @@ def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
         value = config.get(key)
         if value is not None and unsupported(str(value)):
             raise NotYetSupportedError(f"'{key}: {value}': {message}")
+    _refuse_incremental_without_rocksdb(config)
     _check_adaptive_batch_settings(config)
     mode = config.get("execution.checkpointing.mode")
     if mode is not None and mode.strip().upper().replace("-", "_") not in ("EXACTLY_ONCE", "AT_LEAST_ONCE"):

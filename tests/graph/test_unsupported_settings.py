@@ -32,13 +32,13 @@ REFUSED: dict[str, tuple[Callable[[StreamExecutionEnvironment], object], str]] =
         lambda e: e.get_checkpoint_config().set_force_unaligned_checkpoints(True),
         "unaligned checkpoints are not supported",
     ),
-    "incremental (backend)": (
-        lambda e: e.set_state_backend(EmbeddedRocksDBStateBackend(enable_incremental_checkpointing=True)),
-        "incremental checkpoints are not supported",
-    ),
-    "incremental (key)": (
+    "incremental (heap backend)": (
         lambda e: e.configure({"execution.checkpointing.incremental": "true"}),
-        "incremental checkpoints are not supported",
+        "incremental checkpoints need the RocksDB state backend",
+    ),
+    "incremental (older key, heap backend)": (
+        lambda e: e.configure({"state.backend.incremental": "true"}),
+        "incremental checkpoints need the RocksDB state backend",
     ),
     "changelog": (lambda e: e.enable_changelog_state_backend(True), "changelog state backend"),
     "predefined options": (
@@ -114,3 +114,18 @@ def test_processing_time_characteristic_switches_periodic_watermarks_off() -> No
     assert env.configuration["pipeline.auto-watermark-interval"] == "0 ms"
     env.set_stream_time_characteristic("EventTime")
     assert env.get_config().get_auto_watermark_interval() == 200
+
+
+@pytest.mark.parametrize(
+    "configure",
+    [
+        lambda e: e.set_state_backend(EmbeddedRocksDBStateBackend(enable_incremental_checkpointing=True)),
+        lambda e: e.configure({"state.backend.type": "rocksdb", "state.backend.incremental": "true"}),
+    ],
+    ids=["backend", "older key"],
+)
+def test_incremental_checkpoints_of_the_rocksdb_backend_plan(
+    configure: Callable[[StreamExecutionEnvironment], object],
+) -> None:
+    config = job(configure).get_job_graph().config
+    assert config["state.backend.type"] == "rocksdb"

@@ -11,6 +11,7 @@ from typing import Any
 
 from flott.runtime.checkpoint.metadata import TaskStateSnapshot
 from flott.runtime.execution.environment import OutputEdge, TriggerCheckpointMail
+from flott.runtime.io.network.api import CheckpointBarrier
 from flott.runtime.jobgraph import JobEdge, PartitionerDescriptor, new_id
 from flott.runtime.tasks.source_batch_size import MAILBOX_LATENCY_TARGET_NS, SourceBatchSize
 from flott.runtime.tasks.stream_task import StreamTask
@@ -79,10 +80,24 @@ def slow_map(value: int) -> int:
     return value * 10
 
 
+class BarrierRecordingWriter(CollectingPartitionWriter):
+    """Records, per barrier it is sent, how many records the chain had processed by then (the
+    synchronous part of the checkpoint ends when the barrier goes out)."""
+
+    def __init__(self, num_subpartitions: int) -> None:
+        super().__init__(num_subpartitions)
+        self.barriers: list[tuple[int, int]] = []
+
+    def broadcast_event(self, event: object) -> None:
+        if isinstance(event, CheckpointBarrier):
+            self.barriers.append((event.checkpoint_id, len(_SEEN)))
+
+
 class Responder:
     def __init__(self) -> None:
         self.acks: list[tuple[int, int]] = []
-        """(checkpoint id, records the chain had processed when the task acknowledged it)."""
+        """(checkpoint id, records the chain had processed when the acknowledgement was sent:
+        after the asynchronous part, so possibly later than the barrier)."""
         self.lock = threading.Lock()
 
     def acknowledge(self, checkpoint_id: int, snapshot: TaskStateSnapshot) -> None:
@@ -101,7 +116,7 @@ def test_trigger_during_a_slow_record_is_taken_right_after_it(tmp_path: Any) -> 
     _TRIGGER_AT[:] = [3, 700]
     blobs = Blobs()
     v = vertex("src", 1, op(blobs, "source", CollectionSource(range(2000))), op(blobs, "map", slow_map))
-    out = CollectingPartitionWriter(1)
+    out = BarrierRecordingWriter(1)
     e = JobEdge(id=new_id(), source=v.id, target=new_id(), partitioner=PartitionerDescriptor(kind="forward"))
     env = make_env(v, blobs, outputs=[OutputEdge(e, out)])
     responder = Responder()
@@ -110,7 +125,8 @@ def test_trigger_during_a_slow_record_is_taken_right_after_it(tmp_path: Any) -> 
     StreamTask(env, nanos=fake_nanos).invoke()
     # Record 3 is the third of the task's life: the first batches (1, 2 records) are the
     # slow start; from then on each batch is one record, so the trigger is handled next.
-    assert responder.acks == [(3, 3), (700, 700)]
+    assert out.barriers == [(3, 3), (700, 700)]
+    assert [cid for cid, _ in responder.acks] == [3, 700]
     assert out.records() == [x * 10 for x in range(2000)]
     assert env.metrics.num_records_out == 2000
 

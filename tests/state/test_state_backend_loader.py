@@ -62,10 +62,15 @@ def test_rocksdb_backend_in_the_configured_local_dir(tmp_path: Any) -> None:
             "state.backend.rocksdb.block.cache-size": "8 mb",
             "state.backend.rocksdb.writebuffer.size": "16mb",
             "state.backend.rocksdb.object-cache.entries": "1000",
+            "state.backend.rocksdb.compaction.style": "universal",
         }
     )
     try:
         assert isinstance(backend, RocksDBKeyedStateBackend)
+        options = open(os.path.join(backend.working_dir, "db", sorted(
+            f for f in os.listdir(os.path.join(backend.working_dir, "db")) if f.startswith("OPTIONS-")
+        )[-1])).read()  # fmt: skip
+        assert "compaction_style=kCompactionStyleUniversal" in options
         assert isinstance(backend, KeyedStateBackend)
         assert os.path.dirname(backend.working_dir) == str(tmp_path / "local")
         assert os.path.basename(backend.working_dir).startswith(f"flott-rocksdb-{os.getpid()}-op-1-2-")
@@ -89,6 +94,7 @@ def test_rocksdb_falls_back_to_io_tmp_dirs(tmp_path: Any) -> None:
         ("state.backend.rocksdb.block.cache-size", "lots"),
         ("state.backend.rocksdb.writebuffer.size", "12 parsecs"),
         ("state.backend.rocksdb.object-cache.entries", "0"),
+        ("state.backend.rocksdb.compaction.style", "SIDEWAYS"),
     ],
 )
 def test_bad_rocksdb_options_name_the_key(key: str, value: str, tmp_path: Any) -> None:

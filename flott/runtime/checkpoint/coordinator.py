@@ -58,8 +58,10 @@ from flott.runtime.checkpoint.metadata import (
     OperatorSubtaskState,
     TaskStateSnapshot,
     merge_operator_states,
+    shared_root,
     write_metadata,
 )
+from flott.runtime.checkpoint.shared_state_registry import SharedStateRegistry
 from flott.runtime.checkpoint.stats import CheckpointStats, CheckpointStatsTracker
 from flott.runtime.checkpoint.storage import CheckpointStorage, join
 
@@ -216,6 +218,12 @@ class RestoredFrom:
     checkpoint_id: int
     external_path: str
     is_savepoint: bool
+    metadata: CheckpointMetadata | None = None
+    """The snapshot's metadata: a checkpoint of this very job (a JobManager taking over) is
+    retained again, its shared files registered, so it is disposed of when subsumed."""
+    older: tuple[tuple[CheckpointMetadata, str], ...] = ()
+    """The job's older retained checkpoints ``(metadata, directory)`` (a JobManager taking over),
+    retained again too (those beyond ``num_retained`` are discarded at once)."""
     stimulus: str = "restored"
 
 
@@ -326,11 +334,14 @@ class WriteCheckpointMetadata:
 
 @dataclass(frozen=True)
 class DiscardCheckpoint:
-    """Delete a checkpoint's directory (failed, subsumed or no longer retained); answer with
-    :class:`CheckpointDiscarded`. Savepoints are never discarded once completed (the user owns them)."""
+    """Delete a checkpoint's directory (failed, subsumed or no longer retained), and the shared
+    files no retained checkpoint refers to any more; answer with :class:`CheckpointDiscarded`.
+    Savepoints are never discarded once completed (the user owns them)."""
 
     checkpoint_id: int
     location: str
+    shared_files: tuple[str, ...] = ()
+    """Relative to the job's checkpoint directory (the parent of ``location``)."""
 
 
 StorageAction = WriteCheckpointMetadata | DiscardCheckpoint
@@ -353,6 +364,8 @@ def perform_storage_action(storage: CheckpointStorage, action: StorageAction) ->
         return MetadataWritten(action.checkpoint_id)
     try:
         storage.delete_dir(action.location)
+        if action.shared_files:
+            storage.delete_files(shared_root(action.location), action.shared_files)
     except OSError as e:  # leftover files are garbage, not a reason to fail anything
         return CheckpointDiscarded(action.location, str(e))
     return CheckpointDiscarded(action.location)
@@ -407,6 +420,8 @@ class CheckpointCoordinator:
         self.pending: dict[int, PendingCheckpoint] = {}
         self.completed: list[CompletedCheckpoint] = []
         """The CompletedCheckpointStore: retained checkpoints, oldest first (no savepoints)."""
+        self.shared = SharedStateRegistry()
+        """The shared files (incremental checkpoints) the retained checkpoints refer to."""
         self.stats = CheckpointStatsTracker(history_size)
         self.consecutive_failures = 0
         self.periodic_suspended = False
@@ -518,7 +533,33 @@ class CheckpointCoordinator:
     def _on_restored(self, event: RestoredFrom, now_ms: int) -> list[Action]:
         self.next_checkpoint_id = max(self.next_checkpoint_id, event.checkpoint_id + 1)
         self.stats.reported_restored(event.checkpoint_id, event.external_path, event.is_savepoint, now_ms)
-        return []
+        if event.metadata is None:
+            return []
+        # A JobManager taking over the job: its checkpoints are this job's, retained again
+        # (subsumed and disposed of like any), their shared files registered (Flink rebuilds the
+        # SharedStateRegistry from the recovered CompletedCheckpointStore).
+        for meta, path in [*event.older, (event.metadata, event.external_path)]:
+            own = not meta.is_savepoint and meta.job_id == self.job_id
+            if own and all(c.checkpoint_id != meta.checkpoint_id for c in self.completed):
+                self.completed.append(
+                    CompletedCheckpoint(meta.checkpoint_id, meta.checkpoint_type, meta.timestamp, path, meta)
+                )
+                self.shared.register(meta.checkpoint_id, meta.shared_files())
+        self.completed.sort(key=lambda c: c.checkpoint_id)
+        return self._trim_retained()
+
+    def _trim_retained(self) -> list[Action]:
+        """Discard the oldest completed checkpoints beyond ``num_retained`` (and shared files only
+        they used)."""
+        actions: list[Action] = []
+        while len(self.completed) > self.config.num_retained:
+            old = self.completed.pop(0)
+            unused = self.shared.unregister(old.checkpoint_id, old.metadata.shared_files())
+            actions.append(DiscardCheckpoint(old.checkpoint_id, old.external_path, tuple(unused)))
+            for s in self.stats.history:
+                if s.checkpoint_id == old.checkpoint_id:
+                    s.discarded = True
+        return actions
 
     # -- triggering -----------------------------------------------------------------------
 
@@ -617,7 +658,9 @@ class CheckpointCoordinator:
             )
         pending.not_yet_acked.discard(event.execution_id)
         pending.acked[event.execution_id] = event.snapshot
-        pending.stats.acks[event.execution_id] = (now_ms, event.snapshot.state_size)
+        pending.stats.acks[event.execution_id] = (
+            now_ms, event.snapshot.state_size, event.snapshot.checkpointed_size(event.checkpoint_id)
+        )
         if pending.not_yet_acked:
             return []
         return self._complete(pending, now_ms)
@@ -651,6 +694,22 @@ class CheckpointCoordinator:
             )
         except SnapshotFormatError as e:
             return self._fail(cid, f"Failure to finalize checkpoint: {e}", now_ms, count=True)
+        gone = [
+            f.path
+            for op in pending.metadata.operators
+            for h in op.incremental
+            for f in h.shared
+            if f.checkpoint_id != cid and not self.shared.is_registered(f.path)
+        ]
+        if gone:
+            pending.metadata = None
+            return self._fail(
+                cid,
+                f"Failure to finalize checkpoint: it refers to shared file {gone[0]}, which no retained "
+                "checkpoint holds any more (a task reused files of a checkpoint subsumed meanwhile)",
+                now_ms,
+                count=True,
+            )
         return [WriteCheckpointMetadata(cid, pending.location, pending.metadata)]
 
     def _finalizing(self, checkpoint_id: int, what: str) -> PendingCheckpoint | None:
@@ -684,12 +743,8 @@ class CheckpointCoordinator:
             self.consecutive_failures = 0
             self.completed.append(CompletedCheckpoint(cid, pending.checkpoint_type, pending.timestamp,
                                                       pending.location, metadata))  # fmt: skip
-            while len(self.completed) > self.config.num_retained:
-                old = self.completed.pop(0)
-                actions.append(DiscardCheckpoint(old.checkpoint_id, old.external_path))
-                for s in self.stats.history:
-                    if s.checkpoint_id == old.checkpoint_id:
-                        s.discarded = True
+            self.shared.register(cid, metadata.shared_files())
+            actions += self._trim_retained()
             # Older pending checkpoints are subsumed: a newer one completed (not a failure).
             for older in sorted(c for c, p in self.pending.items() if c < cid and not p.is_savepoint):
                 actions += self._fail(older, "Checkpoint has been subsumed.", now_ms, count=False)
@@ -706,7 +761,16 @@ class CheckpointCoordinator:
         pending = self.pending.pop(cid)
         self.last_checkpoint_end = now_ms
         self.stats.reported_failed(pending.stats, now_ms, reason)
-        actions: list[Action] = [DiscardCheckpoint(cid, pending.location)]
+        uploaded = [
+            f.path
+            for snap in pending.acked.values()
+            for op in snap.operators
+            if op.incremental is not None
+            for f in op.incremental.shared
+            if f.checkpoint_id == cid
+        ]
+        unused = tuple(self.shared.unreferenced(uploaded))
+        actions: list[Action] = [DiscardCheckpoint(cid, pending.location, unused)]
         if notify:
             actions.append(NotifyCheckpointAborted(cid, tuple(pending.plan.tasks_to_ack), reason))
         actions.append(CheckpointFailed(cid, pending.checkpoint_type, reason, pending.request_id))

@@ -7,6 +7,7 @@ class a wire error may name); this module keeps their checkpoint-side import pat
 from __future__ import annotations
 
 from flott.errors import (
+    CheckpointCancelledError,
     CheckpointError,
     CheckpointFailureLimitExceededError,
     CheckpointTriggerError,
@@ -17,6 +18,7 @@ from flott.errors import (
 )
 
 __all__ = [
+    "CheckpointCancelledError",
     "CheckpointError",
     "CheckpointFailureLimitExceededError",
     "CheckpointTriggerError",

@@ -5,6 +5,9 @@ A checkpoint or savepoint is a directory::
     <dir>/_metadata                         JSON, this module (written last, atomically)
     <dir>/op-<operator id>/kg-<n>.bin       keyed state of one operator, one key group (snapshot.py)
     <dir>/op-<operator id>/os-<i>.bin       operator (non-keyed) list state of subtask i (snapshot.py)
+    <dir>/op-<operator id>/db-<i>/...       incremental RocksDB checkpoints: subtask i's private files
+    <dir>/../shared/<backend>-<n>.sst       incremental RocksDB checkpoints: table files, shared by
+                                            the job's checkpoints (checkpoint/incremental.py)
 
 Every path inside ``_metadata`` is *relative to the directory*, so a savepoint can be moved or
 copied anywhere (another machine, another bucket) and still restores. The metadata is plain JSON
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 
 import msgspec
 
@@ -28,6 +32,8 @@ FORMAT_VERSION = 1
 SUPPORTED_FORMAT_VERSIONS = frozenset({1})
 METADATA_FILE = "_metadata"
 SAVEPOINT_MARKER_FILE = "_savepoint-marker"
+SHARED_DIR = "shared"
+"""Incremental checkpoints' table files: ``<checkpoint dir>/<job id>/shared/``, next to ``chk-<n>``."""
 
 # Operator list-state redistribution modes (Flink's OperatorStateHandle.Mode).
 SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"
@@ -64,6 +70,52 @@ class OperatorStateHandle(msgspec.Struct, frozen=True):
     states: dict[str, OperatorListStateInfo] = {}
 
 
+class SharedFileHandle(msgspec.Struct, frozen=True):
+    """A RocksDB table file of an incremental checkpoint, in the job's ``shared/`` directory: a
+    later checkpoint of the same backend that still has the file refers to it instead of
+    uploading it again (the coordinator's SharedStateRegistry counts the references)."""
+
+    name: str
+    """The file's name in the RocksDB directory (``000042.sst``)."""
+    path: str
+    """Relative to the job's checkpoint directory (the parent of ``chk-<n>``): ``shared/...``."""
+    size: int
+    checkpoint_id: int
+    """The checkpoint that uploaded it."""
+
+
+class PrivateFileHandle(msgspec.Struct, frozen=True):
+    """A RocksDB file only this checkpoint needs (MANIFEST, CURRENT, OPTIONS ...), in its directory."""
+
+    name: str
+    path: str
+    """Relative to the snapshot directory."""
+    size: int
+
+
+class IncrementalKeyedStateHandle(msgspec.Struct, frozen=True):
+    """One subtask's keyed state as a RocksDB native checkpoint (Flink's
+    IncrementalRemoteKeyedStateHandle): its table files (shared) and the rest (private).
+    The key groups of ``key_group_range`` are all in it; a restore opens the files as a database
+    and reads the key groups it owns."""
+
+    backend_id: str
+    key_group_range: tuple[int, int]
+    state_names: dict[str, str]
+    """RocksDB state id (as a string) -> state name."""
+    shared: list[SharedFileHandle] = []
+    private: list[PrivateFileHandle] = []
+
+    @property
+    def state_size(self) -> int:
+        return sum(f.size for f in self.shared) + sum(f.size for f in self.private)
+
+    def checkpointed_size(self, checkpoint_id: int) -> int:
+        """Bytes this checkpoint wrote (new table files and the private files)."""
+        new = sum(f.size for f in self.shared if f.checkpoint_id == checkpoint_id)
+        return new + sum(f.size for f in self.private)
+
+
 class OperatorSubtaskState(msgspec.Struct, frozen=True):
     """What one subtask acknowledges for one of its (chained) operators."""
 
@@ -78,11 +130,21 @@ class OperatorSubtaskState(msgspec.Struct, frozen=True):
     keyed_state_kinds: dict[str, str] = {}
     key_groups: list[KeyGroupStateHandle] = []
     operator_state: OperatorStateHandle | None = None
+    incremental: IncrementalKeyedStateHandle | None = None
+    """RocksDB incremental checkpoints: the keyed state (``key_groups`` then hold only timers)."""
 
     @property
     def state_size(self) -> int:
         size = sum(h.size for h in self.key_groups)
+        size += self.incremental.state_size if self.incremental is not None else 0
         return size + (self.operator_state.size if self.operator_state is not None else 0)
+
+    def checkpointed_size(self, checkpoint_id: int) -> int:
+        """Bytes written for this checkpoint (the state size minus reused shared files)."""
+        if self.incremental is None:
+            return self.state_size
+        reused = self.incremental.state_size - self.incremental.checkpointed_size(checkpoint_id)
+        return self.state_size - reused
 
 
 class TaskStateSnapshot(msgspec.Struct, frozen=True):
@@ -96,6 +158,10 @@ class TaskStateSnapshot(msgspec.Struct, frozen=True):
     @property
     def state_size(self) -> int:
         return sum(op.state_size for op in self.operators)
+
+    def checkpointed_size(self, checkpoint_id: int) -> int:
+        """Bytes written for checkpoint ``checkpoint_id`` (less than the state size when incremental)."""
+        return sum(op.checkpointed_size(checkpoint_id) for op in self.operators)
 
 
 class OperatorMetadata(msgspec.Struct, frozen=True):
@@ -111,10 +177,18 @@ class OperatorMetadata(msgspec.Struct, frozen=True):
     """Sorted by key group; key groups without state have no file and are absent."""
     operator_states: list[OperatorStateHandle] = []
     """Sorted by subtask index."""
+    incremental: list[IncrementalKeyedStateHandle] = []
+    """Incremental RocksDB checkpoints: one handle per old subtask, by key-group range."""
 
     @property
     def state_size(self) -> int:
-        return sum(h.size for h in self.key_groups) + sum(h.size for h in self.operator_states)
+        size = sum(h.size for h in self.key_groups) + sum(h.size for h in self.operator_states)
+        return size + sum(h.state_size for h in self.incremental)
+
+    def checkpointed_size(self, checkpoint_id: int) -> int:
+        """Bytes written for checkpoint ``checkpoint_id`` (shared files reused from older ones not)."""
+        reused = sum(h.state_size - h.checkpointed_size(checkpoint_id) for h in self.incremental)
+        return self.state_size - reused
 
     def state_sizes(self) -> dict[str, int]:
         """Number of entries per state name (keyed: keys; operator state: list elements)."""
@@ -148,11 +222,22 @@ class CheckpointMetadata(msgspec.Struct, frozen=True):
     def state_files(self) -> list[str]:
         """Every state file the snapshot names, relative to its directory."""
         files = [h.path for op in self.operators for h in op.key_groups]
+        files += [f.path for op in self.operators for h in op.incremental for f in h.private]
         return files + [h.path for op in self.operators for h in op.operator_states]
+
+    def shared_files(self) -> list[str]:
+        """The shared files (incremental checkpoints) it refers to, relative to the job's
+        checkpoint directory (the parent of the snapshot directory)."""
+        return [f.path for op in self.operators for h in op.incremental for f in h.shared]
 
     @property
     def state_size(self) -> int:
         return sum(op.state_size for op in self.operators)
+
+    def checkpointed_size(self, checkpoint_id: int | None = None) -> int:
+        """Bytes this checkpoint wrote (its own id unless given)."""
+        cid = self.checkpoint_id if checkpoint_id is None else checkpoint_id
+        return sum(op.checkpointed_size(cid) for op in self.operators)
 
     def operator(self, operator_id_or_uid: str) -> OperatorMetadata:
         for op in self.operators:
@@ -193,6 +278,14 @@ def merge_operator_states(subtask_states: list[OperatorSubtaskState]) -> list[Op
                     raise SnapshotFormatError(f"operator {op_id}: key group {h.key_group} snapshotted twice")
                 seen[h.key_group] = h
         op_states = [s.operator_state for s in states if s.operator_state is not None]
+        incremental = sorted(
+            (s.incremental for s in states if s.incremental is not None), key=lambda h: h.key_group_range
+        )
+        for a, b in itertools.pairwise(incremental):
+            if b.key_group_range[0] <= a.key_group_range[1]:
+                raise SnapshotFormatError(
+                    f"operator {op_id}: key groups {b.key_group_range} snapshotted twice"
+                )
         out.append(
             OperatorMetadata(
                 operator_id=op_id,
@@ -203,6 +296,7 @@ def merge_operator_states(subtask_states: list[OperatorSubtaskState]) -> list[Op
                 keyed_state_kinds=kinds,
                 key_groups=[seen[g] for g in sorted(seen)],
                 operator_states=sorted(op_states, key=lambda h: h.subtask_index),
+                incremental=incremental,
             )
         )
     return out
@@ -235,6 +329,11 @@ def decode_metadata(data: bytes, where: str = "<bytes>") -> CheckpointMetadata:
         raise SnapshotFormatError(f"corrupt snapshot metadata {where}: {e}") from e
     except RecursionError:
         raise SnapshotFormatError(f"corrupt snapshot metadata {where}: nested too deeply") from None
+
+
+def shared_root(snapshot_dir: str) -> str:
+    """The job's checkpoint directory (where ``shared/`` is) of a ``.../<job>/chk-<n>`` directory."""
+    return snapshot_dir.rstrip("/").rsplit("/", 1)[0]
 
 
 def snapshot_dir_of(path: str) -> str:
@@ -286,14 +385,23 @@ def check_savepoint_marker(
         )
 
 
+def _inside(rel: str) -> bool:
+    parts = rel.split("/")
+    return not (not rel or rel.startswith("/") or "://" in rel or "\\" in rel or ".." in parts or "" in parts)
+
+
 def checked_state_files(metadata: CheckpointMetadata, where: str) -> list[str]:
     """The snapshot's state files, refusing any path that could leave its directory."""
     files = metadata.state_files()
     for rel in files:
-        parts = rel.split("/")
-        if not rel or rel.startswith("/") or "://" in rel or "\\" in rel or ".." in parts or "" in parts:
+        if not _inside(rel):
             raise SnapshotFormatError(
                 f"{where}: state file path {rel!r} is not inside the snapshot directory"
+            )
+    for rel in metadata.shared_files():
+        if not (_inside(rel) and rel.startswith(SHARED_DIR + "/")):
+            raise SnapshotFormatError(
+                f"{where}: shared file path {rel!r} is not inside the job's {SHARED_DIR}/ directory"
             )
     return files
 

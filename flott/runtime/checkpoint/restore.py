@@ -26,6 +26,7 @@ from flott.runtime.checkpoint.metadata import (
     UNION,
     CheckpointMetadata,
     OperatorMetadata,
+    shared_root,
 )
 from flott.runtime.checkpoint.storage import join
 from flott.runtime.state.key_groups import KeyGroupRange, compute_key_group_range_for_operator_index
@@ -34,10 +35,19 @@ from flott.runtime.state.key_groups import KeyGroupRange, compute_key_group_rang
 class SnapshotToRestore:
     """A completed checkpoint or savepoint a new attempt starts from."""
 
-    def __init__(self, metadata: CheckpointMetadata, external_path: str, allow_non_restored: bool) -> None:
+    def __init__(
+        self,
+        metadata: CheckpointMetadata,
+        external_path: str,
+        allow_non_restored: bool,
+        older_checkpoints: list[tuple[CheckpointMetadata, str]] | None = None,
+    ) -> None:
         self.metadata = metadata
         self.external_path = external_path
         self.allow_non_restored = allow_non_restored
+        self.older_checkpoints = list(older_checkpoints or [])
+        """A recovered job (a JobManager taking over): the job's other retained checkpoints,
+        ``(metadata, directory)`` oldest first, retained again by the new coordinator."""
         self.reported = False
 
 
@@ -66,6 +76,11 @@ class SubtaskRestore:
     operator_state: list[OperatorStateSlice] = field(default_factory=list)
     union_state_files: list[str] = field(default_factory=list)
     """Operator-state files whose UNION states this subtask reads whole."""
+    incremental: list[tuple[tuple[int, int], dict[str, str], dict[str, str], list[tuple[str, str]]]] = field(
+        default_factory=list
+    )
+    """Incremental RocksDB handles whose key groups overlap the range: ``(old range, {state id:
+    name}, {state name: kind}, [(file name, absolute path)])`` (shared and private files)."""
 
 
 def _split(total: int, parts: int, index: int) -> tuple[int, int]:
@@ -82,6 +97,7 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
             f"its max parallelism is {op.max_parallelism} (fixed when the state was created)"
         )
     by_group = {h.key_group: h for h in op.key_groups}
+    job_dir = shared_root(snapshot_dir)
     # Operator list state: number the elements of every SPLIT_DISTRIBUTE state across old subtasks.
     split_states: dict[str, list[tuple[str, int]]] = {}  # name -> [(file, count)] in subtask order
     union_files: list[str] = []
@@ -104,6 +120,17 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
     for i in range(new_parallelism):
         kgr = compute_key_group_range_for_operator_index(op.max_parallelism, new_parallelism, i)
         files = [(g, join(snapshot_dir, by_group[g].path)) for g in kgr if g in by_group]
+        incremental = [
+            (
+                h.key_group_range,
+                dict(h.state_names),
+                dict(op.keyed_state_kinds),
+                [(f.name, join(job_dir, f.path)) for f in h.shared]
+                + [(f.name, join(snapshot_dir, f.path)) for f in h.private],
+            )
+            for h in op.incremental
+            if h.key_group_range[0] <= kgr.end_key_group and kgr.start_key_group <= h.key_group_range[1]
+        ]
         slices: list[OperatorStateSlice] = []
         for name, pieces in split_states.items():
             total = sum(count for _, count in pieces)
@@ -128,6 +155,7 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
                 keyed_state_kinds=dict(op.keyed_state_kinds),
                 operator_state=slices,
                 union_state_files=list(union_files),
+                incremental=incremental,
             )
         )
     return out

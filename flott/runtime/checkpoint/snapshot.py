@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import pickle
 import struct
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import xxhash
 
-from flott.runtime.checkpoint.errors import SnapshotFormatError
+from flott.runtime.checkpoint.errors import CheckpointCancelledError, SnapshotFormatError
 from flott.runtime.checkpoint.metadata import (
     BROADCAST,
     FORMAT_VERSION,
@@ -43,6 +44,7 @@ from flott.runtime.checkpoint.metadata import (
 )
 from flott.runtime.checkpoint.storage import CheckpointStorage, join
 from flott.runtime.state.backend import TIMER_KIND
+from flott.runtime.state.heap.heap_snapshot import copy_table
 from flott.runtime.state.key_groups import assign_to_key_group
 
 if TYPE_CHECKING:
@@ -145,15 +147,8 @@ def write_operator_state(
 ) -> OperatorStateHandle:
     """Write ``{state name: (mode, elements)}`` (mode SPLIT_DISTRIBUTE, UNION or BROADCAST) for one
     subtask."""
-    payload: dict[str, list[Any]] = {}
-    infos: dict[str, OperatorListStateInfo] = {}
-    for name, (mode, elements) in states.items():
-        if mode not in (SPLIT_DISTRIBUTE, UNION, BROADCAST):
-            raise ValueError(f"unknown operator state mode {mode!r}")
-        payload[name] = list(elements)
-        infos[name] = OperatorListStateInfo(mode=mode, count=len(payload[name]))
+    data, infos = encode_operator_state(states)
     rel = operator_state_file(operator_id, subtask_index)
-    data = _frame(_OS_MAGIC, pickle.dumps(payload, protocol=5))
     storage.write_atomic(join(snapshot_dir, rel), data)
     return OperatorStateHandle(subtask_index=subtask_index, path=rel, size=len(data), states=infos)
 
@@ -166,7 +161,7 @@ def read_operator_state(storage: CheckpointStorage, path: str) -> dict[str, list
 # -- a keyed state backend (any) -----------------------------------------------------------
 
 
-def _timers_by_key_group(
+def timers_by_key_group(
     backend: KeyedStateBackend,
 ) -> dict[int, dict[str, dict[Any, list[tuple[int, Any]]]]]:
     """``{key group: {queue name: {key: [(timestamp, namespace), ...]}}}`` of every timer queue."""
@@ -181,6 +176,185 @@ def _timers_by_key_group(
     return out
 
 
+class KeyedStateCapture:
+    """What the synchronous part of a checkpoint captured of one keyed operator (Flink's
+    SnapshotResources): a view of its state that later changes do not affect, written to storage
+    by :meth:`write`, off the task thread.
+
+    ``entries`` yields ``(key group, {state: {key: value}})`` ascending; it is consumed once, by
+    :meth:`write`; ``release`` frees what the view holds (a RocksDB checkpoint directory).
+    """
+
+    def __init__(
+        self,
+        *,
+        operator_id: str,
+        subtask_index: int,
+        parallelism: int,
+        max_parallelism: int,
+        key_group_range: tuple[int, int],
+        kinds: dict[str, str],
+        timers: dict[int, dict[str, dict[Any, list[tuple[int, Any]]]]],
+        entries: Iterable[tuple[int, Mapping[str, Mapping[Any, Any]]]],
+        release: Callable[[], None] = lambda: None,
+        uid: str | None = None,
+        name: str = "",
+        operator_state: bytes | None = None,
+        operator_state_infos: dict[str, OperatorListStateInfo] | None = None,
+    ) -> None:
+        self.operator_id = operator_id
+        self.subtask_index = subtask_index
+        self.parallelism = parallelism
+        self.max_parallelism = max_parallelism
+        self.key_group_range = key_group_range
+        self.kinds = kinds
+        self.timers = timers
+        self.entries = entries
+        self.release = release
+        self.uid = uid
+        self.name = name
+        self.operator_state = operator_state
+        self.operator_state_infos = operator_state_infos or {}
+
+    def write(
+        self,
+        storage: CheckpointStorage,
+        snapshot_dir: str,
+        cancelled: threading.Event | None = None,
+        written: list[str] | None = None,
+    ) -> OperatorSubtaskState:
+        """Write one canonical file per key group with state or timers (and the operator state);
+        ``written`` collects the relative paths as they are written (what a cleanup deletes).
+        Raises :class:`CheckpointCancelledError` between files once ``cancelled`` is set."""
+        kinds, timers, operator_id = self.kinds, self.timers, self.operator_id
+        timer_groups = sorted(timers)
+        next_timer = 0
+        done = written if written is not None else []
+
+        def write(group: int, entries: Mapping[str, Mapping[Any, Any]]) -> KeyGroupStateHandle:
+            if cancelled is not None and cancelled.is_set():
+                raise CheckpointCancelledError(f"checkpoint writing to {snapshot_dir} was cancelled")
+            states: dict[str, tuple[str, Mapping[Any, Any]]] = {
+                state: (kinds[state], values) for state, values in entries.items()
+            }
+            for queue_name, per_key in timers.get(group, {}).items():
+                states[queue_name] = (TIMER_KIND, per_key)
+            done.append(key_group_file(operator_id, group))
+            return write_key_group_file(storage, snapshot_dir, operator_id, group, states)
+
+        handles: list[KeyGroupStateHandle] = []
+        for group, entries in self.entries:
+            while next_timer < len(timer_groups) and timer_groups[next_timer] < group:
+                handles.append(write(timer_groups[next_timer], {}))
+                next_timer += 1
+            if next_timer < len(timer_groups) and timer_groups[next_timer] == group:
+                next_timer += 1
+            handles.append(write(group, entries))
+        for group in timer_groups[next_timer:]:
+            handles.append(write(group, {}))
+        op_handle = self.write_operator_state(storage, snapshot_dir, done)
+        return OperatorSubtaskState(
+            operator_id=operator_id,
+            subtask_index=self.subtask_index,
+            parallelism=self.parallelism,
+            max_parallelism=self.max_parallelism,
+            uid=self.uid,
+            name=self.name,
+            key_group_range=self.key_group_range,
+            keyed_state_kinds=kinds,
+            key_groups=handles,
+            operator_state=op_handle,
+        )
+
+    def write_operator_state(
+        self, storage: CheckpointStorage, snapshot_dir: str, written: list[str]
+    ) -> OperatorStateHandle | None:
+        if self.operator_state is None:
+            return None
+        rel = operator_state_file(self.operator_id, self.subtask_index)
+        written.append(rel)
+        storage.write_atomic(join(snapshot_dir, rel), self.operator_state)
+        return OperatorStateHandle(
+            subtask_index=self.subtask_index,
+            path=rel,
+            size=len(self.operator_state),
+            states=self.operator_state_infos,
+        )
+
+
+def encode_operator_state(
+    states: Mapping[str, tuple[str, Iterable[Any]]],
+) -> tuple[bytes, dict[str, OperatorListStateInfo]]:
+    """The framed bytes of an operator-state file and its infos (taken in the synchronous part:
+    the elements are live objects of the operator, and small)."""
+    payload: dict[str, list[Any]] = {}
+    infos: dict[str, OperatorListStateInfo] = {}
+    for name, (mode, elements) in states.items():
+        if mode not in (SPLIT_DISTRIBUTE, UNION, BROADCAST):
+            raise ValueError(f"unknown operator state mode {mode!r}")
+        payload[name] = list(elements)
+        infos[name] = OperatorListStateInfo(mode=mode, count=len(payload[name]))
+    return _frame(_OS_MAGIC, pickle.dumps(payload, protocol=5)), infos
+
+
+def copied_key_group_entries(
+    backend: KeyedStateBackend,
+) -> list[tuple[int, dict[str, dict[Any, Any]]]]:
+    """Every key group's entries, copied (``heap_snapshot.copy_table``): a capture for a backend
+    that has no ``capture_key_group_entries`` of its own."""
+    return [
+        (group, {state: copy_table(values) for state, values in entries.items()})
+        for group, entries in backend.iter_key_group_entries()
+    ]
+
+
+def capture_keyed_backend(
+    backend: KeyedStateBackend,
+    *,
+    operator_id: str,
+    subtask_index: int,
+    parallelism: int,
+    uid: str | None = None,
+    name: str = "",
+    operator_states: Mapping[str, tuple[str, Iterable[Any]]] | None = None,
+) -> KeyedStateCapture:
+    """The synchronous part of a keyed operator's snapshot: a view of its state and timers.
+
+    A backend with ``capture_key_group_entries()`` (RocksDB: a native checkpoint, hard links of
+    its table files; heap: its tables copied) says how; any other backend's entries are copied.
+    Timers are copied as ``(timestamp, namespace)`` tuples per key, operator list states are
+    encoded to bytes. Call it from the task thread, between records.
+    """
+    kinds: dict[str, str] = {state: str(backend.state_kind(state)) for state in backend.state_names()}
+    timers = timers_by_key_group(backend)
+    for queue_name in backend.timer_queues():
+        kinds[queue_name] = TIMER_KIND
+    op_bytes, infos = encode_operator_state(operator_states) if operator_states else (None, None)
+    capture = getattr(backend, "capture_key_group_entries", None)
+    entries: Iterable[tuple[int, Mapping[str, Mapping[Any, Any]]]]
+    release: Callable[[], None] = lambda: None
+    if capture is not None:
+        entries, release = capture()
+    else:
+        entries = copied_key_group_entries(backend)
+    kgr = backend.key_group_range
+    return KeyedStateCapture(
+        operator_id=operator_id,
+        subtask_index=subtask_index,
+        parallelism=parallelism,
+        max_parallelism=backend.max_parallelism,
+        key_group_range=(kgr.start_key_group, kgr.end_key_group),
+        kinds=kinds,
+        timers=timers,
+        entries=entries,
+        release=release,
+        uid=uid,
+        name=name,
+        operator_state=op_bytes,
+        operator_state_infos=infos,
+    )
+
+
 def snapshot_keyed_backend(
     storage: CheckpointStorage,
     snapshot_dir: str,
@@ -193,58 +367,27 @@ def snapshot_keyed_backend(
     name: str = "",
     operator_states: Mapping[str, tuple[str, Iterable[Any]]] | None = None,
 ) -> OperatorSubtaskState:
-    """Snapshot the keyed state and timers of one subtask's operator, from any keyed state backend.
+    """Snapshot the keyed state and timers of one subtask's operator, from any keyed state backend,
+    synchronously: :func:`capture_keyed_backend` and :meth:`KeyedStateCapture.write` in one go.
 
     Writes one canonical file per key group that has state or timers (the same bytes whichever
     backend holds the state), plus the operator list states if given, and returns what the
-    subtask acknowledges. Key groups are written one at a time, in ascending order, as the
-    backend yields them (:meth:`KeyedStateBackend.iter_key_group_entries`), so a backend whose
-    state does not fit in memory never has to load it all. Timers are in the files as state of
-    kind ``"timer"`` named after their queue (``_timer_state/event_<service>`` ...).
-
-    The backend must not change while this runs (call it from the task thread, between records).
+    subtask acknowledges. Timers are in the files as state of kind ``"timer"`` named after their
+    queue (``_timer_state/event_<service>`` ...). The backend must not change while this runs.
     """
-    kinds: dict[str, str] = {state: str(backend.state_kind(state)) for state in backend.state_names()}
-    timers = _timers_by_key_group(backend)
-    for queue_name in backend.timer_queues():
-        kinds[queue_name] = TIMER_KIND
-    timer_groups = sorted(timers)
-    next_timer = 0
-
-    def write(group: int, entries: Mapping[str, Mapping[Any, Any]]) -> KeyGroupStateHandle:
-        states: dict[str, tuple[str, Mapping[Any, Any]]] = {
-            state: (kinds[state], values) for state, values in entries.items()
-        }
-        for queue_name, per_key in timers.get(group, {}).items():
-            states[queue_name] = (TIMER_KIND, per_key)
-        return write_key_group_file(storage, snapshot_dir, operator_id, group, states)
-
-    handles: list[KeyGroupStateHandle] = []
-    for group, entries in backend.iter_key_group_entries():
-        while next_timer < len(timer_groups) and timer_groups[next_timer] < group:
-            handles.append(write(timer_groups[next_timer], {}))
-            next_timer += 1
-        if next_timer < len(timer_groups) and timer_groups[next_timer] == group:
-            next_timer += 1
-        handles.append(write(group, entries))
-    for group in timer_groups[next_timer:]:
-        handles.append(write(group, {}))
-    kgr = backend.key_group_range
-    op_handle = None
-    if operator_states:
-        op_handle = write_operator_state(storage, snapshot_dir, operator_id, subtask_index, operator_states)
-    return OperatorSubtaskState(
+    capture = capture_keyed_backend(
+        backend,
         operator_id=operator_id,
         subtask_index=subtask_index,
         parallelism=parallelism,
-        max_parallelism=backend.max_parallelism,
         uid=uid,
         name=name,
-        key_group_range=(kgr.start_key_group, kgr.end_key_group),
-        keyed_state_kinds=kinds,
-        key_groups=handles,
-        operator_state=op_handle,
+        operator_states=operator_states,
     )
+    try:
+        return capture.write(storage, snapshot_dir)
+    finally:
+        capture.release()
 
 
 def restore_keyed_backend(

@@ -18,8 +18,11 @@ class CheckpointStats:
     vertex_of: dict[str, str]
     """execution id -> vertex id, for the per-task breakdown."""
     status: str = "IN_PROGRESS"
-    acks: dict[str, tuple[int, int]] = field(default_factory=dict)
-    """execution id -> (ack timestamp, state size)."""
+    acks: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    """execution id -> (ack timestamp, state size, checkpointed size).
+
+    Flink's two sizes: ``state_size`` is the full size of the state the checkpoint refers to,
+    ``checkpointed_size`` the bytes this checkpoint wrote (smaller for an incremental one)."""
     external_path: str | None = None
     discarded: bool = False
     failure_timestamp: int | None = None
@@ -31,11 +34,15 @@ class CheckpointStats:
 
     @property
     def state_size(self) -> int:
-        return sum(size for _, size in self.acks.values())
+        return sum(size for _, size, _ in self.acks.values())
+
+    @property
+    def checkpointed_size(self) -> int:
+        return sum(size for _, _, size in self.acks.values())
 
     @property
     def latest_ack_timestamp(self) -> int:
-        return max((t for t, _ in self.acks.values()), default=-1)
+        return max((t for t, _, _ in self.acks.values()), default=-1)
 
     @property
     def end_to_end_duration(self) -> int:
@@ -57,10 +64,10 @@ class CheckpointStats:
             )  # fmt: skip
             t["num_subtasks"] += 1
             if ex in self.acks:
-                ts, size = self.acks[ex]
+                ts, size, written = self.acks[ex]
                 t["num_acknowledged_subtasks"] += 1
                 t["state_size"] += size
-                t["checkpointed_size"] += size
+                t["checkpointed_size"] += written
                 t["latest_ack_timestamp"] = max(t["latest_ack_timestamp"], ts)
                 t["end_to_end_duration"] = max(t["latest_ack_timestamp"] - self.trigger_timestamp, 0)
         out: dict[str, Any] = {
@@ -73,7 +80,7 @@ class CheckpointStats:
             "trigger_timestamp": self.trigger_timestamp,
             "latest_ack_timestamp": self.latest_ack_timestamp,
             "state_size": self.state_size,
-            "checkpointed_size": self.state_size,
+            "checkpointed_size": self.checkpointed_size,
             "end_to_end_duration": self.end_to_end_duration,
             "alignment_buffered": 0,
             "processed_data": 0,
@@ -120,6 +127,7 @@ class CheckpointStatsTracker:
         self.latest_restored: dict[str, Any] | None = None
         self._durations: list[int] = []
         self._sizes: list[int] = []
+        self._checkpointed_sizes: list[int] = []
 
     def reported_pending(self, stats: CheckpointStats) -> None:
         self.in_progress[stats.checkpoint_id] = stats
@@ -132,6 +140,7 @@ class CheckpointStatsTracker:
         self.completed += 1
         self._durations.append(stats.end_to_end_duration)
         self._sizes.append(stats.state_size)
+        self._checkpointed_sizes.append(stats.checkpointed_size)
         if stats.is_savepoint:
             self.latest_savepoint = stats
         else:
@@ -164,7 +173,7 @@ class CheckpointStatsTracker:
                 "failed": self.failed,
             },
             "summary": {
-                "checkpointed_size": stats_summary(self._sizes),
+                "checkpointed_size": stats_summary(self._checkpointed_sizes),
                 "state_size": stats_summary(self._sizes),
                 "end_to_end_duration": stats_summary(self._durations),
                 "alignment_buffered": zero,

@@ -45,7 +45,7 @@ import msgspec
 from flott.configuration import Configuration, merged_job_config
 from flott.errors import DuplicateJobSubmissionError, FlottError
 from flott.runtime.checkpoint.coordinator import CheckpointConfig
-from flott.runtime.checkpoint.metadata import load_metadata, snapshot_dir_of
+from flott.runtime.checkpoint.metadata import CheckpointMetadata, load_metadata, snapshot_dir_of
 from flott.runtime.checkpoint.restore import SnapshotToRestore
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
 from flott.runtime.highavailability.services import (
@@ -376,6 +376,7 @@ class DispatcherHaServices:
             pass
         except Exception as e:
             log.warning("job %s: cannot list %s: %r", job_graph.job_id, job_dir, e)
+        found: list[tuple[CheckpointMetadata, str]] = []
         for checkpoint_id in sorted(candidates, reverse=True):
             path = candidates[checkpoint_id]
             try:
@@ -385,8 +386,13 @@ class DispatcherHaServices:
                     "job %s: checkpoint %d at %s not usable: %s", job_graph.job_id, checkpoint_id, path, e
                 )
                 continue
-            return SnapshotToRestore(metadata, snapshot_dir_of(path), allow_non_restored=True)
-        return None
+            found.append((metadata, snapshot_dir_of(path)))
+        if not found:
+            return None
+        # The older ones are still the job's retained checkpoints: the new leader retains them
+        # again (their shared files registered) and disposes of them as its checkpoints subsume them.
+        latest, path = found[0]
+        return SnapshotToRestore(latest, path, allow_non_restored=True, older_checkpoints=found[:0:-1])
 
     async def _restore_archive(self, dispatcher: RecoveringDispatcher) -> None:
         records = await asyncio.to_thread(self._read_archive)

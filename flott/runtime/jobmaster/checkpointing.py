@@ -410,7 +410,11 @@ class CheckpointCoordinatorDriver:
             snapshot.reported = True
             self._handle(
                 RestoredFrom(
-                    snapshot.metadata.checkpoint_id, snapshot.external_path, snapshot.metadata.is_savepoint
+                    snapshot.metadata.checkpoint_id,
+                    snapshot.external_path,
+                    snapshot.metadata.is_savepoint,
+                    snapshot.metadata,
+                    tuple(snapshot.older_checkpoints),
                 )
             )
         out: dict[str, TaskRestore] = {}
@@ -426,6 +430,7 @@ class CheckpointCoordinatorDriver:
                     key_group_files=list(r.key_group_files),
                     operator_state=[(s.path, s.state_name, s.start, s.end) for s in r.operator_state],
                     union_state_files=list(r.union_state_files),
+                    incremental=list(r.incremental),
                 )
             out[ex.execution_id] = TaskRestore(
                 snapshot.metadata.checkpoint_id, snapshot.external_path, operators

@@ -85,6 +85,9 @@ class OperatorRestore(msgspec.Struct, frozen=True):
     operator_state: list[tuple[str, str, int, int]] = []
     """``(file, state name, start, end)``: elements ``[start, end)`` of a SPLIT_DISTRIBUTE list state."""
     union_state_files: list[str] = []
+    incremental: list[tuple[tuple[int, int], dict[str, str], dict[str, str], list[tuple[str, str]]]] = []
+    """Incremental RocksDB checkpoints: per old subtask whose key groups overlap this one's,
+    ``(its key-group range, {state id: name}, {state name: kind}, [(file name, file)])``."""
 
 
 class TaskRestore(msgspec.Struct, frozen=True):

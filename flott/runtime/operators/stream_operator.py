@@ -211,6 +211,12 @@ class OperatorSetup:
             from flott.runtime.checkpoint.snapshot import restore_keyed_backend
 
             restore_keyed_backend(checkpoint_storage(), backend, restore.key_group_files)
+        if restore is not None and restore.incremental:
+            from flott.runtime.checkpoint.incremental import restore_incremental
+
+            restore_incremental(
+                checkpoint_storage(), backend, restore.incremental, getattr(backend, "working_dir", None)
+            )
         return backend
 
     def runtime_context(self, backend: KeyedStateBackend | None) -> StreamingRuntimeContext:

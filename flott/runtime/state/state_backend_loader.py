@@ -48,6 +48,7 @@ IO_TMP_DIRS = "io.tmp.dirs"
 ROCKSDB_BLOCK_CACHE_SIZE = "state.backend.rocksdb.block.cache-size"
 ROCKSDB_WRITE_BUFFER_SIZE = "state.backend.rocksdb.writebuffer.size"
 ROCKSDB_OBJECT_CACHE_ENTRIES = "state.backend.rocksdb.object-cache.entries"
+ROCKSDB_COMPACTION_STYLE = "state.backend.rocksdb.compaction.style"
 
 HASHMAP = "hashmap"
 ROCKSDB = "rocksdb"
@@ -136,12 +137,22 @@ def create_keyed_state_backend(
 
         return HeapKeyedStateBackend(max_parallelism, key_group_range)
     from flott.runtime.state.rocksdb import RocksDBKeyedStateBackend
-    from flott.runtime.state.rocksdb.kv_store import DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_WRITE_BUFFER_BYTES
+    from flott.runtime.state.rocksdb.kv_store import (
+        COMPACTION_STYLES,
+        DEFAULT_BLOCK_CACHE_BYTES,
+        DEFAULT_WRITE_BUFFER_BYTES,
+    )
     from flott.runtime.state.rocksdb.store_table import DEFAULT_CACHE_ENTRIES
 
     block_cache = job_config.get(ROCKSDB_BLOCK_CACHE_SIZE)
     write_buffer = job_config.get(ROCKSDB_WRITE_BUFFER_SIZE)
     cache_entries = job_config.get(ROCKSDB_OBJECT_CACHE_ENTRIES)
+    style = str(job_config.get(ROCKSDB_COMPACTION_STYLE, "LEVEL")).strip().upper()
+    if style not in COMPACTION_STYLES:
+        raise ConfigurationError(
+            f"Could not parse value '{style}' for key '{ROCKSDB_COMPACTION_STYLE}' "
+            f"(expected one of {', '.join(COMPACTION_STYLES)})"
+        )
     return RocksDBKeyedStateBackend(
         max_parallelism,
         key_group_range,
@@ -163,4 +174,5 @@ def create_keyed_state_backend(
             if write_buffer is None
             else parse_memory_size(ROCKSDB_WRITE_BUFFER_SIZE, write_buffer)
         ),
+        compaction_style=style,
     )

@@ -280,6 +280,8 @@ class StreamTask:
             if not self._skip_end_input:
                 self._end_input(chain, outputs)
             outputs.flush()
+            if self._checkpointer is not None:
+                self._checkpointer.close(cancel=False)  # the last acknowledgements go out first
             chain.close()
             outputs.finish()
         except BaseException as e:
@@ -660,6 +662,9 @@ class StreamTask:
         return error
 
     def _cleanup_after_failure(self, cause: str | None) -> None:
+        if self._checkpointer is not None:
+            # Before the operators close: a writer may still read a backend's captured view.
+            self._checkpointer.close(cancel=True)
         if self._outputs is not None:
             self._outputs.release(cause)
         else:

@@ -1,41 +1,76 @@
-"""A task's part in a checkpoint (Flink's SubtaskCheckpointCoordinator): snapshot, forward, acknowledge.
+"""A task's part in a checkpoint (Flink's SubtaskCheckpointCoordinator): capture, forward, write, acknowledge.
 
 On the task's thread, when a source is asked to inject barrier *n* or an input task has
-aligned on it:
+aligned on it, the **synchronous part**:
 
-1. every operator of the chain snapshots its state into the checkpoint's directory: keyed state
-   one file per key group (through its keyed state backend), operator list state (a source's
-   splits and positions, a transactional sink's committables) one file per subtask;
+1. every operator of the chain captures its state: ``snapshot_operator_state`` (transactional
+   sinks pre-commit here, sources take their positions), and a keyed operator's backend gives a
+   view later records cannot change (:func:`~flott.runtime.checkpoint.snapshot.capture_keyed_backend`:
+   the heap backend's entries copied, RocksDB's native checkpoint of hard-linked table files);
 2. the barrier is broadcast on every output, after every record emitted before it;
-3. the JobMaster gets the acknowledgement with the handles (relative paths and sizes).
+3. the task goes back to its records.
 
-A snapshot that fails declines the checkpoint instead (the job goes on; the coordinator decides
+The **asynchronous part** (:class:`~flott.runtime.tasks.async_checkpoint_runner.AsyncCheckpointRunner`,
+one worker per task) writes the captured state into the checkpoint's directory (keyed state one
+file per key group, operator list state one file per subtask) and then sends the JobMaster the
+acknowledgement with the handles, or a decline if writing failed. An aborted checkpoint stops
+its writer, which deletes what it wrote.
+
+A capture that fails declines the checkpoint at once (the job goes on; the coordinator decides
 whether failed checkpoints matter), and the barrier is still forwarded so downstream tasks do
 not wait for it.
 
 Completion and abort notifications reach the operators through :meth:`notify_complete` and
-:meth:`notify_aborted` (transactional sinks commit on completion).
-
-The snapshot is synchronous: the task processes no records while its state is written. That is
-the simple, correct choice; an asynchronous phase (copy-on-write state, upload on a thread) is
-the known next step for large state.
+:meth:`notify_aborted` (transactional sinks commit on completion, which the coordinator only
+announces once every task's asynchronous part acknowledged).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 
 from flott.runtime.checkpoint import snapshot as snapshot_files
-from flott.runtime.checkpoint.metadata import OperatorSubtaskState, TaskStateSnapshot
-from flott.runtime.checkpoint.storage import CheckpointStorage
+from flott.runtime.checkpoint.coordinator import CHECKPOINT
+from flott.runtime.checkpoint.incremental import (
+    IncrementalCapture,
+    IncrementalSnapshotter,
+    incremental_enabled,
+)
+from flott.runtime.checkpoint.metadata import OperatorStateHandle, OperatorSubtaskState, TaskStateSnapshot
+from flott.runtime.checkpoint.storage import CheckpointStorage, join
 from flott.runtime.execution.environment import TaskEnvironment
 from flott.runtime.io.network.api import CheckpointBarrier
 from flott.runtime.operators.stream_operator import StreamOperator
+from flott.runtime.tasks.async_checkpoint_runner import AsyncCheckpointRunner, AsyncSnapshotPart
 
 log = logging.getLogger(__name__)
 
+MAX_CONCURRENT_KEY = "execution.checkpointing.max-concurrent-checkpoints"
 
+
+def max_in_flight(config: dict[str, str]) -> int:
+    """Asynchronous parts a task keeps in flight: the coordinator's concurrent checkpoints, plus
+    one for a savepoint (savepoints do not count toward that limit)."""
+    try:
+        return max(1, int(str(config.get(MAX_CONCURRENT_KEY, "1")).strip())) + 1
+    except ValueError:
+        return 2  # the coordinator refuses the value when the job is planned
+
+
+class _Capture:
+    """One operator's synchronous capture: keyed (written later) or operator state (bytes)."""
+
+    def __init__(
+        self,
+        keyed: snapshot_files.KeyedStateCapture | IncrementalCapture | None,
+        operator_state: OperatorSubtaskState | None = None,
+        data: bytes | None = None,
+    ) -> None:
+        self.keyed = keyed
+        self.operator_state = operator_state
+        self.data = data
 
 
 class SubtaskCheckpointCoordinator:
@@ -51,12 +86,18 @@ class SubtaskCheckpointCoordinator:
         self._descriptors = list(env.vertex.operators)
         self._broadcast = broadcast_event
         self._storage = storage
+        self.runner = AsyncCheckpointRunner(
+            env.task_name_with_subtasks, env.checkpoint_responder, max_in_flight(env.job_config)
+        )
+        self._incremental = incremental_enabled(env.job_config)
+        self._snapshotters: dict[str, IncrementalSnapshotter] = {}
+        """Per keyed operator on RocksDB with incremental checkpoints: the files it can reuse."""
 
     def checkpoint(self, barrier: CheckpointBarrier, end_of_input: bool = False) -> None:
         responder = self._env.checkpoint_responder
         cid = barrier.checkpoint_id
         try:
-            states = self._snapshot(barrier)
+            captures = self._capture(barrier)
         except Exception as e:
             log.warning(
                 "%s: snapshot for checkpoint %d failed: %s", self._env.task_name_with_subtasks, cid, e
@@ -66,21 +107,67 @@ class SubtaskCheckpointCoordinator:
                 responder.decline(cid, f"{type(e).__name__}: {e}")
             return
         self._broadcast(barrier)
-        if responder is not None:
-            responder.acknowledge(cid, TaskStateSnapshot(operators=states, end_of_input=end_of_input))
+        self.runner.submit(self._async_part(barrier, captures, end_of_input), self._env.cancelled.is_set)
 
-    def _snapshot(self, barrier: CheckpointBarrier) -> list[OperatorSubtaskState]:
+    def _async_part(
+        self, barrier: CheckpointBarrier, captures: list[_Capture], end_of_input: bool
+    ) -> AsyncSnapshotPart:
+        storage, location = self._storage, barrier.location
+        written: list[str] = []
+
+        def write(cancelled: threading.Event) -> TaskStateSnapshot:
+            states: list[OperatorSubtaskState] = []
+            for c in captures:
+                if c.keyed is not None:
+                    states.append(c.keyed.write(storage, location, cancelled, written))
+                else:
+                    assert c.operator_state is not None and c.operator_state.operator_state is not None
+                    written.append(c.operator_state.operator_state.path)
+                    storage.write_atomic(join(location, c.operator_state.operator_state.path), c.data or b"")
+                    states.append(c.operator_state)
+            return TaskStateSnapshot(operators=states, end_of_input=end_of_input)
+
+        def release() -> None:
+            for c in captures:
+                if c.keyed is not None:
+                    c.keyed.release()
+
+        def cleanup() -> None:
+            for c in captures:
+                if isinstance(c.keyed, IncrementalCapture):
+                    c.keyed.cleanup(storage)
+                elif c.keyed is not None:
+                    c.keyed.release()
+            if written:
+                storage.delete_files(location, written)
+
+        return AsyncSnapshotPart(barrier.checkpoint_id, write, cleanup, release)
+
+    def _capture(self, barrier: CheckpointBarrier) -> list[_Capture]:
         env = self._env
-        states: list[OperatorSubtaskState] = []
-        for descriptor, op in zip(self._descriptors, self._operators, strict=True):
-            snapshot_op = getattr(op, "snapshot_operator_state", None)
-            operator_states = snapshot_op(barrier.checkpoint_id) if snapshot_op is not None else None
-            backend = getattr(op, "backend", None)
-            if backend is not None:
-                states.append(
-                    snapshot_files.snapshot_keyed_backend(
-                        self._storage,
-                        barrier.location,
+        captures: list[_Capture] = []
+        try:
+            for descriptor, op in zip(self._descriptors, self._operators, strict=True):
+                snapshot_op = getattr(op, "snapshot_operator_state", None)
+                operator_states = snapshot_op(barrier.checkpoint_id) if snapshot_op is not None else None
+                backend = getattr(op, "backend", None)
+                incremental = (
+                    self._incremental
+                    and barrier.checkpoint_type == CHECKPOINT  # savepoints stay full and self-contained
+                    and hasattr(backend, "native_checkpoint")
+                )
+                if backend is not None and incremental:
+                    snapshotter = self._snapshotters.get(descriptor.operator_id)
+                    if snapshotter is None:
+                        snapshotter = self._snapshotters[descriptor.operator_id] = IncrementalSnapshotter(
+                            descriptor.operator_id, env.subtask_index, env.parallelism
+                        )
+                    captures.append(_Capture(snapshotter.capture(
+                        backend, barrier.checkpoint_id, uid=descriptor.uid, name=descriptor.name,
+                        operator_states=operator_states,
+                    )))  # fmt: skip
+                elif backend is not None:
+                    keyed = snapshot_files.capture_keyed_backend(
                         backend,
                         uid=descriptor.uid,
                         name=descriptor.name,
@@ -89,35 +176,48 @@ class SubtaskCheckpointCoordinator:
                         subtask_index=env.subtask_index,
                         parallelism=env.parallelism,
                     )
-                )
-            elif operator_states is not None:
-                handle = snapshot_files.write_operator_state(
-                    self._storage,
-                    barrier.location,
-                    descriptor.operator_id,
-                    env.subtask_index,
-                    operator_states,
-                )
-                states.append(
-                    OperatorSubtaskState(
+                    captures.append(_Capture(keyed))
+                elif operator_states is not None:
+                    data, infos = snapshot_files.encode_operator_state(operator_states)
+                    rel = snapshot_files.operator_state_file(descriptor.operator_id, env.subtask_index)
+                    state = OperatorSubtaskState(
                         operator_id=descriptor.operator_id,
                         subtask_index=env.subtask_index,
                         parallelism=env.parallelism,
                         max_parallelism=env.max_parallelism,
                         uid=descriptor.uid,
                         name=descriptor.name,
-                        operator_state=handle,
+                        operator_state=OperatorStateHandle(
+                            subtask_index=env.subtask_index, path=rel, size=len(data), states=infos
+                        ),
                     )
-                )
-        return states
+                    captures.append(_Capture(None, state, data))
+        except BaseException:
+            for c in captures:
+                if c.keyed is not None:
+                    c.keyed.release()
+            raise
+        return captures
+
+    def close(self, cancel: bool) -> None:
+        """The task ends: ``cancel`` stops the writers in flight, else their acknowledgements go
+        out first (a finishing task's last checkpoint)."""
+        if not cancel:
+            self.runner.wait_idle(self._env.cancelled.is_set)
+        self.runner.close(cancel=cancel or self._env.cancelled.is_set())
 
     def notify_complete(self, checkpoint_id: int) -> None:
+        for snapshotter in self._snapshotters.values():
+            snapshotter.notify_complete(checkpoint_id)
         for op in self._operators:
             notify = getattr(op, "notify_checkpoint_complete", None)
             if notify is not None:
                 notify(checkpoint_id)
 
     def notify_aborted(self, checkpoint_id: int) -> None:
+        self.runner.abort(checkpoint_id)
+        for snapshotter in self._snapshotters.values():
+            snapshotter.notify_aborted(checkpoint_id)
         for op in self._operators:
             notify = getattr(op, "notify_checkpoint_aborted", None)
             if notify is not None:

@@ -15,6 +15,10 @@ RocksDB settings, and why:
   absent-key lookups in the memtable 3x faster).
 * **LZ4 compression** where the build has it: state is pickles of Python objects, which
   compress well, and LZ4 costs little CPU.
+* **Compaction style** from Flink's ``state.backend.rocksdb.compaction.style`` (LEVEL by
+  default, as Flink). With incremental checkpoints and updates spread over all keys, LEVEL
+  rewrites a whole level every few checkpoints (the next checkpoint uploads it again); UNIVERSAL
+  leaves the big sorted run alone for much longer (bench/snapshot_phases.py measures both).
 * **Block cache and write buffer sizes** from Flink's keys
   ``state.backend.rocksdb.block.cache-size`` (default 64 MiB here) and
   ``state.backend.rocksdb.writebuffer.size`` (default 64 MiB, as Flink).
@@ -28,6 +32,8 @@ from typing import Any, Protocol
 
 DEFAULT_BLOCK_CACHE_BYTES = 64 << 20
 DEFAULT_WRITE_BUFFER_BYTES = 64 << 20
+COMPACTION_STYLES = ("LEVEL", "UNIVERSAL", "FIFO")
+"""Flink's ``state.backend.rocksdb.compaction.style`` values (LEVEL by default, as in Flink)."""
 
 
 class KVStore(Protocol):
@@ -75,6 +81,7 @@ class RocksDictStore:
         *,
         block_cache_bytes: int = DEFAULT_BLOCK_CACHE_BYTES,
         write_buffer_bytes: int = DEFAULT_WRITE_BUFFER_BYTES,
+        compaction_style: str = "LEVEL",
     ) -> None:
         import rocksdict
 
@@ -83,6 +90,10 @@ class RocksDictStore:
         options = rocksdict.Options(raw_mode=True)
         options.create_if_missing(True)
         options.set_write_buffer_size(write_buffer_bytes)
+        style = compaction_style.strip().upper()
+        if style not in COMPACTION_STYLES:
+            raise ValueError(f"unknown RocksDB compaction style {compaction_style!r} ({COMPACTION_STYLES})")
+        options.set_compaction_style(getattr(rocksdict.DBCompactionStyle, style.lower())())
         # A Bloom filter over the memtable too: first lookups of new keys skip its skiplist search.
         options.set_memtable_prefix_bloom_ratio(0.1)
         options.set_memtable_whole_key_filtering(True)
@@ -144,5 +155,23 @@ class RocksDictStore:
         """Write the memtables to table files (so :meth:`disk_usage` counts everything)."""
         self._db.flush(True)
 
+    def create_checkpoint(self, path: str) -> None:
+        """A native checkpoint in ``path`` (must not exist): the memtable is flushed and the table
+        files are hard-linked there, so it costs a flush, not a copy of the data."""
+        self._rocksdict.Checkpoint(self._db).create_checkpoint(path)
+
     def close(self) -> None:
         self._db.close()
+
+
+def scan_checkpoint(path: str) -> Iterator[tuple[bytes, bytes]]:
+    """Every ``(key, value)`` of a native checkpoint directory (or a database restored from one),
+    in key order, opened read-only; the database is closed when the iterator ends or is closed."""
+    import rocksdict
+
+    db = rocksdict.Rdict(path, rocksdict.Options(raw_mode=True), access_type=rocksdict.AccessType.read_only())
+    try:
+        items: Any = db.items()
+        yield from items
+    finally:
+        db.close()

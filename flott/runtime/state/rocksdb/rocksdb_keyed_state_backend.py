@@ -36,7 +36,7 @@ import re
 import shutil
 import tempfile
 import weakref
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import Any, cast
 
 from flott.runtime.state.backend import StateKind
@@ -47,6 +47,7 @@ from flott.runtime.state.rocksdb.kv_store import (
     DEFAULT_WRITE_BUFFER_BYTES,
     KVStore,
     RocksDictStore,
+    scan_checkpoint,
 )
 from flott.runtime.state.rocksdb.store_table import (
     DEFAULT_CACHE_ENTRIES,
@@ -98,6 +99,41 @@ def sweep_orphaned_working_dirs(base: str) -> list[str]:
     return removed
 
 
+def group_store_entries(
+    items: Iterable[tuple[bytes, bytes]], names: dict[int, str], key_groups: KeyGroupRange | None = None
+) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
+    """Stored ``(key, value)`` pairs in key order -> ``(key group, {state: {key: value}})``, one key
+    group at a time (only key groups in ``key_groups``, if given). States of ids not in ``names``
+    are skipped."""
+    current_group = -1
+    current: dict[str, dict[Any, Any]] = {}
+    for store_key, raw in items:
+        group, state_id = split_store_key(store_key)
+        if group != current_group:
+            if current:
+                yield current_group, current
+            current_group, current = group, {}
+        if key_groups is not None and group not in key_groups:
+            continue
+        name = names.get(state_id)
+        if name is None:
+            continue
+        key, value = _loads(raw)
+        entries = current.get(name)
+        if entries is None:
+            entries = current[name] = {}
+        entries[key] = value
+    if current:
+        yield current_group, current
+
+
+def scan_native_checkpoint(
+    path: str, names: dict[int, str], key_groups: KeyGroupRange | None = None
+) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
+    """A native checkpoint's (or a downloaded incremental checkpoint's) state per key group."""
+    return group_store_entries(scan_checkpoint(path), names, key_groups)
+
+
 def _cleanup(store: KVStore, working_dir: str) -> None:
     try:
         store.close()
@@ -121,6 +157,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         cache_entries: int = DEFAULT_CACHE_ENTRIES,
         block_cache_bytes: int = DEFAULT_BLOCK_CACHE_BYTES,
         write_buffer_bytes: int = DEFAULT_WRITE_BUFFER_BYTES,
+        compaction_style: str = "LEVEL",
         store_factory: Callable[[str], KVStore] | None = None,
         ttl_time_provider: Callable[[], int] | None = None,
     ) -> None:
@@ -139,7 +176,10 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
             path = os.path.join(self.working_dir, "db")
             if store_factory is None:
                 self._store: KVStore = RocksDictStore(
-                    path, block_cache_bytes=block_cache_bytes, write_buffer_bytes=write_buffer_bytes
+                    path,
+                    block_cache_bytes=block_cache_bytes,
+                    write_buffer_bytes=write_buffer_bytes,
+                    compaction_style=compaction_style,
                 )
             else:
                 self._store = store_factory(path)
@@ -149,6 +189,7 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         self._cache_entries = cache_entries
         self._finalizer = weakref.finalize(self, _cleanup, self._store, self.working_dir)
         self._disposed = False
+        self._checkpoints_taken = 0
 
     # --- tables -----------------------------------------------------------------------------
 
@@ -213,21 +254,33 @@ class RocksDBKeyedStateBackend(TableKeyedStateBackend):
         """
         self.flush()
         names = {table.state_id: name for name, table in self._store_tables().items()}
-        current_group = -1
-        current: dict[str, dict[Any, Any]] = {}
-        for store_key, raw in self._store.scan(b"", None):
-            group, state_id = split_store_key(store_key)
-            if group != current_group:
-                if current:
-                    yield current_group, current
-                current_group, current = group, {}
-            key, value = _loads(raw)
-            entries = current.get(names[state_id])
-            if entries is None:
-                entries = current[names[state_id]] = {}
-            entries[key] = value
-        if current:
-            yield current_group, current
+        return group_store_entries(self._store.scan(b"", None), names)
+
+    def native_checkpoint(self) -> tuple[str, dict[int, str]]:
+        """A RocksDB native checkpoint of the state as of now (the write-back caches flushed
+        first) in a fresh directory under :attr:`working_dir`, and the state names by state id.
+
+        Hard links, not copies: what the synchronous part of a checkpoint takes. The directory
+        is the caller's to delete (:func:`shutil.rmtree`) once it has read or uploaded it.
+        """
+        if not isinstance(self._store, RocksDictStore):
+            raise TypeError("native checkpoints need the RocksDB store")
+        self.flush()
+        self._checkpoints_taken += 1
+        path = os.path.join(self.working_dir, f"chk-{self._checkpoints_taken}")
+        self._store.create_checkpoint(path)
+        return path, {table.state_id: name for name, table in self._store_tables().items()}
+
+    def capture_key_group_entries(
+        self,
+    ) -> tuple[Iterable[tuple[int, dict[str, dict[Any, Any]]]], Callable[[], None]]:
+        """The synchronous part of a full checkpoint: a native checkpoint, read on the writer's
+        thread (:func:`scan_native_checkpoint`), and what deletes it. TTL states cleaned up in
+        snapshots (and a store other than RocksDB) are read now instead."""
+        if self._snapshot_purges or not isinstance(self._store, RocksDictStore):
+            return list(self.iter_key_group_entries()), lambda: None
+        path, names = self.native_checkpoint()
+        return scan_native_checkpoint(path, names), lambda: shutil.rmtree(path, ignore_errors=True)
 
     def restore_entries(self, name: str, kind: StateKind, entries: dict[Any, Any]) -> None:
         """Write restored ``key -> value`` entries of state ``name`` straight to the store."""

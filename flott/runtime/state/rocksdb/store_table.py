@@ -31,8 +31,9 @@ touched) in which nobody looked it up, and what leaves is written first: in-plac
 made while a record is processed are never lost. (A reference kept across more than a
 generation of other keys and changed later would be, which is Flink's RocksDB rule too:
 call ``update()`` on state you changed.) Every cached entry counts as changed, because an
-in-place change cannot be detected; :meth:`StoreTable.flush` writes all of them (a
-checkpoint calls it through the backend) and keeps them cached.
+in-place change cannot be detected by reference; :meth:`StoreTable.flush` (a checkpoint calls it
+through the backend) pickles all of them and writes those whose bytes differ from what the
+store holds (an xxh3 fingerprint per cached entry), and keeps them cached.
 
 Deletions are cached as a marker and become store deletes on write-back. Absent keys are
 not cached: a lookup of a key the store does not have goes to the store each time (a Bloom
@@ -122,6 +123,10 @@ class StoreTable(MutableMapping[Any, Any]):
         self._limit = cache_entries
         self._young: dict[Any, Any] = {}
         self._old: dict[Any, Any] = {}
+        self._stored: dict[Any, int] = {}
+        """Cached key -> xxh3 of the bytes the store holds for it: a write-back skips an entry
+        whose pickle did not change, so the store (and an incremental checkpoint's new table
+        files) sees only what changed, not every entry that was looked at."""
         self._purge: Callable[[Any, int], Any] | None = None
         self._now: Callable[[], int] = lambda: 0
 
@@ -142,6 +147,7 @@ class StoreTable(MutableMapping[Any, Any]):
             if raw is None:
                 return _ABSENT
             value = _loads(raw)[1]
+            self._stored[key] = _xxh3(raw)
         young = self._young
         if len(young) >= self._limit:
             self._roll()
@@ -184,16 +190,27 @@ class StoreTable(MutableMapping[Any, Any]):
 
     # --- write-back ---------------------------------------------------------------------------
 
-    def _write(self, entries: Mapping[Any, Any]) -> None:
+    def _write(self, entries: Mapping[Any, Any], keep: bool) -> None:
+        """Write back ``entries`` whose bytes changed; ``keep``: they stay cached (remember what
+        the store now holds), else they leave the cache (forget it)."""
         encode = self._encode
+        stored = self._stored
         puts: list[tuple[bytes, bytes]] = []
         deletes: list[bytes] = []
         for key, value in entries.items():
             if value is _DELETED:
                 deletes.append(encode(key))
+                stored.pop(key, None)
                 continue
             try:
-                puts.append((encode(key), _dumps((key, value), 5)))
+                data = _dumps((key, value), 5)
+                fingerprint = _xxh3(data)
+                if stored.get(key) != fingerprint:
+                    puts.append((encode(key), data))
+                if keep:
+                    stored[key] = fingerprint
+                else:
+                    stored.pop(key, None)
             except Exception as e:
                 raise TypeError(
                     f"state '{self.name}' holds a key or value that cannot be pickled, which the RocksDB "
@@ -206,7 +223,7 @@ class StoreTable(MutableMapping[Any, Any]):
         if self._old:
             if self._purge is not None:
                 self._purge_old()
-            self._write(self._old)
+            self._write(self._old, keep=False)
         self._old = self._young
         self._young = {}
 
@@ -235,7 +252,7 @@ class StoreTable(MutableMapping[Any, Any]):
         """Write every cached entry to the store; live entries stay cached (deletions are done)."""
         if not self._young and not self._old:
             return
-        self._write({**self._old, **self._young})
+        self._write({**self._old, **self._young}, keep=True)
         for generation in (self._old, self._young):
             for key in [k for k, v in generation.items() if v is _DELETED]:
                 del generation[key]
@@ -244,6 +261,7 @@ class StoreTable(MutableMapping[Any, Any]):
         """Forget cached entries without writing them (after :meth:`flush`, or to discard)."""
         self._young = {}
         self._old = {}
+        self._stored = {}
 
     @property
     def cached_entries(self) -> int:
@@ -295,7 +313,7 @@ class StoreTable(MutableMapping[Any, Any]):
         """Write ``entries`` straight to the store (a restore), replacing cached versions."""
         self.flush()
         self.drop_cache()
-        self._write(entries)
+        self._write(entries, keep=False)
 
     def clear(self) -> None:
         self.drop_cache()

@@ -1,0 +1,71 @@
+"""The synchronous part of a checkpoint captures the state as of the barrier: whatever records do
+to the state after it (in-place list appends, accumulators, updates, deletions, new keys, new
+timers) never reaches the files the asynchronous part writes afterwards, on either backend."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from flott.runtime.checkpoint.snapshot import capture_keyed_backend, restore_keyed_backend
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
+from flott.runtime.state.heap import HeapKeyedStateBackend
+from flott.runtime.state.rocksdb import RocksDBKeyedStateBackend
+from tests.state.test_cross_backend_restore import ALL, DESCRIPTORS, KEYS, MAX_PAR, fill, state_of
+
+
+def _change_everything(backend: Any) -> None:
+    value = backend.get_value_state(DESCRIPTORS["value"])
+    lst = backend.get_list_state(DESCRIPTORS["list"])
+    mp = backend.get_map_state(DESCRIPTORS["map"])
+    agg = backend.get_aggregating_state(DESCRIPTORS["aggregating"])
+    window_list = backend.get_namespaced_list_state(DESCRIPTORS["window-list"])
+    for n, key in enumerate(KEYS):
+        backend.set_current_key(key)
+        if n % 2:
+            value.clear()
+        else:
+            value.update("changed")
+        lst.add("appended")
+        mp.put("new", 1)
+        agg.add(1000)
+        backend.current_namespace = next(iter(backend.namespaced_table("window-list", "list")[key]))
+        window_list.add("late")
+    backend.set_current_key("a key born after the barrier")
+    value.update(1)
+    backend.timer_queue("_timer_state/processing_user-timers").add(99, "x", None)
+
+
+def _roundtrip(backend: Any, tmp_path: Path, restored: Any) -> None:
+    fill(backend)
+    expected = state_of(backend)
+    storage = FsspecCheckpointStorage()
+    directory = join(str(tmp_path), "chk-1")
+    capture = capture_keyed_backend(backend, operator_id="op", subtask_index=0, parallelism=1)
+    _change_everything(backend)
+    written: list[str] = []
+    # The writer runs on another thread, as the asynchronous part does.
+    result: dict[str, Any] = {}
+    t = threading.Thread(target=lambda: result.update(s=capture.write(storage, directory, None, written)))
+    t.start()
+    t.join(60)
+    capture.release()
+    subtask = result["s"]
+    assert sorted(written) == sorted(h.path for h in subtask.key_groups)
+    restore_keyed_backend(storage, restored, [join(directory, h.path) for h in subtask.key_groups])
+    assert state_of(restored) == expected
+    assert state_of(backend) != expected
+
+
+def test_heap_capture_is_not_changed_by_later_records(tmp_path: Path) -> None:
+    _roundtrip(HeapKeyedStateBackend(MAX_PAR, ALL), tmp_path, HeapKeyedStateBackend(MAX_PAR, ALL))
+
+
+def test_rocksdb_capture_is_a_native_checkpoint_not_changed_by_later_records(tmp_path: Path) -> None:
+    backend = RocksDBKeyedStateBackend(MAX_PAR, ALL, local_dir=str(tmp_path / "db"), cache_entries=4)
+    try:
+        _roundtrip(backend, tmp_path, HeapKeyedStateBackend(MAX_PAR, ALL))
+        assert not [p for p in Path(backend.working_dir).iterdir() if p.name.startswith("chk-")]
+    finally:
+        backend.dispose()
