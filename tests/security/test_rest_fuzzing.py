@@ -146,8 +146,33 @@ def _schemathesis(cluster: SessionCluster, *runs: tuple[Path, tuple[str, ...]], 
             proc.kill()
             proc.wait()
         report = output.read_text(errors="replace")
-        assert proc.returncode == 0, f"schemathesis {' '.join(args)} failed:\n{report[-20000:]}"
+        if proc.returncode != 0 and _only_fuzzer_errors(report):
+            # schemathesis' own generator raised (seen once in a while under load, inside its
+            # coverage phase's hypothesis strategies): that says nothing of flott, so run it again
+            print(f"schemathesis {' '.join(args)} raised inside itself; running it once more:\n"
+                  f"{report[-3000:]}")
+            report = _rerun(proc.args, output, env, timeout)
+        else:
+            assert proc.returncode == 0, f"schemathesis {' '.join(args)} failed:\n{report[-20000:]}"
         print(report[-1500:])  # the summary: operations, phases, test cases, time
+
+
+def _only_fuzzer_errors(report: str) -> bool:
+    """An ERRORS section whose tracebacks are all in schemathesis or hypothesis, and no FAILURES
+    (a check that failed against flott's answers)."""
+    if " FAILURES " in report or " ERRORS " not in report:
+        return False
+    errors = report.split(" ERRORS ", 1)[1]
+    return "site-packages/schemathesis/" in errors and "/flott/" not in errors
+
+
+def _rerun(command: Any, output: Path, env: dict[str, str], timeout: float) -> str:
+    with output.open("wb") as out:
+        proc = subprocess.run(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                              stderr=out, timeout=timeout)
+    report = output.read_text(errors="replace")
+    assert proc.returncode == 0, f"schemathesis failed on its second run:\n{report[-20000:]}"
+    return report
 
 
 class _Trap:
