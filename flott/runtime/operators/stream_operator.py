@@ -39,10 +39,10 @@ from flott.runtime.jobgraph import OperatorDescriptor
 from flott.runtime.messages.execution import OperatorRestore
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
+from flott.runtime.operators.state_backend_loader import create_keyed_state_backend
 from flott.runtime.operators.watermark import LONG_MIN, WatermarkStatus
 from flott.runtime.state.backend import KeyedStateBackend
 from flott.runtime.state.key_groups import KeyGroupRange
-from flott.runtime.state.state_backend_loader import create_keyed_state_backend
 
 log = logging.getLogger(__name__)
 

@@ -241,6 +241,7 @@ def execute_and_collect(
     """
     import uuid
 
+    from flott.configuration import parse_memory_size
     from flott.graph.job_graph_generator import create_job_graph
     from flott.runtime.operators.collect.protocol import ACCUMULATOR_PREFIX
     from flott.runtime.operators.collect.sink import (
@@ -249,7 +250,6 @@ def execute_and_collect(
         SINK_NAME,
         CollectSink,
     )
-    from flott.runtime.state.state_backend_loader import parse_memory_size
 
     if limit is not None and (not isinstance(limit, int) or limit <= 0):
         raise ValueError("Limit must be greater than 0")
