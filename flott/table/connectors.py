@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from flott.datastream.connectors.print_sink import PrintSink
 from flott.errors import NotYetSupportedError
 from flott.table import runtime
 from flott.table.planner import validation_error
@@ -87,8 +88,6 @@ class PrintConnector:
         out = ds.map(runtime.RowToString(table.types))
         identifier = table.options.get("print-identifier")
         if table.options.get("standard-error", "false").lower() == "true":
-            from flott.datastream.connectors.print_sink import PrintSink
-
             sink = out._sink(PrintSink(identifier, to_stderr=True), "Print to Std. Err")
         else:
             sink = out.print(identifier)

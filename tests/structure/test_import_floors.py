@@ -8,7 +8,15 @@ floor (or what joins the parts up one), never by listing it here.
 
 from __future__ import annotations
 
-from tests.structure.import_graph import FolderGraph, arrows_between, folder_cycles, folder_graph
+import ast
+
+from tests.structure.import_graph import (
+    FolderGraph,
+    arrows_between,
+    deferred_reason,
+    folder_cycles,
+    folder_graph,
+)
 
 UPPER_FLOORS = ("flott.rest", "flott.client", "flott.cli")
 
@@ -65,3 +73,54 @@ def test_the_ground_floor_imports_nothing_above_it() -> None:
     assert not above, "flott.api imports a floor above it: " + "; ".join(
         f"{s} -> {d} at {sites[0].source_file}:{sites[0].line}" for (s, d), sites in above.items()
     )
+
+
+def test_function_level_imports_across_folders_say_why() -> None:
+    """An import inside a function hides a cost from the reader: across folders it is kept only with a
+    reason, ``# deferred: <why>`` on its line or in the comment just above it (or above the run of imports
+    it belongs to), e.g. ``# deferred: aiohttp, ~0.5 s of CLI start-up``. Everything else is imported
+    at module level, where the floors are visible."""
+    graph = folder_graph()
+    silent = sorted(
+        {
+            (site.source_file, site.line, dst)
+            for targets in graph.edges.values()
+            for dst, sites in targets.items()
+            for site in sites
+            if not site.module_level and site.deferred_reason is None
+        }
+    )
+    assert not silent, (
+        "function-level imports across folders without a '# deferred: <reason>' comment (move them to "
+        "module level, or say what loading them at module level would cost):\n"
+        + "\n".join(f"  {f}:{line} -> {dst}" for f, line, dst in silent)
+    )
+
+
+def test_the_reader_finds_the_reason_of_a_deferred_import() -> None:
+    """The marker counts on the import's own lines, in the comment just above it, and above the run of
+    imports it belongs to; a blank line or another statement ends the run."""
+    source = """\
+def f():
+    import a  # deferred: on its line
+    x = 1
+    # deferred: above
+    # (a second comment line)
+    import b
+    import c
+    from d import (
+        e,
+    )
+
+    import g
+    x = 2
+    from h import (  # deferred: inside
+        i,
+    )
+"""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+    run_start = {(n.end_lineno or n.lineno): n.lineno for n in imports}
+    reasons = {n.lineno: deferred_reason(lines, n, run_start) for n in imports}
+    assert reasons == {2: "on its line", 6: "above", 7: "above", 8: "above", 12: None, 14: "inside"}

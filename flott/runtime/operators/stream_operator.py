@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flott.errors import InvalidJobGraphError
+from flott.runtime.checkpoint.snapshot import read_operator_state, restore_keyed_backend
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.execution.environment import TaskEnvironment
 from flott.runtime.jobgraph import OperatorDescriptor
 from flott.runtime.messages.execution import OperatorRestore
@@ -139,8 +141,6 @@ class OperatorSetup:
         restore = self.restore
         if restore is None:
             return []
-        from flott.runtime.checkpoint.snapshot import read_operator_state
-
         storage = checkpoint_storage()
         out: list[Any] = []
         for path, name, start, end in restore.operator_state:
@@ -153,8 +153,6 @@ class OperatorSetup:
         restore = self.restore
         if restore is None:
             return []
-        from flott.runtime.checkpoint.snapshot import read_operator_state
-
         storage = checkpoint_storage()
         out: list[Any] = []
         for path in restore.union_state_files:
@@ -208,8 +206,6 @@ class OperatorSetup:
         backend = _create_backend(env, key_groups, self.descriptor.operator_id)
         restore = self.restore
         if restore is not None and restore.key_group_files:
-            from flott.runtime.checkpoint.snapshot import restore_keyed_backend
-
             restore_keyed_backend(checkpoint_storage(), backend, restore.key_group_files)
         return backend
 
@@ -222,8 +218,6 @@ class OperatorSetup:
 @functools.cache
 def checkpoint_storage() -> Any:
     """The process's fsspec checkpoint storage (one per TaskExecutor process is enough)."""
-    from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
-
     return FsspecCheckpointStorage()
 
 

@@ -51,6 +51,7 @@ from flott.runtime.gateways.job_master_gateway import JobMasterGateway
 from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway
 from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT
 from flott.runtime.highavailability.services import is_token_of_session
+from flott.runtime.io.network.config import InputChannelSpec
 from flott.runtime.messages.cluster import (
     SlotOffer,
     SlotReport,
@@ -93,6 +94,8 @@ class _JobManagerConnection:
 
 
 def _default_invokable(env: TaskEnvironment) -> Any:
+    # deferred: the task stack (operators, state backends), ~80 ms of a TaskExecutor's start-up
+    # before it registers; the first deployment pays it instead
     from flott.runtime.tasks.stream_task import StreamTask
 
     return StreamTask(env)
@@ -419,8 +422,6 @@ class TaskExecutor(RpcEndpoint):
         if tdd.python_artifacts:
             libraries = self.libraries.register_job(tdd.job_id, tdd.python_artifacts, tdd.blob_server_address)
             prepare = libraries.wait_ready
-        from flott.runtime.io.network.config import InputChannelSpec
-
         gates = [
             self._shuffle.create_input_gate(
                 [
