@@ -40,7 +40,6 @@ from flott.configuration import (
     take_secrets_from_environment,
 )
 from flott.errors import FlottError, JobSubmissionError
-from flott.runtime.entrypoint.runtime_logging import configure_logging
 
 _READY_TIMEOUT_S = 60.0
 """How long the client waits for the JobManager's REST endpoint, and (detached) for the job."""
@@ -429,6 +428,9 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     # Secrets come in the environment from the cluster, never on the command line (ps).
     config = Configuration({**Configuration.parse_dynamic(ns.dynamic), **take_secrets_from_environment()})
+    # deferred: logging set-up (getpass, termios), ~2 ms of every CLI command's start-up
+    from flott.runtime.entrypoint.runtime_logging import configure_logging
+
     configure_logging(config, "client", own_process=False)
     # The CLI's verbosity lives in click's context (flott.cli.options.verbosity): give it one.
     with click.Context(click.Command("program"), obj={"verbose": ns.verbose}):

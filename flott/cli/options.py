@@ -17,7 +17,6 @@ import click
 
 from flott.configuration import Configuration, take_secrets_from_environment
 from flott.errors import ConfigurationError
-from flott.runtime.entrypoint.runtime_logging import configure_logging
 
 
 class ConfigurationUsageError(click.UsageError):
@@ -53,6 +52,9 @@ def load_config(
         config = Configuration.load_default(conf_dir, values)
     except ConfigurationError as e:
         raise ConfigurationUsageError(str(e)) from None
+    # deferred: logging set-up (getpass, termios), ~2 ms that `flott --version` and `--help` skip
+    from flott.runtime.entrypoint.runtime_logging import configure_logging
+
     verbose = verbosity()
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     configure_logging(config, process, own_process=own_process, console_level=level)
