@@ -308,7 +308,7 @@ def du(path: Path) -> int:
 def rocksdb_available() -> tuple[bool, str]:
     try:
         import flott.runtime.state.rocksdb  # noqa: F401
-        from flott.runtime.state.state_backend_loader import state_backend_type
+        from flott.runtime.operators.state_backend_loader import state_backend_type
 
         state_backend_type({"state.backend.type": "rocksdb"})
     except Exception as e:  # ImportError, or a loader that does not know the name yet

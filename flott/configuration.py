@@ -389,6 +389,25 @@ def parse_duration_ms(key: str, value: str) -> int:
     return _duration_ns(key, value, integral=True) // 1_000_000
 
 
+_SIZE = re.compile(r"^\s*(\d+)\s*([a-zA-Z]*)\s*$")
+_SIZE_UNITS = {
+    "": 1, "b": 1, "bytes": 1,
+    "k": 1 << 10, "kb": 1 << 10, "kibibytes": 1 << 10,
+    "m": 1 << 20, "mb": 1 << 20, "mebibytes": 1 << 20,
+    "g": 1 << 30, "gb": 1 << 30, "gibibytes": 1 << 30,
+    "t": 1 << 40, "tb": 1 << 40, "tebibytes": 1 << 40,
+}  # fmt: skip
+
+
+def parse_memory_size(key: str, value: str) -> int:
+    """Flink's MemorySize syntax (``64mb``, ``1 gb``, ``4096``) in bytes."""
+    match = _SIZE.match(value)
+    unit = match.group(2).lower() if match else ""
+    if match is None or unit not in _SIZE_UNITS:
+        raise ConfigurationError(f"Could not parse value '{value}' for key '{key}' as a memory size")
+    return int(match.group(1)) * _SIZE_UNITS[unit]
+
+
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     out: dict[str, str] = {}
     for k, v in data.items():

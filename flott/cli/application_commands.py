@@ -39,6 +39,7 @@ from flott.configuration import (
     secrets_environment,
     take_secrets_from_environment,
 )
+from flott.errors import FlottError, JobSubmissionError
 
 _READY_TIMEOUT_S = 60.0
 """How long the client waits for the JobManager's REST endpoint, and (detached) for the job."""
@@ -137,6 +138,8 @@ def run_application_command(
 
 def start_application(config: Configuration, script: str, args: tuple[str, ...], detached: bool) -> int:
     from flott.cli.options import verbosity
+
+    # deferred: the JobManager (runtime, REST server, uvloop), ~0.7 s the CLI's other commands skip
     from flott.cluster.application_cluster import ApplicationProgram, run_application_cluster
     from flott.runtime.entrypoint import event_loop
 
@@ -172,6 +175,7 @@ def _get_json(url: str, config: Configuration | None = None, token: str | None =
 
     context = None
     if url.startswith("https:"):
+        # deferred: the ssl module, ~20 ms of every CLI command's start-up, needed for https only
         from flott.ssl_context import rest_client_ssl  # security.ssl.rest.*: truststore, client cert
 
         context = rest_client_ssl(config or Configuration())
@@ -222,7 +226,7 @@ def run_application(config: Configuration, script: str, args: tuple[str, ...], d
     port = int(values["rest.port"])
     scheme = "https" if config.get_bool("security.ssl.rest.enabled", False) else "http"
     base_url = f"{scheme}://{config.get('rest.address')}:{port}"
-    from flott.rest import authentication
+    from flott.rest import authentication  # deferred: hashlib, hmac: ~6 ms of every CLI command's start-up
 
     # Secrets, and the REST tokens, go to the JobManager in its environment, never on its command
     # line (ps). With REST authentication this command waits with a read-only token of its own.
@@ -314,6 +318,8 @@ def run_program(
         report_program_failure,
     )
     from flott.cli.run_options import ProgramEntry
+
+    # deferred: the client's executors (the DataStream API, the embedded cluster), ~0.6 s of CLI start-up
     from flott.client import pipeline_executor
     from flott.client.pipeline_executor import use_executor
 
@@ -351,7 +357,7 @@ class _ApplicationExecutor:
     """RestExecutor that attaches to a job the cluster already has under the fixed job id."""
 
     def __init__(self, config: Configuration, address: str) -> None:
-        from flott.client.rest_cluster_client import RestExecutor
+        from flott.client.rest_cluster_client import RestExecutor  # deferred: aiohttp, ~0.5 s of CLI start-up
 
         self._inner = RestExecutor(config, address)
         self._fixed = bool(config.get("$internal.pipeline.job-id", ""))
@@ -361,9 +367,10 @@ class _ApplicationExecutor:
 
     def execute(self, job_graph: Any) -> Any:
         from flott.cli.run_command import console
+
+        # deferred: aiohttp and the job client, ~0.5 s of CLI start-up
         from flott.client.rest_cluster_client import RestClusterClient
         from flott.common.job_client import JobClient
-        from flott.errors import FlottError, JobSubmissionError
 
         if self._fixed:
             if self._executed is not None:
@@ -421,6 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     # Secrets come in the environment from the cluster, never on the command line (ps).
     config = Configuration({**Configuration.parse_dynamic(ns.dynamic), **take_secrets_from_environment()})
+    # deferred: logging set-up (getpass, termios), ~2 ms of every CLI command's start-up
     from flott.runtime.entrypoint.runtime_logging import configure_logging
 
     configure_logging(config, "client", own_process=False)

@@ -12,6 +12,7 @@ import msgspec
 
 from flott.client import pipeline_executor
 from flott.configuration import Configuration
+from flott.rest.handler.job.views import job_graph_plan
 from flott.runtime.jobgraph import JobGraph
 
 
@@ -30,7 +31,6 @@ class PlanCaptureExecutor:
 
 def json_plan(graph: JobGraph) -> dict[str, Any]:
     """The plan as ``GET /jobs/:id/plan`` and ``POST /jars/:id/plan`` show it."""
-    from flott.rest.handler.job.views import job_graph_plan
 
     return msgspec.to_builtins(job_graph_plan(graph))  # type: ignore[no-any-return]
 

@@ -37,6 +37,7 @@ import click
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError, FlottError, UserCodeError, error_class_by_name
 from flott.rest.authentication import client_auth_message, client_headers
+from flott.ssl_context import closed_without_answer_hint, describe_verification_error, rest_client_ssl
 
 _RUNNING = {"RUNNING", "RESTARTING", "FAILING", "CANCELLING"}
 _SCHEDULED = {"CREATED", "INITIALIZING", "RECONCILING"}
@@ -129,8 +130,6 @@ class _Endpoint:
     def _connection(self) -> http.client.HTTPConnection:
         if not self.https:
             return http.client.HTTPConnection(self.host, self.port, timeout=self.connect_timeout_s)
-        from flott.ssl_context import rest_client_ssl  # security.ssl.rest.*: truststore, client cert
-
         try:
             context = rest_client_ssl(self._config)
         except FlottError as e:
@@ -142,13 +141,9 @@ class _Endpoint:
     def _closed_hint(self, error: BaseException) -> str:
         if not self.https or not isinstance(error, http.client.RemoteDisconnected | ConnectionResetError):
             return ""
-        from flott.ssl_context import closed_without_answer_hint
-
         return closed_without_answer_hint(self.base_url)
 
     def _tls_failure(self, error: ssl.SSLError) -> str:
-        from flott.ssl_context import describe_verification_error
-
         return describe_verification_error(error, self.base_url)
 
 

@@ -52,6 +52,7 @@ def load_config(
         config = Configuration.load_default(conf_dir, values)
     except ConfigurationError as e:
         raise ConfigurationUsageError(str(e)) from None
+    # deferred: logging set-up (getpass, termios), ~2 ms that `flott --version` and `--help` skip
     from flott.runtime.entrypoint.runtime_logging import configure_logging
 
     verbose = verbosity()

@@ -28,8 +28,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from flott.cli.run_command import NO_JOB_MESSAGE, client_python_files, failure_headline
+from flott.cli.run_options import ProgramEntry
+from flott.client import pipeline_executor
 from flott.configuration import Configuration, take_secrets_from_environment
-from flott.rest.handler.jar_program import ARTIFACTS_DIR, ARTIFACTS_FILE, ERROR_FILE, GRAPH_FILE
+from flott.rest.authentication import without_credentials
+from flott.rest.handler.jar.jar_program import ARTIFACTS_DIR, ARTIFACTS_FILE, ERROR_FILE, GRAPH_FILE
+from flott.runtime.blob.python_artifacts import collect_local_artifacts
+from flott.runtime.jobgraph import encode_job_graph
 
 _MAX_ERROR_CHARS = 2000
 
@@ -55,8 +61,6 @@ def _one_line(text: str) -> str:
 def plan_program(entry: Any, config: Configuration) -> Any:
     """The JobGraph of the program's first ``env.execute()``; raises ``ValueError`` with one line
     saying why there is none."""
-    from flott.cli.run_command import NO_JOB_MESSAGE, client_python_files, failure_headline
-    from flott.client import pipeline_executor
 
     executor = _CapturingExecutor()
     old_argv, old_path = sys.argv, list(sys.path)
@@ -90,9 +94,6 @@ def plan_program(entry: Any, config: Configuration) -> Any:
 
 def write_plan(job_graph: Any, out: Path) -> None:
     """The graph and the job's local files, laid out as the module docstring says."""
-    from flott.rest.authentication import without_credentials
-    from flott.runtime.blob.python_artifacts import collect_local_artifacts
-    from flott.runtime.jobgraph import encode_job_graph
 
     scratch = Path(tempfile.mkdtemp(prefix="flott-program-"))
     try:
@@ -121,7 +122,6 @@ def main(argv: list[str] | None = None) -> int:
     args = tuple(ns.args[1:] if ns.args[:1] == ["--"] else ns.args)
     # Secrets come in the environment, never on the command line (ps).
     config = Configuration({**Configuration.parse_dynamic(ns.dynamic), **take_secrets_from_environment()})
-    from flott.cli.run_options import ProgramEntry
 
     entry = ProgramEntry("script", ns.script, args) if ns.script else ProgramEntry("module", ns.module, args)
     try:

@@ -23,12 +23,22 @@ from typing import Any
 import click
 from rich.console import Console
 
+import flott
 from flott.cli.run_options import ProgramEntry
+from flott.client import pipeline_executor
 from flott.client.pipeline_executor import EmbeddedExecutor, use_executor
+from flott.client.user_errors import format_user_error
+from flott.common import JobExecutionResult
 from flott.common.completable_future import CompletableFuture
 from flott.common.job_client import JobClient
 from flott.configuration import Configuration
-from flott.errors import FlottError, JobSubmissionError
+from flott.errors import (
+    ConfigurationError,
+    FlottError,
+    JobExecutionError,
+    JobSubmissionError,
+    NotYetSupportedError,
+)
 from flott.runtime.blob.python_artifacts import artifact_kind, collect_local_artifacts, materialize
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.metrics.groups import query_filter
@@ -161,8 +171,6 @@ class _DetachedJobClient:
         return getattr(self._inner, name)
 
     def get_job_execution_result(self) -> CompletableFuture[Any]:
-        from flott.common import JobExecutionResult
-
         done: concurrent.futures.Future[Any] = concurrent.futures.Future()
         done.set_result(JobExecutionResult(self._inner.get_job_id(), 0, {}))
         return CompletableFuture(done)
@@ -209,7 +217,7 @@ def run_entry(
     """``flott run``: the program in plan mode, its jobs on an embedded cluster or at ``jobmanager``."""
     executor: Any
     if jobmanager is not None:
-        from flott.client.rest_cluster_client import RestExecutor
+        from flott.client.rest_cluster_client import RestExecutor  # deferred: aiohttp, ~0.3 s of `flott run`
 
         remote = RestExecutor(config, jobmanager, token=token)
         executor = DetachedExecutor(remote) if detached else _AttachedRemoteExecutor(remote)
@@ -234,8 +242,6 @@ def execute_program(entry: ProgramEntry, config: Configuration, executor: Any) -
     is one message on stderr and exit code 1; ``-v`` adds the traceback, cut to the program's
     own frames. A program that submitted no job fails as in Flink.
     """
-    from flott.client import pipeline_executor
-
     if entry.kind == "script" and not Path(entry.target).is_file():
         console.print(f"error: no such script: {entry.target}", markup=False, style="red")
         return 2
@@ -275,7 +281,6 @@ def execute_program(entry: ProgramEntry, config: Configuration, executor: Any) -
 
 def failure_headline(error: BaseException, entry: ProgramEntry) -> str:
     """What went wrong in the program, in one message naming the program's own frame."""
-    from flott.errors import ConfigurationError, JobExecutionError, NotYetSupportedError
 
     where = program_frame(error, entry)
     at = f" ({where})" if where else ""
@@ -295,8 +300,6 @@ def failure_headline(error: BaseException, entry: ProgramEntry) -> str:
 def report_program_failure(error: BaseException, entry: ProgramEntry) -> None:
     """One message saying what went wrong (``-v``: and where, in the program's own frames)."""
     from flott.cli.options import verbosity
-    from flott.client.user_errors import format_user_error
-    from flott.errors import JobExecutionError
 
     headline = failure_headline(error, entry)
     verbose = verbosity() > 0
@@ -357,8 +360,6 @@ def program_frame(error: BaseException, entry: ProgramEntry) -> str:
 
 
 def _in_flott(filename: str) -> bool:
-    import flott
-
     return Path(filename).resolve().is_relative_to(Path(flott.__file__).resolve().parent)
 
 

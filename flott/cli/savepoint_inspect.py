@@ -22,6 +22,9 @@ from typing import Any
 import click
 
 from flott.cli.job_commands import _table, _time
+from flott.errors import FlottError
+from flott.runtime.checkpoint.metadata import load_metadata, snapshot_dir_of
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
 
 
 def human_size(n: int) -> str:
@@ -86,10 +89,6 @@ def _state_rows(op: Any) -> list[list[str]]:
 
 
 def inspect_savepoint(path: str) -> int:
-    from flott.errors import FlottError
-    from flott.runtime.checkpoint.metadata import load_metadata, snapshot_dir_of
-    from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
-
     storage = FsspecCheckpointStorage()
     try:
         meta = load_metadata(storage, path)

@@ -50,7 +50,7 @@ from flott.configuration import Configuration, secrets_environment, split_secret
 from flott.errors import FlottError, JobNotFoundError
 from flott.rest.authentication import CLIENT_TOKEN_ENV, Role, new_internal_token
 from flott.rest.errors import RestNotFoundError
-from flott.rest.rest_server_endpoint import RestServerEndpoint
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.mini_dispatcher import ApplicationStatus, ExecutionMode, MiniDispatcher
 from flott.runtime.entrypoint.jobmanager_process import (

@@ -39,7 +39,7 @@ from typing import Any, cast
 from flott.configuration import Configuration
 from flott.errors import ConfigurationError, FencingTokenError
 from flott.rest.errors import NoLeaderError
-from flott.rest.rest_server_endpoint import RestServerEndpoint
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.entrypoint.jobmanager_process import jobmanager_rpc_service, set_on_termination_signals

@@ -17,7 +17,7 @@ import asyncio
 import logging
 
 from flott.configuration import Configuration
-from flott.rest.rest_server_endpoint import RestServerEndpoint
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.blob.blob_server import BlobServer
 from flott.runtime.dispatcher.dispatcher import Dispatcher
 from flott.runtime.entrypoint.jobmanager_process import (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import uuid
 from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from flott.api.common.functions import (
 )
 from flott.api.common.output_tag import OutputTag
 from flott.api.common.slot_sharing_group import SlotSharingGroup
+from flott.api.execution import get_pipeline_executor
 from flott.api.streaming.functions import KeyedProcessFunction, ProcessFunction
 from flott.api.streaming.transformations import (
     ChainingStrategy,
@@ -43,16 +45,32 @@ from flott.api.streaming.windowing import CountSlidingWindowAssigner, CountTumbl
 from flott.common import Types
 from flott.common.type_conversion import with_declared_key_type
 from flott.common.watermark_strategy import WatermarkStrategy
+from flott.configuration import parse_memory_size
 from flott.datastream.broadcast_stream import (
     BroadcastConnectedStream,
     BroadcastStream,
     check_broadcast_state_descriptors,
 )
 from flott.datastream.connected_streams import ConnectedStreams
+from flott.datastream.connectors.print_sink import PrintSink
+from flott.datastream.connectors.source_function import sink_from_sink_function
 from flott.datastream.windowed_stream import AllWindowedStream, WindowedStream
 from flott.errors import NotYetSupportedError
 from flott.graph.cached_data_stream import CacheTransformation
-from flott.runtime.operators.collect.result_fetcher import CloseableIterator
+from flott.graph.job_graph_generator import create_job_graph
+from flott.runtime.operators.collect.protocol import ACCUMULATOR_PREFIX
+from flott.runtime.operators.collect.result_fetcher import (
+    CloseableIterator,
+    CollectResultIterator,
+    collected_value,
+)
+from flott.runtime.operators.collect.sink import (
+    BATCH_SIZE_MAX_KEY,
+    DEFAULT_BATCH_SIZE_MAX,
+    SINK_NAME,
+    CollectSink,
+)
+from flott.runtime.operators.specs import CustomPartitionerSpec
 
 if TYPE_CHECKING:
     from flott.common.execution_config import ExecutionConfig
@@ -381,8 +399,6 @@ class DataStream:
             raise TypeError("Parameter partitioner should be type of Partitioner or a callable function.")
         if not isinstance(key_selector, KeySelector) and not callable(key_selector):
             raise TypeError("Parameter key_selector should be type of KeySelector or a callable function.")
-        from flott.runtime.operators.specs import CustomPartitionerSpec
-
         t = PartitionTransformation(
             name="CUSTOM",
             parallelism=self._transformation.parallelism,
@@ -435,21 +451,15 @@ class DataStream:
 
     def add_sink(self, sink_func: Any) -> DataStreamSink:
         """A SinkFunction, adapted onto the Sink contract by the connectors package."""
-        from flott.datastream.connectors.source_function import sink_from_sink_function
-
         return self._sink(sink_from_sink_function(sink_func), "Unnamed")
 
     def print(self, sink_identifier: str | None = None) -> DataStreamSink:
         """Print records to stdout (``N> record`` when parallelism > 1), as PyFlink does."""
-        from flott.datastream.connectors.print_sink import PrintSink
-
         return self._sink(PrintSink(sink_identifier), "Print to Std. Out")
 
     def execute_and_collect(self, job_execution_name: str | None = None, limit: int | None = None) -> Any:
         """Run the job and iterate its results here: a CloseableIterator (close it, or use ``with``,
         to cancel the job early), or with ``limit`` a list of at most that many results."""
-        from flott.runtime.operators.collect.result_fetcher import execute_and_collect
-
         results = execute_and_collect(self, job_execution_name, limit)
         return results if isinstance(results, list) else CloseableIterator(results, self.get_type())
 
@@ -780,3 +790,41 @@ class CachedDataStream(DataStream):
 
     def slot_sharing_group(self, slot_sharing_group: str | SlotSharingGroup) -> DataStream:
         raise self._refuse("Setting slot sharing group")
+
+
+def execute_and_collect(
+    stream: DataStream, job_execution_name: str | None = None, limit: int | None = None
+) -> CollectResultIterator | list[Any]:
+    """``DataStream.execute_and_collect``: add the collect sink, submit the job, iterate its results.
+
+    As Flink: the job is named ``DataStream Collect`` unless named, it holds every
+    transformation recorded so far (they are cleared), and with ``limit`` the
+    iterator is closed after that many results, cancelling the job if it still runs.
+    """
+    if limit is not None and (not isinstance(limit, int) or limit <= 0):
+        raise ValueError("Limit must be greater than 0")
+    env = stream.get_execution_environment()
+    config = env.configuration
+    raw = config.get(BATCH_SIZE_MAX_KEY)
+    max_bytes = parse_memory_size(BATCH_SIZE_MAX_KEY, raw) if raw else DEFAULT_BATCH_SIZE_MAX
+    accumulator_name = ACCUMULATOR_PREFIX + str(uuid.uuid4())
+    stream._sink(CollectSink(accumulator_name, max_bytes), SINK_NAME).set_parallelism(1)
+    name = job_execution_name if job_execution_name is not None else "DataStream Collect"
+    job_graph = create_job_graph(env.get_stream_graph(name, clear_transformations=True))
+    wanted = f"Sink: {SINK_NAME}"
+    operator_ids = [op.operator_id for v in job_graph.vertices for op in v.operators if op.name == wanted]
+    checkpointed = env.get_checkpoint_config().is_checkpointing_enabled()
+    job_client = get_pipeline_executor(config).execute(job_graph)
+    iterator = CollectResultIterator(
+        job_client, job_graph.job_id, job_graph.job_name, operator_ids[-1], accumulator_name, checkpointed
+    )
+    if limit is None:
+        return iterator
+    results: list[Any] = []
+    type_info = stream.get_type()
+    try:
+        while len(results) < limit and iterator.has_next():
+            results.append(collected_value(iterator.next(), type_info))
+    finally:
+        iterator.close()
+    return results

@@ -27,12 +27,18 @@ from flott.common.type_conversion import convert_collection
 from flott.configuration import Configuration
 from flott.datastream.checkpoint_config import MODE, CheckpointConfig
 from flott.datastream.checkpointing_mode import CheckpointingMode
+from flott.datastream.connectors.base import get_produced_type, get_source_max_parallelism
+from flott.datastream.connectors.collection import CollectionSource
+from flott.datastream.connectors.source_function import source_from_source_function
 from flott.datastream.data_stream import DataStream, not_yet
 from flott.datastream.execution_mode import RuntimeExecutionMode
+from flott.graph.cached_data_stream import drop_caches, mark_cached
+from flott.graph.job_graph_generator import create_job_graph
+from flott.graph.stream_graph import StreamGraph, default_max_parallelism
+from flott.graph.stream_graph_generator import generate_stream_graph
 
 if TYPE_CHECKING:
     from flott.common import ExecutionConfig
-    from flott.graph.stream_graph import StreamGraph
     from flott.runtime.jobgraph import JobGraph
 
 PARALLELISM_DEFAULT = "parallelism.default"
@@ -194,8 +200,6 @@ class StreamExecutionEnvironment:
     def get_max_parallelism(self) -> int:
         """The configured max parallelism, else Flink's default for the default parallelism (128
         up to parallelism 85)."""
-        from flott.graph.stream_graph import default_max_parallelism
-
         configured = self._execution_config.get_max_parallelism()
         return configured if configured > 0 else default_max_parallelism(self.get_parallelism())
 
@@ -395,8 +399,6 @@ class StreamExecutionEnvironment:
         Without ``type_info`` the source's own produced type (if it declares one) is used, as
         PyFlink takes it from the Java source. With a WatermarkStrategy that has a timestamp
         assigner, records get timestamps and each source subtask generates watermarks."""
-        from flott.datastream.connectors.base import get_produced_type, get_source_max_parallelism
-
         if not callable(getattr(source, "create_reader", None)) or not callable(
             getattr(source, "get_boundedness", None)
         ):
@@ -414,8 +416,6 @@ class StreamExecutionEnvironment:
         after its trip through Java (tuples to Rows for ``Types.ROW``, float32 for ``FLOAT``,
         ...; see :mod:`flott.common.type_conversion`), and an element that does not fit the type
         is refused now, where PyFlink fails too."""
-        from flott.datastream.connectors.collection import CollectionSource
-
         elements = convert_collection(list(collection), type_info)
         return self._source(
             CollectionSource(elements, type_info), "Collection Source", type_info, non_parallel=True
@@ -423,7 +423,7 @@ class StreamExecutionEnvironment:
 
     def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
         """The lines of a file (or of the files under a directory) as strings (PyFlink 1.x API)."""
-        from flott.datastream.connectors.base import get_produced_type
+        # deferred: the file connector (reader, formats, sink), ~40 ms of `import flott.datastream`
         from flott.datastream.connectors.file_system import FileSource, StreamFormat
 
         source = (
@@ -438,8 +438,6 @@ class StreamExecutionEnvironment:
     ) -> DataStream:
         """A SourceFunction (``run(ctx)``/``cancel()``), adapted onto the Source contract; non-parallel
         unless it is a ParallelSourceFunction, as in Flink."""
-        from flott.datastream.connectors.source_function import source_from_source_function
-
         source, non_parallel = source_from_source_function(source_func)
         return self._source(source, source_name, type_info, non_parallel=non_parallel)
 
@@ -464,8 +462,6 @@ class StreamExecutionEnvironment:
         self, job_name: str | None = None, clear_transformations: bool = False
     ) -> StreamGraph:
         """The StreamGraph of the recorded program (flott-specific, as Flink's getStreamGraph)."""
-        from flott.graph.stream_graph_generator import generate_stream_graph
-
         graph = generate_stream_graph(self, self._job_name(job_name))
         if clear_transformations:
             self._transformations.clear()
@@ -473,8 +469,6 @@ class StreamExecutionEnvironment:
 
     def get_job_graph(self, job_name: str | None = None) -> JobGraph:
         """The JobGraph ``execute(job_name)`` would submit (transformations are kept)."""
-        from flott.graph.job_graph_generator import create_job_graph
-
         return create_job_graph(self.get_stream_graph(job_name))
 
     def get_execution_plan(self) -> str:
@@ -487,8 +481,6 @@ class StreamExecutionEnvironment:
         Raises JobExecutionError if the job fails. The recorded transformations are
         cleared before submission (as Flink does), so a second ``execute`` needs new ones.
         """
-        from flott.graph.cached_data_stream import mark_cached
-
         graph = self.get_stream_graph(job_name, clear_transformations=True)
         result = self._submit(graph).get_job_execution_result().result()
         mark_cached(self, graph.cache_writes)  # as Flink: only a successful execute() caches
@@ -499,14 +491,10 @@ class StreamExecutionEnvironment:
         return self._submit(self.get_stream_graph(job_name, clear_transformations=True))
 
     def _submit(self, graph: StreamGraph) -> Any:
-        from flott.graph.job_graph_generator import create_job_graph
-
         return get_pipeline_executor(self.configuration).execute(create_job_graph(graph))
 
     def close(self) -> None:
         """Drop recorded transformations and the results of ``cache()``."""
-        from flott.graph.cached_data_stream import drop_caches
-
         self._transformations.clear()
         drop_caches(self)
 

@@ -10,7 +10,7 @@ request reaches its handler. Two roles:
   heartbeats, cluster shutdown, and the jar routes (upload, plan and run a program).
 
 Which route needs which role is :data:`ROUTE_ROLES`, one table keyed by method and path as the
-route registry (:mod:`flott.rest.handler.routes`) names them; a route missing from it needs the
+route registry (:mod:`flott.rest.webmonitor.routes`) names them; a route missing from it needs the
 operator role (fail closed), and a test walks every route the endpoint serves to make sure none
 is missing. ``/openapi.json`` and URLs no route matches need ``read-only`` (an unauthenticated
 client learns nothing, not even which paths exist).

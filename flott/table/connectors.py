@@ -10,6 +10,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from flott.common.watermark_strategy import WatermarkStrategy
+from flott.datastream.connectors.file_source import (
+    FileEnumeratorProvider,
+    FileSource,
+    StreamFormat,
+)
+from flott.datastream.connectors.print_sink import PrintSink
 from flott.errors import NotYetSupportedError
 from flott.table import runtime
 from flott.table.planner import validation_error
@@ -101,8 +108,6 @@ class PrintConnector:
         out = ds.map(runtime.RowToString(table.types))
         identifier = table.options.get("print-identifier")
         if table.options.get("standard-error", "false").lower() == "true":
-            from flott.datastream.connectors.print_sink import PrintSink
-
             sink = out._sink(PrintSink(identifier, to_stderr=True), "Print to Std. Err")
         else:
             sink = out.print(identifier)
@@ -194,13 +199,6 @@ class FileSystemConnector:
     field is NULL for non-string columns, as Flink's csv format reads it). Writing is refused."""
 
     def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
-        from flott.common.watermark_strategy import WatermarkStrategy
-        from flott.datastream.connectors.file_source import (
-            FileEnumeratorProvider,
-            FileSource,
-            StreamFormat,
-        )
-
         source = (
             FileSource.for_record_stream_format(StreamFormat.text_line_format(), table.options["path"])
             .set_file_enumerator(FileEnumeratorProvider.default_non_splittable_file_enumerator())

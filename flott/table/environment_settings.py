@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from flott.datastream.stream_execution_environment import _configuration_dict
+from flott.errors import NotYetSupportedError
+
 __all__ = ["EnvironmentSettings"]
 
 
@@ -26,22 +29,16 @@ class EnvironmentSettings:
             return self
 
         def with_configuration(self, config: Any) -> EnvironmentSettings.Builder:
-            from flott.datastream.stream_execution_environment import _configuration_dict
-
             self._configuration.update(_configuration_dict(config))
             return self
 
         def with_built_in_catalog_name(self, built_in_catalog_name: str) -> EnvironmentSettings.Builder:
             if built_in_catalog_name != "default_catalog":
-                from flott.errors import NotYetSupportedError
-
                 raise NotYetSupportedError("catalogs other than default_catalog are not yet supported")
             return self
 
         def with_built_in_database_name(self, built_in_database_name: str) -> EnvironmentSettings.Builder:
             if built_in_database_name != "default_database":
-                from flott.errors import NotYetSupportedError
-
                 raise NotYetSupportedError("databases other than default_database are not yet supported")
             return self
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from flott.datastream.functions import FlatMapFunction, KeyedProcessFunction, KeySelector, MapFunction
 from flott.datastream.state import ValueStateDescriptor
+from flott.errors import NotYetSupportedError
 from flott.table import time_functions
 
 MAX_WATERMARK = 9223372036854775807
@@ -547,8 +548,6 @@ class UdafAcc(Accumulator):
     def merge(self, other: Any) -> None:
         merge = getattr(self.fn, "merge", None)
         if merge is None:
-            from flott.errors import NotYetSupportedError
-
             raise NotYetSupportedError(
                 f"{type(self.fn).__name__} has no merge(): it cannot aggregate over merging (session) windows"
             )
@@ -752,8 +751,6 @@ def _csv_value(t: Any, text: str) -> Any:
         return datetime.date.fromisoformat(text)
     if root in ("TIMESTAMP_WITHOUT_TIME_ZONE", "TIMESTAMP_WITH_LOCAL_TIME_ZONE"):
         return datetime.datetime.fromisoformat(text.replace("T", " ").rstrip("Z"))
-    from flott.errors import NotYetSupportedError
-
     raise NotYetSupportedError(f"reading {t} from csv is not yet supported by flott")
 
 

@@ -20,6 +20,7 @@ import sqlglot
 from sqlglot import exp
 
 from flott.errors import NotYetSupportedError, SqlParseError
+from flott.runtime.operators.timestamps_watermarks import auto_watermark_interval_ms
 from flott.table.plan import (
     Calc,
     PlanNode,
@@ -381,8 +382,6 @@ class SqlPlanner:
 
     def watermark_assigner(self, node: PlanNode, clause: WatermarkClause) -> PlanNode:
         """The table's rows with their event time (``WATERMARK FOR <column> AS <expression>``)."""
-        from flott.runtime.operators.timestamps_watermarks import auto_watermark_interval_ms
-
         scope = Scope([("", n, t) for n, t in zip(node.names, node.types, strict=True)])
         rex = self._rex(clause.expression, scope, node, aggregates=False)
         interval = auto_watermark_interval_ms(self.t_env.get_config().get_configuration())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flott.datastream.stream_execution_environment import _configuration_dict
 from flott.errors import NotYetSupportedError
 
 __all__ = ["TableConfig"]
@@ -42,8 +43,6 @@ class TableConfig:
         return self._conf
 
     def add_configuration(self, configuration: Any) -> None:
-        from flott.datastream.stream_execution_environment import _configuration_dict
-
         for key, value in _configuration_dict(configuration).items():
             self.set(key, value)
 

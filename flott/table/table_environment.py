@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from flott.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from flott.errors import NotYetSupportedError
 from flott.graph.job_graph_generator import MissingUidWarning
 from flott.table.connectors import ConnectorTable, connector_table
@@ -208,8 +209,6 @@ class TableEnvironment:
     # --- execution --------------------------------------------------------------------------------
 
     def _new_stream_env(self) -> Any:
-        from flott.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
-
         conf = {k: v for k, v in self._config.get_configuration().items() if not k.startswith("table.")}
         if self._stream_env is not None:
             env = self._stream_env
@@ -278,8 +277,6 @@ class StreamTableEnvironment(TableEnvironment):
     def create(  # type: ignore[override]  # PyFlink's signature: the DataStream environment first
         stream_execution_environment: Any = None, environment_settings: Any = None
     ) -> StreamTableEnvironment:
-        from flott.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
-
         env = stream_execution_environment or StreamExecutionEnvironment.get_execution_environment()
         if environment_settings is None:
             environment_settings = EnvironmentSettings(env.get_runtime_mode() != RuntimeExecutionMode.BATCH)

@@ -16,6 +16,7 @@ from typing import Any
 
 from flott.common.java_text import java_double_to_string, java_float_to_string
 from flott.common.types import Row
+from flott.errors import NotYetSupportedError
 
 __all__ = [
     "ArrayType",
@@ -530,6 +531,4 @@ def infer_type(value: Any) -> DataType:
     if isinstance(value, Row):
         names = value._fields if hasattr(value, "_fields") else [f"_{i + 1}" for i in range(len(value))]
         return RowType([RowField(n, infer_type(v)) for n, v in zip(names, value, strict=False)])
-    from flott.errors import NotYetSupportedError
-
     raise NotYetSupportedError(f"from_elements: no type can be inferred for {type(value).__name__} values")

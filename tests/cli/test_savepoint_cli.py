@@ -23,7 +23,7 @@ from click.testing import CliRunner, Result
 from flott.cli.main import cli
 from flott.cli.savepoint_inspect import human_size
 from flott.configuration import Configuration
-from flott.rest import RestServerEndpoint
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.checkpoint.metadata import (
     SPLIT_DISTRIBUTE,
     CheckpointMetadata,

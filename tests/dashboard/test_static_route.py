@@ -9,8 +9,8 @@ import aiohttp
 import pytest
 
 from flott.configuration import Configuration
-from flott.rest import RestServerEndpoint
 from flott.rest.web import STATIC_DIR, Dashboard
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 
 
 @pytest.fixture
@@ -49,8 +49,8 @@ async def test_index_and_modules_are_served_with_their_types(endpoint: RestServe
     [
         "/web/nothing.js",
         "/web/..%2F__init__.py",
-        "/web/%2e%2e%2f%2e%2e%2frest_server_endpoint.py",
-        "/web/../rest_server_endpoint.py",
+        "/web/%2e%2e%2f%2e%2e%2fbrowser_guard.py",
+        "/web/../browser_guard.py",
         "/web/static",
         "/web/",
         "/web/__init__.py",

@@ -17,7 +17,7 @@ import pytest
 
 from flott.client.rest_cluster_client import RestClusterClient
 from flott.configuration import Configuration
-from flott.rest import RestServerEndpoint
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.minicluster.mini_cluster import MiniCluster
 
 BASE_CONFIG = {

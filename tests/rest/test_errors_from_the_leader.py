@@ -22,7 +22,7 @@ import pytest
 from flott import errors
 from flott.cluster.ha_session_cluster import LeaderGateway
 from flott.configuration import Configuration
-from flott.rest import RestServerEndpoint
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.gateways.dispatcher_gateway import DISPATCHER_ENDPOINT, DispatcherGateway
 from flott.runtime.rpc.service import RpcEndpoint, RpcService
 

@@ -26,8 +26,8 @@ from flott.errors import (
     RpcConnectionError,
     UserCodeError,
 )
-from flott.rest import RestServerEndpoint
 from flott.rest.errors import RestNotFoundError
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.rpc.service import error_from_wire
 from tests.rest.conftest import RestCluster, free_port, make_config, start_rest_cluster
 from tests.rest.jobs import bounded_job, failing_job, unbounded_job

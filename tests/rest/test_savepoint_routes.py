@@ -38,8 +38,8 @@ from flott.errors import (
     RpcTimeoutError,
     UserCodeError,
 )
-from flott.rest import RestServerEndpoint
 from flott.rest.serialized_throwable import from_serialized_throwable, to_serialized_throwable
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from flott.runtime.gateways.dispatcher_gateway import DispatcherGateway
 from flott.runtime.messages.job import OperationStatus
 from flott.runtime.rpc.service import error_from_wire, error_to_wire

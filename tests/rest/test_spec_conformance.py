@@ -30,7 +30,7 @@ import aiohttp
 import pytest
 from openapi_spec_validator import validate as validate_openapi_document
 
-from flott.rest.handler.routes import all_routes
+from flott.rest.webmonitor.routes import all_routes
 from flott.runtime.jobgraph import encode_job_graph
 from tests.rest import spec
 from tests.rest.conftest import RestCluster

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from flott.configuration import Configuration
-from flott.rest.rest_server_endpoint import RestServerEndpoint
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 
 
 @dataclass

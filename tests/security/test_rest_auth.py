@@ -35,9 +35,9 @@ from flott.rest.authentication import (
     warn_if_exposed,
     without_credentials,
 )
-from flott.rest.handler.routes import all_routes
-from flott.rest.rest_server_endpoint import RestServerEndpoint
 from flott.rest.web import Dashboard
+from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
+from flott.rest.webmonitor.routes import all_routes
 from tests.rest.jobs import bounded_job, unbounded_job
 from tests.security.conftest import (
     REPO,

@@ -11,8 +11,8 @@ from openapi_spec_validator import validate as validate_openapi_document
 
 from flott.errors import RestRequestError
 from flott.rest.handler.metrics import AGG_PARAM, SUBTASKS_PARAM, parse_ranges
-from flott.rest.handler.routes import all_routes
-from flott.rest.openapi import BASE64, openapi_document
+from flott.rest.webmonitor.openapi import BASE64, openapi_document
+from flott.rest.webmonitor.routes import all_routes
 from tests.security.leaderless_endpoint import LeaderlessEndpoint, leaderless_endpoint
 
 JOB = "0" * 32

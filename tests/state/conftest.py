@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 import flott.datastream  # noqa: F401  (flott.datastream first: it imports the operators, which import state)
+from flott.runtime.operators.state_backend_loader import create_keyed_state_backend
 from flott.runtime.state.backend import KeyedStateBackend
 from flott.runtime.state.key_groups import KeyGroupRange
-from flott.runtime.state.state_backend_loader import create_keyed_state_backend
 
 BACKENDS = ["hashmap", "rocksdb"]
 

@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 
+from flott.configuration import parse_memory_size
 from flott.errors import ConfigurationError
-from flott.runtime.state import KeyedStateBackend, create_keyed_state_backend
+from flott.runtime.operators.state_backend_loader import create_keyed_state_backend, state_backend_type
+from flott.runtime.state import KeyedStateBackend
 from flott.runtime.state.heap import HeapKeyedStateBackend
 from flott.runtime.state.key_groups import KeyGroupRange
 from flott.runtime.state.rocksdb import RocksDBKeyedStateBackend
-from flott.runtime.state.state_backend_loader import parse_memory_size, state_backend_type
 
 KGR = KeyGroupRange(0, 127)
 

@@ -19,11 +19,11 @@ from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.operators import OperatorSetup, StreamOperator
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.specs import WindowOperatorSpec
+from flott.runtime.operators.state_backend_loader import create_keyed_state_backend
 from flott.runtime.operators.stream_operator import TIMESTAMPED_INPUT, TIMESTAMPED_OUTPUT, CollectingOutput
 from flott.runtime.operators.timer_service import InternalTimerService
 from flott.runtime.operators.watermark import LONG_MAX
 from flott.runtime.state.key_groups import KeyGroupRange, assign_to_key_group
-from flott.runtime.state.state_backend_loader import create_keyed_state_backend
 from flott.runtime.tasks.operator_factory import create_operator
 from tests.operators.task_harness import Blobs, make_env, op, vertex
 from tests.windowing.harness import Clock

@@ -17,13 +17,19 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "flott"
 
 
+DEFERRED_MARKER = "# deferred:"
+"""How a function-level import says why it is not at module level (``# deferred: <reason>``)."""
+
+
 @dataclass(frozen=True)
 class ImportSite:
-    """One import statement: which file, which line, whether at module level."""
+    """One import statement: which file, which line, whether at module level, and for a
+    function-level import the reason its ``# deferred:`` comment gives (None: it gives none)."""
 
     source_file: str
     line: int
     module_level: bool
+    deferred_reason: str | None = None
 
 
 @dataclass
@@ -126,6 +132,38 @@ def _walk_imports(tree: ast.Module) -> Iterator[tuple[ast.Import | ast.ImportFro
     yield from visit(tree.body, False)
 
 
+def _marker_reason(line: str) -> str | None:
+    at = line.find(DEFERRED_MARKER)
+    if at < 0:
+        return None
+    return line[at + len(DEFERRED_MARKER) :].strip() or None
+
+
+def deferred_reason(
+    lines: list[str], stmt: ast.Import | ast.ImportFrom, run_start: dict[int, int]
+) -> str | None:
+    """The reason a function-level import is deferred, from a ``# deferred:`` comment on its own
+    lines, or in the comment lines directly above it or above the run of import statements it
+    ends (one comment may cover several imports that load the same thing).
+
+    ``run_start`` maps the last line of each import statement to its first line.
+    """
+    for line in lines[stmt.lineno - 1 : (stmt.end_lineno or stmt.lineno)]:
+        if (reason := _marker_reason(line)) is not None:
+            return reason
+    first = stmt.lineno
+    while True:
+        above = first - 1  # 1-based number of the line above
+        while above >= 1 and lines[above - 1].strip().startswith("#"):
+            if (reason := _marker_reason(lines[above - 1])) is not None:
+                return reason
+            above -= 1
+        if above == first - 1 and above in run_start:  # an import statement right above: same run
+            first = run_start[above]
+            continue
+        return None
+
+
 def parse_module(file: Path) -> ast.Module:
     """``ast.parse`` with the garbage collector held off.
 
@@ -154,11 +192,15 @@ def folder_graph() -> FolderGraph:
             module = module.rpartition(".")[0]
         src_folder = _node(".".join(rel.parent.parts), module)
         tree = parse_module(file)
-        for node, module_level in _walk_imports(tree):
+        lines = file.read_text(encoding="utf-8").splitlines()
+        imports = list(_walk_imports(tree))
+        run_start = {(node.end_lineno or node.lineno): node.lineno for node, _ in imports}
+        for node, module_level in imports:
+            reason = None if module_level else deferred_reason(lines, node, run_start)
             for dotted in _imported_modules(node, module, is_package):
                 dst = _folder_of_module(dotted)
                 if dst is not None:
-                    graph.add(src_folder, dst, ImportSite(str(rel), node.lineno, module_level))
+                    graph.add(src_folder, dst, ImportSite(str(rel), node.lineno, module_level, reason))
     return graph
 
 

@@ -59,6 +59,7 @@ import fsspec
 import xxhash
 
 from flott.common.time import Duration
+from flott.common.typeinfo import Types
 from flott.datastream.connectors.base import Boundedness, Source, SourceReader
 
 __all__ = [
@@ -615,8 +616,6 @@ class FileSource(Source):
         return Boundedness.CONTINUOUS_UNBOUNDED
 
     def get_produced_type(self) -> object:
-        from flott.common.typeinfo import Types
-
         return Types.STRING()
 
     def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:

@@ -34,7 +34,13 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, NamedTuple
 
-from flott.common.serialization import DeserializationSchema, SerializationSchema
+from flott.common.serialization import (
+    ByteArraySchema,
+    DeserializationSchema,
+    SerializationSchema,
+    SimpleStringSchema,
+)
+from flott.common.typeinfo import Types
 from flott.datastream.connectors.base import Boundedness, DeliveryGuarantee
 from flott.errors import ConfigurationError, NotYetSupportedError
 
@@ -198,9 +204,6 @@ class KafkaRecordDeserializationSchema(DeserializationSchema):
     def get_produced_type(self) -> Any:
         if self._metadata:
             return None  # a Python object (KafkaRecord)
-        from flott.common.serialization import ByteArraySchema, SimpleStringSchema
-        from flott.common.typeinfo import Types
-
         if isinstance(self._value_schema, SimpleStringSchema):
             return Types.STRING()
         if isinstance(self._value_schema, ByteArraySchema):

@@ -54,6 +54,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from flott.common.serialization import SimpleStringSchema
 from flott.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
@@ -534,8 +535,6 @@ def _bad_record(m: Any, e: Exception) -> Exception:
 
 def _fast_decoder(schema: Any) -> Any:
     """A function decoding a list of values at once; a plain loop for SimpleStringSchema in UTF-8."""
-    from flott.common.serialization import SimpleStringSchema
-
     if type(schema) is SimpleStringSchema and schema.get_charset().upper().replace("_", "-") == "UTF-8":
         return lambda values: [v.decode() for v in values]
     deserialize = schema.deserialize

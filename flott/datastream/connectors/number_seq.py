@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from flott.common.typeinfo import Types
 from flott.datastream.connectors.base import Boundedness, CheckpointedSourceReader, Source
 
 __all__ = ["NumberSequenceSource", "normalize_range_splits", "split_range"]
@@ -111,8 +112,6 @@ class NumberSequenceSource(Source):
         return Boundedness.BOUNDED
 
     def get_produced_type(self) -> object:
-        from flott.common.typeinfo import Types
-
         return Types.LONG()
 
     def create_reader(self, subtask_index: int, parallelism: int) -> CheckpointedSourceReader:

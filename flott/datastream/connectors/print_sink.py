@@ -57,6 +57,11 @@ class _PrintWriter:
 class PrintSink(Sink):
     """Prints records to standard output (or standard error with ``to_stderr=True``)."""
 
+    formats_in_python = True
+    """PyFlink's one sink that formats records in Python, not in Java: the sink operator
+    (:mod:`flott.runtime.operators.source_sink`) checks its input as ``print()`` sees it. An
+    attribute rather than an ``isinstance`` check there, so the runtime imports no connector."""
+
     def __init__(self, sink_identifier: str | None = None, to_stderr: bool = False) -> None:
         self._sink_identifier = sink_identifier
         self._to_stderr = to_stderr

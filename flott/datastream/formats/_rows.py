@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from flott.common.typeinfo import RowTypeInfo
 from flott.common.types import Row
 from flott.errors import ConfigurationError
 
 
 def row_fields(type_info: Any, what: str) -> tuple[list[str], list[Any]]:
     """Field names and types of a row type (``Types.ROW_NAMED`` / ``Types.ROW``)."""
-    from flott.common.typeinfo import RowTypeInfo
-
     if not isinstance(type_info, RowTypeInfo):
         raise ConfigurationError(
             f"{what}: the type info must be a row type (Types.ROW_NAMED), got {type_info!r}"

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from flott.common.serialization import DeserializationSchema, SerializationSchema
+from flott.common.typeinfo import RowTypeInfo
 from flott.common.types import Row
 from flott.datastream.formats._rows import make_row, row_fields, row_values
 from flott.errors import ConfigurationError, NotYetSupportedError
@@ -19,8 +20,6 @@ __all__ = ["JsonRowDeserializationSchema", "JsonRowSerializationSchema"]
 
 
 def _to_json(value: Any, type_info: Any) -> Any:
-    from flott.common.typeinfo import RowTypeInfo
-
     if value is None:
         return None
     if isinstance(type_info, RowTypeInfo):
@@ -32,8 +31,6 @@ def _to_json(value: Any, type_info: Any) -> Any:
 
 
 def _from_json(value: Any, type_info: Any, fail_on_missing: bool) -> Any:
-    from flott.common.typeinfo import RowTypeInfo
-
     if value is None or not isinstance(type_info, RowTypeInfo):
         return value
     names, types = list(type_info.get_field_names()), list(type_info.get_field_types())

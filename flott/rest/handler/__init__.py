@@ -1,2 +1,2 @@
 """REST handlers, grouped as Flink groups them: cluster, job (incl. vertices, metrics, savepoints),
-taskmanager. Each module exports ``ROUTES``; :func:`flott.rest.handler.routes.all_routes` joins them."""
+taskmanager. Each module exports ``ROUTES``; :func:`flott.rest.webmonitor.routes.all_routes` joins them."""

@@ -37,6 +37,21 @@ def format_value(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+def numeric_metrics(metrics: dict[str, float | str]) -> dict[str, float]:
+    """The metrics an aggregation can combine: numbers, and strings that parse as one (Flink skips
+    the others, e.g. a distribution's or a string gauge's text)."""
+    out: dict[str, float] = {}
+    for name, value in metrics.items():
+        if isinstance(value, str):
+            try:
+                out[name] = float(value)
+            except ValueError:
+                continue
+        else:
+            out[name] = value
+    return out
+
+
 def metric_collection(req: HandlerRequest, available: Mapping[str, float | str]) -> list[Metric]:
     wanted = req.query_list("get")
     if not wanted:

@@ -38,6 +38,7 @@ from flott.errors import IllegalStateTransitionError, TaskExecutorLostError
 from flott.runtime.jobgraph import JobGraph, new_id
 from flott.runtime.messages.execution import ExecutionState
 from flott.runtime.rpc.service import WireError, error_to_wire
+from flott.runtime.scheduler.adaptivebatch.vertex_parallelism_decider import ConsumedResult
 
 if TYPE_CHECKING:
     from flott.runtime.scheduler.adaptivebatch.adaptive_batch_plan import AdaptiveBatchPlan
@@ -424,7 +425,6 @@ class ExecutionGraph:
         """Decide the vertices whose producers all finished, create their subtasks, deploy what can go."""
         plan = self.plan
         assert plan is not None
-        from flott.runtime.scheduler.adaptivebatch.vertex_parallelism_decider import ConsumedResult
 
         decided: list[str] = []
         for vertex in self.job_graph.topological_order():

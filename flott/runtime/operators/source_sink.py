@@ -170,8 +170,6 @@ class SinkWriterOperator(StreamOperator):
 
     def _input_check(self, setup: OperatorSetup) -> Any:
         """What this sink checks its input with (None: nothing, see the module docstring)."""
-        from flott.datastream.connectors.print_sink import PrintSink
-
         ids = [o.operator_id for o in setup.env.vertex.operators]
         here = ids.index(setup.descriptor.operator_id) if setup.descriptor.operator_id in ids else 0
         if self._input_type is None or here == 0:
@@ -181,7 +179,7 @@ class SinkWriterOperator(StreamOperator):
             return None  # sources are Java operators in PyFlink: nothing Python to check
         producer = before.name
         task = setup.env.task_name_with_subtasks
-        if isinstance(self._sink, PrintSink):
+        if getattr(self._sink, "formats_in_python", False):  # PrintSink
             if isinstance(self._input_type, RowTypeInfo):
                 return _RowsForPrint(producer, task)
             return DeclaredOutputType.of(

@@ -34,15 +34,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flott.errors import InvalidJobGraphError
+from flott.runtime.checkpoint.incremental import restore_incremental
+from flott.runtime.checkpoint.snapshot import read_operator_state, restore_keyed_backend
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.execution.environment import TaskEnvironment
 from flott.runtime.jobgraph import OperatorDescriptor
 from flott.runtime.messages.execution import OperatorRestore
 from flott.runtime.operators.processing_time import ProcessingTimeService
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
+from flott.runtime.operators.state_backend_loader import create_keyed_state_backend
 from flott.runtime.operators.watermark import LONG_MIN, WatermarkStatus
 from flott.runtime.state.backend import KeyedStateBackend
 from flott.runtime.state.key_groups import KeyGroupRange
-from flott.runtime.state.state_backend_loader import create_keyed_state_backend
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +142,6 @@ class OperatorSetup:
         restore = self.restore
         if restore is None:
             return []
-        from flott.runtime.checkpoint.snapshot import read_operator_state
-
         storage = checkpoint_storage()
         out: list[Any] = []
         for path, name, start, end in restore.operator_state:
@@ -153,8 +154,6 @@ class OperatorSetup:
         restore = self.restore
         if restore is None:
             return []
-        from flott.runtime.checkpoint.snapshot import read_operator_state
-
         storage = checkpoint_storage()
         out: list[Any] = []
         for path in restore.union_state_files:
@@ -208,11 +207,8 @@ class OperatorSetup:
         backend = _create_backend(env, key_groups, self.descriptor.operator_id)
         restore = self.restore
         if restore is not None and restore.key_group_files:
-            from flott.runtime.checkpoint.snapshot import restore_keyed_backend
-
             restore_keyed_backend(checkpoint_storage(), backend, restore.key_group_files)
         if restore is not None and restore.incremental:
-            from flott.runtime.checkpoint.incremental import restore_incremental
 
             restore_incremental(
                 checkpoint_storage(), backend, restore.incremental, getattr(backend, "working_dir", None)
@@ -228,8 +224,6 @@ class OperatorSetup:
 @functools.cache
 def checkpoint_storage() -> Any:
     """The process's fsspec checkpoint storage (one per TaskExecutor process is enough)."""
-    from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
-
     return FsspecCheckpointStorage()
 
 

@@ -1,7 +1,8 @@
 """Keyed state: key groups (how keys map to subtasks), the backend contract and its backends.
 
 Backends: ``heap`` (dicts; ``state.backend.type: hashmap``) and ``rocksdb`` (an embedded
-RocksDB; ``state.backend.type: rocksdb``), picked by ``state_backend_loader``. State time-to-live
+RocksDB; ``state.backend.type: rocksdb``), picked by ``flott.runtime.operators.state_backend_loader``
+(a floor above both, so that this package and its backends only import downwards). State time-to-live
 (``StateTtlConfig``) works on both: ``ttl`` (what is stored, expiry, cleanup) and
 ``heap.ttl_states`` (the state objects).
 """
@@ -16,7 +17,6 @@ from flott.runtime.state.key_groups import (
     compute_operator_index_for_key_group,
     stable_key_hash,
 )
-from flott.runtime.state.state_backend_loader import create_keyed_state_backend
 
 __all__ = [
     "KeyGroupRange",
@@ -28,6 +28,5 @@ __all__ = [
     "compute_default_max_parallelism",
     "compute_key_group_range_for_operator_index",
     "compute_operator_index_for_key_group",
-    "create_keyed_state_backend",
     "stable_key_hash",
 ]

@@ -4,7 +4,7 @@
 (:class:`~flott.runtime.state.heap.HeapKeyedStateBackend`, Flink's ``hashmap``) and the
 embedded-store backend (:class:`~flott.runtime.state.rocksdb.RocksDBKeyedStateBackend`,
 Flink's ``rocksdb``) both satisfy it, operators and the snapshot code type against it, and
-:func:`~flott.runtime.state.state_backend_loader.create_keyed_state_backend` picks one from
+:func:`~flott.runtime.operators.state_backend_loader.create_keyed_state_backend` picks one from
 the job configuration.
 
 Three groups of members:

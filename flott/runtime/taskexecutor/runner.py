@@ -30,6 +30,8 @@ from flott.runtime.highavailability import (
     LeaderRetrievalService,
     create_ha_services,
 )
+from flott.runtime.io.network.config import NetworkConfig
+from flott.runtime.io.network.shuffle_environment import ShuffleEnvironment
 from flott.runtime.jobgraph import new_id
 from flott.runtime.rpc.service import RpcService
 from flott.runtime.taskexecutor.task_executor import TaskExecutor
@@ -55,9 +57,6 @@ def tune_garbage_collector() -> None:
 
 
 async def run_task_executor(config: Configuration, resource_manager_address: str, resource_id: str) -> None:
-    from flott.runtime.io.network.config import NetworkConfig
-    from flott.runtime.io.network.shuffle_environment import ShuffleEnvironment
-
     loop = asyncio.get_running_loop()
     tls = internal_ssl(config)
     rpc = RpcService(

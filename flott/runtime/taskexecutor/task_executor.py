@@ -57,6 +57,7 @@ from flott.runtime.heartbeat.heartbeat_monitor import (
     Tick,
 )
 from flott.runtime.highavailability.services import is_token_of_session
+from flott.runtime.io.network.config import InputChannelSpec
 from flott.runtime.messages.cluster import (
     SlotOffer,
     SlotReport,
@@ -118,6 +119,8 @@ class _JobManagerConnection:
 
 
 def _default_invokable(env: TaskEnvironment) -> Any:
+    # deferred: the task stack (operators, state backends), ~80 ms of a TaskExecutor's start-up
+    # before it registers; the first deployment pays it instead
     from flott.runtime.tasks.stream_task import StreamTask
 
     return StreamTask(env)
@@ -461,8 +464,6 @@ class TaskExecutor(RpcEndpoint):
         if tdd.python_artifacts:
             libraries = self.libraries.register_job(tdd.job_id, tdd.python_artifacts, tdd.blob_server_address)
             prepare = libraries.wait_ready
-        from flott.runtime.io.network.config import InputChannelSpec
-
         gates = [
             self._shuffle.create_input_gate(
                 [

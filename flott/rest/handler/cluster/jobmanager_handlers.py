@@ -13,8 +13,6 @@ import os
 import platform
 import sys
 
-import psutil
-
 from flott.configuration import DEFAULTS, masked
 from flott.rest.handler.handler import HandlerRequest, RestRoute
 from flott.rest.handler.metric_fetcher import fetched_metrics
@@ -35,23 +33,6 @@ def configuration_entries(req: HandlerRequest) -> list[ConfigurationInfoEntry]:
     values = dict(DEFAULTS)
     values.update(req.config.to_dict())
     return [ConfigurationInfoEntry(key=k, value=v) for k, v in sorted(masked(values).items())]
-
-
-def process_metrics(pid: int | None = None) -> dict[str, float]:
-    """``Status.Process.*`` of a process on this host (this one by default); empty if it is gone."""
-    try:
-        proc = psutil.Process(pid) if pid is not None else psutil.Process()
-        with proc.oneshot():
-            cpu = proc.cpu_times()
-            mem = proc.memory_info()
-            return {
-                "Status.Process.CPU.Time": (cpu.user + cpu.system) * 1e9,
-                "Status.Process.Memory.RSS": float(mem.rss),
-                "Status.Process.Memory.VMS": float(mem.vms),
-                "Status.Process.Threads.Count": float(proc.num_threads()),
-            }
-    except (psutil.Error, OSError):
-        return {}
 
 
 async def jobmanager_config(req: HandlerRequest) -> list[ConfigurationInfoEntry]:

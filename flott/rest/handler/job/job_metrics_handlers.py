@@ -30,6 +30,7 @@ from flott.rest.handler.metrics import (
     SUBTASKS_PARAM,
     aggregated_metrics,
     metric_collection,
+    numeric_metrics,
     parse_ranges,
 )
 from flott.rest.messages.common import AggregatedMetric, Metric
@@ -63,19 +64,7 @@ def subtask_metrics(ex: ArchivedExecution, now: int, store: MetricStore | None =
     return m
 
 
-def numeric_metrics(metrics: dict[str, float | str]) -> dict[str, float]:
-    """The metrics an aggregation can combine: numbers, and strings that parse as one (Flink skips
-    the others, e.g. a distribution's or a string gauge's text)."""
-    out: dict[str, float] = {}
-    for name, value in metrics.items():
-        if isinstance(value, str):
-            try:
-                out[name] = float(value)
-            except ValueError:
-                continue
-        else:
-            out[name] = value
-    return out
+
 
 
 def job_metrics(graph: ArchivedExecutionGraph, store: MetricStore | None = None) -> dict[str, float | str]:

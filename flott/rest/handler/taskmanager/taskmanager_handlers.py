@@ -21,11 +21,15 @@ import psutil
 
 from flott.errors import JobNotFoundError
 from flott.rest.errors import RestNotFoundError
-from flott.rest.handler.cluster.jobmanager_handlers import process_metrics
 from flott.rest.handler.handler import HandlerRequest, QueryParam, RestRoute
-from flott.rest.handler.job.job_metrics_handlers import numeric_metrics
 from flott.rest.handler.metric_fetcher import MetricStore, fetched_metrics
-from flott.rest.handler.metrics import AGG_PARAM, GET_PARAM, aggregated_metrics, metric_collection
+from flott.rest.handler.metrics import (
+    AGG_PARAM,
+    GET_PARAM,
+    aggregated_metrics,
+    metric_collection,
+    numeric_metrics,
+)
 from flott.rest.messages.common import AggregatedMetric, Metric
 from flott.rest.messages.taskmanager import (
     GarbageCollectorInfo,
@@ -42,6 +46,23 @@ from flott.runtime.gateways.dispatcher_gateway import DispatcherGateway
 from flott.runtime.messages.cluster import TaskExecutorInfo
 
 _TERMINAL = {"FINISHED", "CANCELED", "FAILED"}
+
+
+def process_metrics(pid: int | None = None) -> dict[str, float]:
+    """``Status.Process.*`` of a process on this host (this one by default); empty if it is gone."""
+    try:
+        proc = psutil.Process(pid) if pid is not None else psutil.Process()
+        with proc.oneshot():
+            cpu = proc.cpu_times()
+            mem = proc.memory_info()
+            return {
+                "Status.Process.CPU.Time": (cpu.user + cpu.system) * 1e9,
+                "Status.Process.Memory.RSS": float(mem.rss),
+                "Status.Process.Memory.VMS": float(mem.vms),
+                "Status.Process.Threads.Count": float(proc.num_threads()),
+            }
+    except (psutil.Error, OSError):
+        return {}
 
 
 def _local_metrics(info: TaskExecutorInfo) -> dict[str, float]:

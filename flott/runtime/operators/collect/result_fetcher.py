@@ -28,8 +28,10 @@ import pickle
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from flott.api.execution import get_pipeline_executor
-from flott.errors import FlottError, IllegalStateTransitionError, JobError
+from flott.common.job_client import JobClient, describe_failure
+from flott.common.typeinfo import RowTypeInfo, TupleTypeInfo
+from flott.common.types import Row
+from flott.errors import FlottError, IllegalStateTransitionError, JobCancellationError, JobError
 from flott.runtime.operators.collect.protocol import (
     CollectCoordinationRequest,
     CollectCoordinationResponse,
@@ -39,7 +41,6 @@ from flott.runtime.operators.collect.protocol import (
 
 if TYPE_CHECKING:
     from flott.client.cluster_client import ClusterClient
-    from flott.common.job_client import JobClient
     from flott.runtime.messages.job import JobResult
 
 MIN_PAUSE_S = 0.01
@@ -194,9 +195,6 @@ class CollectResultIterator:
 
     def _raise_unless_finished(self) -> None:
         """For job clients whose result does not raise (``flott run -d``): the job's failure."""
-        from flott.common.job_client import describe_failure
-        from flott.errors import JobCancellationError
-
         final = self._fetcher.final
         if final is None or final.status == "FINISHED":
             return
@@ -230,56 +228,6 @@ class CollectResultIterator:
             self._job_client.get_job_execution_result().result()
 
 
-def execute_and_collect(
-    stream: Any, job_execution_name: str | None = None, limit: int | None = None
-) -> CollectResultIterator | list[Any]:
-    """``DataStream.execute_and_collect``: add the collect sink, submit the job, iterate its results.
-
-    As Flink: the job is named ``DataStream Collect`` unless named, it holds every
-    transformation recorded so far (they are cleared), and with ``limit`` the
-    iterator is closed after that many results, cancelling the job if it still runs.
-    """
-    import uuid
-
-    from flott.graph.job_graph_generator import create_job_graph
-    from flott.runtime.operators.collect.protocol import ACCUMULATOR_PREFIX
-    from flott.runtime.operators.collect.sink import (
-        BATCH_SIZE_MAX_KEY,
-        DEFAULT_BATCH_SIZE_MAX,
-        SINK_NAME,
-        CollectSink,
-    )
-    from flott.runtime.state.state_backend_loader import parse_memory_size
-
-    if limit is not None and (not isinstance(limit, int) or limit <= 0):
-        raise ValueError("Limit must be greater than 0")
-    env = stream.get_execution_environment()
-    config = env.configuration
-    raw = config.get(BATCH_SIZE_MAX_KEY)
-    max_bytes = parse_memory_size(BATCH_SIZE_MAX_KEY, raw) if raw else DEFAULT_BATCH_SIZE_MAX
-    accumulator_name = ACCUMULATOR_PREFIX + str(uuid.uuid4())
-    stream._sink(CollectSink(accumulator_name, max_bytes), SINK_NAME).set_parallelism(1)
-    name = job_execution_name if job_execution_name is not None else "DataStream Collect"
-    job_graph = create_job_graph(env.get_stream_graph(name, clear_transformations=True))
-    wanted = f"Sink: {SINK_NAME}"
-    operator_ids = [op.operator_id for v in job_graph.vertices for op in v.operators if op.name == wanted]
-    checkpointed = env.get_checkpoint_config().is_checkpointing_enabled()
-    job_client = get_pipeline_executor(config).execute(job_graph)
-    iterator = CollectResultIterator(
-        job_client, job_graph.job_id, job_graph.job_name, operator_ids[-1], accumulator_name, checkpointed
-    )
-    if limit is None:
-        return iterator
-    results: list[Any] = []
-    type_info = stream.get_type()
-    try:
-        while len(results) < limit and iterator.has_next():
-            results.append(collected_value(iterator.next(), type_info))
-    finally:
-        iterator.close()
-    return results
-
-
 class CloseableIterator:
     """An iterator that is also closeable (PyFlink's ``CloseableIterator``): iterate, then ``close()``
     or use it as a context manager; closing before the end cancels the job."""
@@ -311,9 +259,6 @@ class CloseableIterator:
 def collected_value(value: Any, type_info: Any) -> Any:
     """A result as PyFlink hands it back for the stream's declared type (its convert_to_python_obj):
     rows carry the declared field names (``f0, f1 ...`` when unnamed), tuples are tuples."""
-    from flott.common.typeinfo import RowTypeInfo, TupleTypeInfo
-    from flott.common.types import Row
-
     if isinstance(type_info, RowTypeInfo):
         types = type_info.get_field_types()
         if isinstance(value, Row):

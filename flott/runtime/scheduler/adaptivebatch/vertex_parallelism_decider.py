@@ -39,10 +39,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from flott.configuration import parse_memory_size
 from flott.errors import ConfigurationError, NotYetSupportedError
 from flott.runtime.jobgraph import JobGraph
 from flott.runtime.state.key_groups import compute_key_group_range_for_operator_index
-from flott.runtime.state.state_backend_loader import parse_memory_size
 
 __all__ = [
     "AdaptiveBatchSettings",

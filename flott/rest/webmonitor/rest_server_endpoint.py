@@ -52,12 +52,12 @@ from flott.rest.browser_guard import BrowserGuard
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError, error_body
 from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
 from flott.rest.handler.handler import EndpointContext, GatewayProvider, HandlerRequest, RestRoute
-from flott.rest.handler.routes import all_routes
 from flott.rest.handler.shared_answers import SharedAnswers
 from flott.rest.http_protocol import HEADER_TIMEOUT_KEY, MAX_CONNECTIONS_PER_CLIENT_KEY, RestAppRunner
-from flott.rest.openapi import openapi_document
 from flott.rest.version import REST_API_VERSION
 from flott.rest.web import Dashboard
+from flott.rest.webmonitor.openapi import openapi_document
+from flott.rest.webmonitor.routes import all_routes
 from flott.runtime.dispatcher.completed_operation_cache import CompletedOperationCache
 from flott.runtime.gateways.dispatcher_gateway import DispatcherGateway
 from flott.ssl_context import rest_scheme, rest_server_ssl

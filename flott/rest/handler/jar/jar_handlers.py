@@ -20,13 +20,13 @@ from pathlib import Path
 
 from flott.errors import RestNotFoundError, RestRequestError
 from flott.rest.handler.handler import INT32_MAX, HandlerRequest, QueryParam, RestRoute
-from flott.rest.handler.jar_program import (
+from flott.rest.handler.jar.jar_program import (
     PlannedProgram,
     ProgramInvocation,
     plan_in_child,
     program_limits,
 )
-from flott.rest.handler.jar_store import JAR_DIR_NAME, MAIN_MODULE, JarStore, StoredProgram
+from flott.rest.handler.jar.jar_store import JAR_DIR_NAME, MAIN_MODULE, JarStore, StoredProgram
 from flott.rest.handler.job.job_submit_handler import receive_multipart, too_large
 from flott.rest.handler.job.views import job_graph_plan
 from flott.rest.messages.base import EmptyResponseBody

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flott.configuration import Configuration, secrets_environment, split_secrets
+from flott.configuration import Configuration, parse_memory_size, secrets_environment, split_secrets
 from flott.errors import InvalidProgramError
 from flott.rest.handler.job.job_submit_handler import MAX_ENTRY_NAME_BYTES, check_file_name
 from flott.runtime.blob.python_artifacts import LocalArtifact, describe_local_artifacts
@@ -75,7 +75,6 @@ def _limits(memory_bytes: int) -> None:  # in the child, between fork and exec
 
 def program_limits(config: Configuration) -> tuple[float, int]:
     """``(timeout in seconds, address-space bytes)`` a program's child gets."""
-    from flott.runtime.state.state_backend_loader import parse_memory_size
 
     timeout = config.get_seconds(TIMEOUT_KEY, DEFAULT_TIMEOUT)
     memory = parse_memory_size(MEMORY_KEY, config.get(MEMORY_KEY, DEFAULT_MEMORY))

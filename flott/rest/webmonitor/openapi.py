@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from flott.rest.authentication import required_role
 from flott.rest.handler.handler import INT32_MAX, INT_PARAMS, RestRoute
 from flott.rest.messages.common import ErrorResponseBody
 from flott.rest.messages.job import JobSubmitRequestBody
@@ -82,7 +83,6 @@ def openapi_document(
     """The OpenAPI 3.1 document describing ``routes``; with ``bearer_auth`` (REST authentication
     on) every operation requires the bearer security scheme, and names the role it needs in
     ``x-flott-role`` (:mod:`flott.rest.authentication`)."""
-    from flott.rest.authentication import required_role
     types: list[Any] = [ErrorResponseBody, JobSubmitRequestBody]
     for r in routes:
         types += [t for t in (r.response_type, r.request_type) if t is not None]

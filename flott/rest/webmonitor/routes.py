@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from flott.rest.handler import (
-    application_handlers,
-    jar_handlers,
-    log_url_handlers,
-    rescale_handlers,
-)
+from flott.rest.handler import log_url_handlers, rescale_handlers
+from flott.rest.handler.application import application_handlers
 from flott.rest.handler.cluster import cluster_handlers, jobmanager_handlers, log_handlers
 from flott.rest.handler.handler import RestRoute
+from flott.rest.handler.jar import jar_handlers
 from flott.rest.handler.job import (
     coordination_handlers,
     flame_graph_handler,
