@@ -6,11 +6,12 @@ figures are the phases themselves, without scheduling noise. Storage is a local 
 (``file://``), written through :class:`FsspecCheckpointStorage` as tasks do.
 
 * **async**: how long the task stops processing per checkpoint. *Synchronous snapshot* (what a
-  task did before the asynchronous phase): capture and write every key-group file on the task
-  thread. *Asynchronous*: the capture alone (heap: the values copied level by level; RocksDB: a
-  native checkpoint, hard links) is the stop; the writing that follows on the writer thread is
-  shown next to it. Heap state in two shapes: 1 KB random ``bytes`` values (immutable: the copy
-  shares them) and lists of 20 ints (copied).
+  task did before the asynchronous phase): the live entries written to key-group files on the
+  task thread. *Asynchronous*: the capture alone is the stop (heap: each table copied,
+  ``dict.copy`` when its values are immutable, pickled whole otherwise; RocksDB: a native
+  checkpoint, hard links); the writing that follows on the writer thread is shown next to it.
+  Heap state in two shapes: 1 KB random ``bytes`` values (immutable: the copy shares them) and
+  lists of 20 ints (pickled). Between rounds 1 % of the keys change.
 * **incremental**: a RocksDB backend holding ``--phase-mb`` MB (1 KB random values), then
   ``--phase-intervals`` intervals in each of which 1 % of the keys get new values, each followed
   by a checkpoint: full (canonical key-group files) vs incremental (new table files only). Bytes

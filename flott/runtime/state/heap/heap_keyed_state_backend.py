@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
 from flott.runtime.state.backend import StateKind
-from flott.runtime.state.heap.heap_snapshot import copy_table, split_by_key_group
+from flott.runtime.state.heap.heap_snapshot import capture_table, copy_table, split_by_key_group
 from flott.runtime.state.heap.table_backend import TableKeyedStateBackend, descriptor_name
 from flott.runtime.state.key_groups import assign_to_key_group
 
@@ -73,15 +73,15 @@ class HeapKeyedStateBackend(TableKeyedStateBackend):
     def capture_key_group_entries(
         self,
     ) -> tuple[Iterable[tuple[int, dict[str, dict[Any, Any]]]], Callable[[], None]]:
-        """The synchronous part of a checkpoint: every table copied (:func:`copy_table`), split per
-        key group when the writer iterates. TTL states cleaned up in snapshots are read now."""
+        """The synchronous part of a checkpoint: every table copied (:func:`capture_table`), split
+        per key group when the writer iterates. TTL states cleaned up in snapshots are read now."""
         if self._snapshot_purges:
             copied = [
                 (group, {name: copy_table(values) for name, values in states.items()})
                 for group, states in self.iter_key_group_entries()
             ]
             return copied, lambda: None
-        tables = {name: copy_table(cast(dict[Any, Any], table)) for name, table in self._tables.items()}
+        tables = {name: capture_table(cast(dict[Any, Any], table)) for name, table in self._tables.items()}
         caches: dict[str, dict[Any, int]] = self.__dict__.setdefault("_key_group_of", {})
         entries = split_by_key_group(tables, self.max_parallelism, dict(caches), caches.__setitem__)
         return entries, lambda: None
