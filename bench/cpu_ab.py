@@ -1,0 +1,75 @@
+"""CPU seconds of one job run under two flott checkouts, interleaved: does a change cost the data path?
+
+On a machine shared with other work, wall-clock times say little; the CPU seconds a job's
+processes use (the client with its embedded JobManager and every TaskExecutor it starts, read
+from ``RUSAGE_CHILDREN``) are much steadier. This runs ``bench/wc_runner.py`` (the word count of
+``bench/word_count.py``) with ``PYTHONPATH`` pointing at each checkout in turn, round after round,
+and prints the CPU seconds per side (median, min-max).
+
+Run: ``python bench/cpu_ab.py --before /path/to/old/checkout [--after .] [--mode flott|flott-streaming]
+[--parallelism 2] [--lines 300000] [--rounds 3]``. Compile both checkouts first
+(``python -m compileall -q <checkout>/flott``) when ``PYTHONDONTWRITEBYTECODE`` is set, or the
+larger tree pays for compiling its sources in every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from wc_functions import generate  # noqa: E402
+
+
+def cpu_of_run(checkout: Path, mode: str, parallelism: int, src: Path, out: Path) -> float:
+    shutil.rmtree(out, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = subprocess.run(
+        [sys.executable, str(HERE / "wc_runner.py"), mode, "--input", str(src), "--out", str(out),
+         "--parallelism", str(parallelism)],
+        env=dict(os.environ, PYTHONPATH=str(checkout)),
+        capture_output=True,
+        text=True,
+        cwd=out.parent,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode != 0:
+        raise SystemExit(f"{checkout}: the job failed:\n{run.stderr[-2000:]}")
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", type=Path, required=True)
+    ap.add_argument("--after", type=Path, default=HERE.parent)
+    ap.add_argument("--mode", choices=["flott", "flott-streaming"], default="flott")
+    ap.add_argument("--parallelism", type=int, default=2)
+    ap.add_argument("--lines", type=int, default=300_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    sides = {"before": args.before.resolve(), "after": args.after.resolve()}
+    cpu: dict[str, list[float]] = {side: [] for side in sides}
+    with tempfile.TemporaryDirectory(prefix="flott-cpu-ab-") as tmp:
+        src = Path(tmp) / "input.txt"
+        generate(src, args.lines)
+        for _ in range(args.rounds):
+            for side, checkout in sides.items():
+                cpu[side].append(cpu_of_run(checkout, args.mode, args.parallelism, src, Path(tmp) / side))
+    print(f"| {args.mode} p={args.parallelism}, {args.lines * 10:,} words | CPU s median | min–max |")
+    print("|---|---|---|")
+    for side, values in cpu.items():
+        spread = f"{min(values):.2f}–{max(values):.2f}"  # noqa: RUF001
+        print(f"| {side} ({sides[side]}) | {statistics.median(values):.2f} | {spread} |")
+
+
+if __name__ == "__main__":
+    main()
