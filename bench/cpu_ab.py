@@ -67,7 +67,7 @@ def main() -> None:
     print(f"| {args.mode} p={args.parallelism}, {args.lines * 10:,} words | CPU s median | min–max |")
     print("|---|---|---|")
     for side, values in cpu.items():
-        spread = f"{min(values):.2f}–{max(values):.2f}"  # noqa: RUF001
+        spread = f"{min(values):.2f}–{max(values):.2f}"
         print(f"| {side} ({sides[side]}) | {statistics.median(values):.2f} | {spread} |")
 
 
