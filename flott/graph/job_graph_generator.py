@@ -51,6 +51,7 @@ from flott.runtime.operators.stream_operator import (
     TIMESTAMPED_INPUT2,
     TIMESTAMPED_OUTPUT,
 )
+from flott.runtime.scheduler.adaptivebatch.vertex_parallelism_decider import AdaptiveBatchSettings
 from flott.runtime.tasks.record_writer import CHECK_INPUT, OUTPUT_TAGS, UNCHECKED_OUTPUT
 
 __all__ = ["MissingUidWarning", "create_job_graph", "operator_ids"]
@@ -208,6 +209,29 @@ def chains(graph: StreamGraph) -> list[list[StreamNode]]:
     return result
 
 
+def _adaptive_rescale(edge: StreamEdge, graph: StreamGraph) -> bool:
+    """A BATCH job under the adaptive batch scheduler: a forward edge the program did not ask for
+    that Flink would not chain either becomes a rescale edge (Flink's ForwardForUnspecified
+    partitioner), so its consumer's parallelism is decided on its own. Flink chains an operator
+    with several outputs, flott's linear chains do not: such edges stay forward (same parallelism)."""
+    if edge.partitioner != "forward" or not edge.partitioner_defaulted:
+        return False
+    if str(graph.config.get("execution.runtime-mode", "")).strip().upper() != "BATCH":
+        return False
+    if not AdaptiveBatchSettings.from_config(graph.config).enabled:
+        return False
+    up, down = graph.node(edge.source_id), graph.node(edge.target_id)
+    flink_chains = (
+        graph.chaining_enabled
+        and len(down.in_edges) == 1
+        and up.chaining_strategy != ChainingStrategy.NEVER
+        and down.chaining_strategy == ChainingStrategy.ALWAYS
+        and up.slot_sharing_group == down.slot_sharing_group
+        and (graph.chain_different_max_parallelism or up.max_parallelism == down.max_parallelism)
+    )
+    return not flink_chains
+
+
 # --------------------------------------------------------------------------- artifacts
 
 
@@ -352,12 +376,13 @@ def create_job_graph(graph: StreamGraph) -> JobGraph:
                 tags = producer.setdefault(SIDE_OUTPUT_TAGS, [])
                 if e.output_tag.tag_id not in tags:
                     tags.append(e.output_tag.tag_id)
+            kind = "rescale" if _adaptive_rescale(e, graph) else e.partitioner
             edges.append(
                 JobEdge(
                     id=edge_id,
                     source=source,
                     target=target,
-                    partitioner=PartitionerDescriptor(kind=e.partitioner, key_selector=key_selector),  # type: ignore[arg-type]
+                    partitioner=PartitionerDescriptor(kind=kind, key_selector=key_selector),  # type: ignore[arg-type]
                     target_input=e.type_number,
                 )
             )

@@ -45,6 +45,8 @@ class StreamEdge:
     """Input index of the target (0 for one-input operators, 0 or 1 for two-input ones)."""
     output_tag: Any = None
     """The OutputTag whose side output this edge carries (None: the source node's main output)."""
+    partitioner_defaulted: bool = False
+    """The program chose no partitioner: ``forward`` (equal parallelism) or ``rebalance`` was picked."""
 
     def __repr__(self) -> str:
         return f"StreamEdge({self.source_id} -[{self.partitioner}]-> {self.target_id})"

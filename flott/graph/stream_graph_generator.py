@@ -291,6 +291,7 @@ class _Generator:
                 source_id=upstream.id,
                 target_id=target.id,
                 partitioner=partitioner,
+                partitioner_defaulted=endpoint.partitioner is None,
                 key_selector=endpoint.key_selector if partitioner in KEYED_PARTITIONERS else None,
                 type_number=type_number,
                 output_tag=endpoint.output_tag,

@@ -175,3 +175,27 @@ def test_a_killed_task_executor_restarts_the_job_and_the_output_is_exact(
     assert counts == collections.Counter({f"k{k}": len(range(k, n, 7)) for k in range(7)})
     assert parallelism == {1}
 
+
+
+def test_an_unchained_forward_the_program_did_not_ask_for_is_decided_on_its_own(
+    tmp_path: Path, embedded: EmbeddedExecutor
+) -> None:
+    """As PyFlink: source (2 subtasks) → map starting a new chain runs the map at 1 (Flink's
+    ForwardForUnspecified edge becomes a rescale), while an explicit ``forward()`` keeps 2."""
+    for explicit in (False, True):
+        env = _env(2)
+        numbers = env.from_source(
+            DataGeneratorSource(lambda i: i, 40, Types.LONG()), WatermarkStrategy.no_watermarks(), "numbers"
+        )
+        upstream = numbers.forward() if explicit else numbers
+        out = tmp_path / f"out-{explicit}"
+        (
+            upstream.map(lambda i: (f"k{i}", 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+            .start_new_chain()
+            .map(TagParallelism(), output_type=Types.STRING())
+            .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
+        )
+        env.execute(f"forward {explicit}")
+        counts, parallelism = _results(out)
+        assert counts == collections.Counter({f"k{i}": 1 for i in range(40)})
+        assert parallelism == ({2} if explicit else {1})
