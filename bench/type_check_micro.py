@@ -153,11 +153,13 @@ CASES = ("bare", "untyped", "typed", "streaming-untyped", "streaming-typed")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--case", choices=CASES, default="typed")
     parser.add_argument("--words", type=int, default=200_000)
     parser.add_argument("--batch-size", type=int, default=1024)
-    parser.add_argument("--time", action="store_true", help="print the best CPU time of 5 rounds of each case")
+    parser.add_argument("--time", action="store_true", help="best CPU time of 5 rounds per case")
     args = parser.parse_args()
     lines = make_lines(args.words)
     if not args.time:
