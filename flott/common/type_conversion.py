@@ -690,7 +690,13 @@ def _canonical_expr(type_info: Any, x: str) -> str | None:
         basic = type_info.basic_type
         if basic.value in _INT_BITS or basic is ti.BasicType.BIG_INT:
             bits = _INT_BITS.get(basic.value, 64)
-            return f"({x}.__class__ is int and {-(1 << (bits - 1))} <= {x} <= {(1 << (bits - 1)) - 1})"
+            lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+            if hi <= _COMPACT_INT:
+                return f"({x}.__class__ is int and {x} >= {lo} and {x} <= {hi})"
+            # Comparisons with one-digit constants are specialised by the interpreter (3.11's
+            # COMPARE_OP_INT_JUMP), the full range is compared only for larger values.
+            compact = f"{x} <= {_COMPACT_INT} and {x} >= {-_COMPACT_INT}"
+            return f"({x}.__class__ is int and ({compact} or {lo} <= {x} <= {hi}))"
         if basic in (ti.BasicType.STRING, ti.BasicType.CHAR):
             return f"{x}.__class__ is str"
         if basic is ti.BasicType.BOOLEAN:
@@ -711,6 +717,9 @@ def _canonical_expr(type_info: Any, x: str) -> str | None:
         return f"({x}.__class__ is tuple and len({x}) == {len(types)}{checks})"
     return None
 
+
+_COMPACT_INT = (1 << 30) - 1
+"""The largest int CPython stores in one digit: comparisons with it take the interpreter's fast path."""
 
 _CANONICAL_NAMESPACE: dict[str, Any] = {"F32": to_float32, "DATE": _dt.date}
 """The names :func:`_canonical_expr`'s expressions use."""
