@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
 import time
 import urllib.request
 from typing import Any
@@ -20,6 +22,7 @@ from flott.runtime.metrics.reporter_setup import reporters_from_config
 from flott.runtime.minicluster.mini_cluster import MiniCluster
 from tests.metrics.test_live_metrics import discard, rate_limited_job
 from tests.rest.conftest import RestCluster, make_config, start_rest_cluster
+from tests.rest.jobs import unbounded_job
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -168,3 +171,58 @@ async def _check_scrapes(ports: list[int], job_id: str) -> None:
         rates = {k: v for s in now.values() for k, v in of(s, rate_name, job_id=job_id).items()}
     assert grown, "numRecordsOut grows between two scrapes"
     assert any(v > 0 for v in rates.values()), rates
+
+
+async def test_a_killed_task_executor_shows_as_a_restart_on_the_jobmanagers_endpoint(
+    no_leftover_processes: Any,
+) -> None:
+    """The restart a SIGKILLed TaskExecutor causes is what a Prometheus user alerts on:
+    ``flink_jobmanager_job_numRestarts`` of the job goes from 0 to 1."""
+    base = random.randrange(20000, 60000, 50)
+    ports = list(range(base, base + 20))
+    config = make_config(**{
+        "metrics.reporter.prom.factory.class": FACTORY_CLASS,
+        "metrics.reporter.prom.port": f"{ports[0]}-{ports[-1]}",
+    })
+    cluster, endpoint = await start_rest_cluster(config)
+    try:
+        async with aiohttp.ClientSession() as http:
+            rc = RestCluster(cluster, endpoint, config, http)
+            graph = unbounded_job("restart me", parallelism=2, rate=300.0)
+            graph.config.update({
+                "restart-strategy.type": "fixed-delay",
+                "restart-strategy.fixed-delay.attempts": "3",
+                "restart-strategy.fixed-delay.delay": "200 ms",
+            })
+            async with rc.client() as client:
+                job_id = await client.submit_job(graph)
+                try:
+                    restarts = await _job_restarts(ports, job_id, lambda v: v == [0.0])
+                    source = graph.vertices[0].id
+                    status, sub = await rc.call("GET", f"/jobs/{job_id}/vertices/{source}/subtasks/0")
+                    assert status == 200
+                    driver = cluster.resource_manager.driver  # type: ignore[union-attr]
+                    assert driver is not None
+                    os.kill(driver.processes[sub["taskmanager-id"]].pid, signal.SIGKILL)
+                    restarts = await _job_restarts(ports, job_id, lambda v: v == [1.0])
+                    assert restarts == [1.0]
+                finally:
+                    await client.cancel_job(job_id)
+    finally:
+        await endpoint.stop()
+        await cluster.close()
+
+
+async def _job_restarts(ports: list[int], job_id: str, done: Any) -> list[float]:
+    """``flink_jobmanager_job_numRestarts`` of the job on the JobManager's endpoint, polled until
+    ``done`` holds (60 s at most)."""
+    deadline = time.monotonic() + 60
+    values: list[float] = []
+    while time.monotonic() < deadline:
+        endpoints = await _scrape_all(ports)
+        values = [v for s in endpoints.values()
+                  for v in of(s, "flink_jobmanager_job_numRestarts", job_id=job_id).values()]
+        if done(values):
+            return values
+        await asyncio.sleep(0.5)
+    raise AssertionError(f"numRestarts of {job_id} on the JobManager's endpoint: {values}")
