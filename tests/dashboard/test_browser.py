@@ -254,3 +254,38 @@ def test_a_user_reads_a_finished_jobs_logs_tab(tmp_path: Path) -> None:
             sync_api.expect(page.locator("#job-log .log-stderr")).to_have_count(2)
             sync_api.expect(page.locator("#job-log-range")).to_contain_text("complete")
             page.screenshot(path=str(artifacts_dir() / "job-logs.png"), full_page=True)
+
+
+def test_a_user_submits_a_python_program_from_the_dashboard(cluster: tuple[SessionCluster, str]) -> None:
+    """Upload a .py through the submit page (Flink's /jars routes), run it with arguments, land
+    on its job page and see it FINISHED; then delete the upload."""
+    c, _ = cluster
+    program = Path(__file__).parent / "jobs" / "greetings.py"
+    with browser_page() as page:
+        page.goto(f"{c.base_url}/#/submit")
+        sync_api.expect(page.locator("main h1")).to_have_text("Submit a job")
+        page.set_input_files("#program-file", str(program))
+        page.click("#upload-program")
+        sync_api.expect(page.locator("#submit-message")).to_have_text("Uploaded greetings.py.")
+        sync_api.expect(page.locator("main tbody tr")).to_contain_text("greetings.py")
+        page.fill("#program-args", "ada grace")
+        page.fill("#run-parallelism", "1")
+        page.screenshot(path=str(artifacts_dir() / "submit.png"), full_page=True)
+        page.click("[data-jar-run]")
+        name = page.locator("#job-name")
+        sync_api.expect(name).to_have_text("greetings from the dashboard", timeout=60_000)
+        sync_api.expect(page.locator("#job-state")).to_have_text("FINISHED", timeout=60_000)
+        job_id = page.url.split("/job/")[1].split("/")[0]
+        assert c.get_json(f"/jobs/{job_id}")["state"] == "FINISHED"
+        # the arguments reached the program: its prints are in the job's log
+        deadline = time.monotonic() + 30
+        while not {"hello, ada", "hello, grace"} <= (printed := {
+            line["text"].split("> ", 1)[-1] for line in c.get_json(f"/jobs/{job_id}/logs")["lines"]
+        }):
+            assert time.monotonic() < deadline, printed
+            time.sleep(0.3)
+        page.goto(f"{c.base_url}/#/submit")
+        page.click("[data-jar-delete]")
+        sync_api.expect(page.locator("#submit-message")).to_have_text("Deleted.")
+        sync_api.expect(page.locator("main")).to_contain_text("No program uploaded yet.")
+    assert c.get_json("/jars")["files"] == []

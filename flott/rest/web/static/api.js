@@ -13,7 +13,9 @@ async function call(method, path, accept, retried = false, payload = undefined) 
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers.Authorization = `Bearer ${token}`;
   const init = { method, headers, cache: "no-store" };
-  if (payload !== undefined) {
+  if (payload instanceof FormData) {
+    init.body = payload; // multipart: the browser writes the boundary
+  } else if (payload !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(payload);
   }
@@ -39,6 +41,7 @@ export const get = (path) => call("GET", path, "application/json");
 export const getText = (path) => call("GET", path, "text/plain");
 export const patch = (path) => call("PATCH", path, "application/json");
 export const post = (path, body) => call("POST", path, "application/json", false, body ?? {});
+export const del = (path) => call("DELETE", path, "application/json");
 
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 /** Text for HTML: everything the cluster sends (job names, exceptions, logs) goes through here. */

@@ -2,7 +2,7 @@
 // #/taskmanager/<id>, #/jobmanager), each page rendered from flott's REST routes and refreshed
 // every 2 seconds while it is shown. No framework, no build step.
 
-import { TERMINAL, esc, fmtBytes, fmtDuration, fmtNum, fmtTime, get, getText, patch, post, state } from "./api.js";
+import { TERMINAL, del, esc, fmtBytes, fmtDuration, fmtNum, fmtTime, get, getText, patch, post, state } from "./api.js";
 import { renderDag } from "./dag.js";
 
 const REFRESH_MS = 2000;
@@ -317,6 +317,59 @@ async function jobManagerPage() {
     <h2>Configuration</h2>${table(["Key", "Value"], rows)}`;
 }
 
+// -- submitting a Python program (Flink's /jars routes) ---------------------------------------
+
+let submitMessage = null; // {text, cls}: how the last upload or run went
+
+async function submitPage() {
+  let programs;
+  try { programs = await get("jars"); } catch (e) {
+    return `<h1>Submit a job</h1><p class="muted" id="submit-off">${esc(e.message)}</p>`;
+  }
+  const rows = programs.files.map((f) => [
+    td(esc(f.name)), td(fmtTime(f.uploaded)),
+    td(`<button data-jar-run="${esc(f.id)}">Run</button> <button class="danger" data-jar-delete="${esc(f.id)}">Delete</button>`),
+  ].join(""));
+  const msg = submitMessage ? `<p class="operation ${esc(submitMessage.cls)}" id="submit-message">${esc(submitMessage.text)}</p>` : "";
+  return `<h1>Submit a job</h1>
+    <p class="muted">A Python program (a <code>.py</code> script, or a <code>.zip</code> of modules with an entry
+      module) is planned in a child process of the JobManager and runs as a job.</p>
+    <div class="toolbar"><input type="file" id="program-file" accept=".py,.zip">
+      <button id="upload-program">Upload</button></div>
+    ${msg}
+    <h2>Uploaded programs</h2>
+    <div class="toolbar">
+      <label>Entry module <input type="text" id="entry-module" placeholder="for a .zip: package.module"></label>
+      <label>Parallelism <input type="number" id="run-parallelism" min="1" max="32768" placeholder="default"></label>
+      <label>Arguments <input type="text" id="program-args" placeholder="--input /data/in.txt"></label>
+      <label>Savepoint <input type="text" id="savepoint-path" placeholder="resume from (optional)"></label>
+    </div>
+    ${table(["Program", "Uploaded", ""], rows, "No program uploaded yet.")}`;
+}
+
+async function uploadProgram() {
+  const file = document.getElementById("program-file")?.files?.[0];
+  if (!file) { submitMessage = { text: "Choose a .py or .zip file first.", cls: "failed" }; return; }
+  const form = new FormData();
+  form.append("jarfile", file, file.name);
+  await post("jars/upload", form);
+  submitMessage = { text: `Uploaded ${file.name}.`, cls: "completed" };
+}
+
+async function runProgram(jarId) {
+  const value = (id) => document.getElementById(id)?.value.trim() ?? "";
+  const body = {};
+  if (value("entry-module")) body.entryClass = value("entry-module");
+  if (value("run-parallelism")) body.parallelism = Number(value("run-parallelism"));
+  if (value("program-args")) body.programArgsList = value("program-args").split(/\s+/);
+  if (value("savepoint-path")) body.savepointPath = value("savepoint-path");
+  submitMessage = { text: "Planning the program…", cls: "pending" };
+  show(false);
+  const { jobid } = await post(`jars/${jarId}/run`, body);
+  submitMessage = null;
+  location.hash = `#/job/${jobid}/overview`;
+}
+
 // -- job operations ---------------------------------------------------------------------------
 
 const CONFIRMED = new Set(["cancel", "stop", "rescale"]); // these end or restart the job: two clicks
@@ -391,6 +444,7 @@ function route() {
   if (page === "taskmanagers") return { nav: "taskmanagers", live: true, render: taskManagersPage };
   if (page === "taskmanager" && a) return { nav: "taskmanagers", live: false, render: () => taskManagerPage(a) };
   if (page === "jobmanager") return { nav: "jobmanager", live: false, render: jobManagerPage };
+  if (page === "submit") return { nav: "submit", live: false, render: submitPage };
   return { nav: "overview", live: true, render: overviewPage };
 }
 
@@ -431,6 +485,19 @@ main.addEventListener("click", async (ev) => {
   const flame = ev.target.closest("[data-flame]");
   if (flame) {
     flameType = flame.dataset.flame;
+    show(false);
+    return;
+  }
+  const jar = ev.target.closest("#upload-program, [data-jar-run], [data-jar-delete]");
+  if (jar) {
+    jar.disabled = true;
+    try {
+      if (jar.id === "upload-program") await uploadProgram();
+      else if (jar.dataset.jarRun) { await runProgram(jar.dataset.jarRun); return; }
+      else { await del(`jars/${jar.dataset.jarDelete}`); submitMessage = { text: "Deleted.", cls: "completed" }; }
+    } catch (e) {
+      submitMessage = { text: e.message, cls: "failed" };
+    }
     show(false);
     return;
   }
