@@ -13,6 +13,7 @@ Spark dialect rewrites) is taken out of the text first, positions kept (flott.ta
 from __future__ import annotations
 
 import decimal
+import functools
 import itertools
 from typing import TYPE_CHECKING, Any
 
@@ -129,7 +130,7 @@ _FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out wha
     (r"\bPRIMARY KEY\b", "PRIMARY KEY constraints"),
     (r"\bMETADATA\b", "METADATA columns"),
     (r"^ ?EXPLAIN\b", "EXPLAIN"),
-    (r"\bOVER ?\(", "OVER aggregations"),
+    (r"(?<!\bROW_NUMBER\(\) )\bOVER ?\(", "OVER aggregations (other than ROW_NUMBER() for Top-N)"),
     (r"\bUNNEST ?\(", "UNNEST"),
     (r"\bLATERAL TABLE\b", "LATERAL TABLE (table functions)"),
 ]
@@ -156,6 +157,35 @@ def _filter_below_window_tvf(node: PlanNode) -> PlanNode:
     return WindowTableFunction(filtered, tvf.time_index, tvf.spec)
 
 
+def _rank_bound(c: Any, alias: str) -> tuple[int, int] | None:
+    """The row-number range of ``rn <= N`` / ``rn < N`` / ``rn = N`` / ``rn BETWEEN a AND b``."""
+
+    def is_rn(x: Any) -> bool:
+        return isinstance(x, exp.Column) and x.name == alias
+
+    def number(x: Any) -> int | None:
+        return int(x.this) if isinstance(x, exp.Literal) and not x.is_string and x.this.isdigit() else None
+
+    if isinstance(c, exp.Between) and is_rn(c.this):
+        lo, hi = number(c.args.get("low")), number(c.args.get("high"))
+        return (lo, hi) if lo is not None and hi is not None else None
+    flipped = {exp.GTE: exp.LTE, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.LT: exp.GT, exp.EQ: exp.EQ}
+    kind, left, right = type(c), c.args.get("this"), c.args.get("expression")
+    if kind in flipped and not is_rn(left) and is_rn(right):
+        kind, left, right = flipped[kind], right, left
+    if not is_rn(left) or number(right) is None:
+        return None
+    n = number(right)
+    assert n is not None
+    if kind is exp.LTE:
+        return (1, n)
+    if kind is exp.LT:
+        return (1, n - 1)
+    if kind is exp.EQ:
+        return (n, n)
+    return None
+
+
 class Scope:
     """The columns a SELECT sees: (table alias, column name, type) by position."""
 
@@ -168,6 +198,7 @@ class SqlPlanner:
         self.t_env = t_env
         self.text = text
         self.rewritten = Rewritten(text)
+        self._rank_ranges: dict[int, tuple[str, int, int, bool]] = {}
 
     # --- positions and errors -----------------------------------------------------------------
 
@@ -406,12 +437,15 @@ class SqlPlanner:
         for clause in ("windows", "qualify", "with_", "laterals"):
             if tree.args.get(clause):
                 raise NotYetSupportedError(f"SQL {clause.rstrip('_').upper()} is not yet supported by flott")
+        where = tree.args.get("where")
+        where_cond = where.this if where is not None else None
+        if not tree.args.get("joins"):
+            where_cond = self._rank_filter(tree, where_cond)
         source, scope = self._from(tree.args.get("from_"))
         for join in tree.args.get("joins") or []:
             source, scope = self._join(source, scope, join)
-        where = tree.args.get("where")
-        if where is not None:
-            cond = self._rex(where.this, scope, source, aggregates=False)
+        if where_cond is not None:
+            cond = self._rex(where_cond, scope, source, aggregates=False)
             projections = [Rex("input", t, index=i) for i, t in enumerate(source.types)]
             source = Calc(source, projections, list(source.names), cond)
         items = self._select_items(tree, scope)
@@ -424,6 +458,8 @@ class SqlPlanner:
             else:
                 names.append(f"EXPR${i}")
         exprs = [item.this if isinstance(item, exp.Alias) else item for item in items]
+        if any(isinstance(e, exp.Window) for e in exprs):
+            source, scope, exprs = self._rank(tree, source, scope, exprs, names)
         rexes = [self._rex(e, scope, source, aggregates=True) for e in exprs]
         group = tree.args.get("group")
         having = tree.args.get("having")
@@ -447,6 +483,90 @@ class SqlPlanner:
             ids = [Rex("input", t, index=i) for i, t in enumerate(node.types)]
             node = agg(node, ids, [], list(node.names), [])
         return self._sort(tree, node)
+
+    def _rank_filter(self, tree: Any, cond: Any) -> Any:
+        """``SELECT .. FROM (SELECT .., ROW_NUMBER() OVER (..) AS rn ..) WHERE rn <= N``: the rank range
+        is handed to the subquery's planning (a Rank node, as Flink's planner pushes the filter into
+        it); returns the rest of the condition."""
+        from_ = tree.args.get("from_")
+        inner = from_.this.this if from_ is not None and isinstance(from_.this, exp.Subquery) else None
+        if not isinstance(inner, exp.Select):
+            return cond
+        alias = next(
+            (
+                i.alias
+                for i in inner.expressions
+                if isinstance(i, exp.Alias)
+                and isinstance(i.this, exp.Window)
+                and isinstance(i.this.this, exp.RowNumber)
+            ),
+            None,
+        )
+        if alias is None or cond is None:
+            return cond
+        conjuncts = list(cond.flatten()) if isinstance(cond, exp.And) else [cond]
+        start, end, rest = 1, None, []
+        for c in conjuncts:
+            bound = _rank_bound(c, alias)
+            if bound is None:
+                rest.append(c)
+            else:
+                start, end = max(start, bound[0]), bound[1] if end is None else min(end, bound[1])
+        if end is None:
+            return cond
+        referenced = any(
+            isinstance(c, exp.Star)
+            or (isinstance(c, exp.Column) and (c.name == alias or isinstance(c.this, exp.Star)))
+            for e in [*tree.expressions, *rest]
+            for c in e.find_all(exp.Column, exp.Star)
+        )
+        self._rank_ranges[id(inner)] = (alias, start, end, referenced)
+        return functools.reduce(lambda a, b: exp.And(this=a, expression=b), rest) if rest else None
+
+    def _rank(
+        self, tree: Any, source: PlanNode, scope: Scope, exprs: list[Any], names: list[str]
+    ) -> tuple[PlanNode, Scope, list[Any]]:
+        from flott.table.rank import Rank
+
+        windows = [(i, e) for i, e in enumerate(exprs) if isinstance(e, exp.Window)]
+        i, window = windows[0]
+        rank_range = self._rank_ranges.pop(id(tree), None)
+        if (
+            len(windows) > 1
+            or not isinstance(window.this, exp.RowNumber)
+            or rank_range is None
+            or rank_range[0] != names[i]
+            or tree.args.get("group")
+            or tree.args.get("having")
+        ):
+            raise NotYetSupportedError(
+                f"the OVER aggregation '{window.sql('spark')}' is not yet supported by flott "
+                "(only ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) filtered by the outer query's "
+                "rn <= N, rn < N, rn = N or rn BETWEEN a AND b: Top-N and deduplication)"
+            )
+        if window.args.get("spec") is not None:
+            raise NotYetSupportedError("a frame clause on ROW_NUMBER() is not supported by flott")
+
+        def column(e: Any) -> int:
+            r = self._rex(e, scope, source, aggregates=False)
+            if r.kind != "input":
+                raise NotYetSupportedError(
+                    f"ROW_NUMBER() OVER (..) on the expression {e.sql('spark')}: only columns are "
+                    "supported by flott"
+                )
+            return int(r.index)
+
+        partition = [column(p) for p in window.args.get("partition_by") or []]
+        order_by = window.args.get("order")
+        if order_by is None:
+            raise self._invalid(window, "ROW_NUMBER() requires an ORDER BY in its OVER clause")
+        order = [(column(o.this), not o.args.get("desc")) for o in order_by.expressions]
+        _, start, end, output_number = rank_range
+        node = Rank(source, partition, order, start, end, output_number, names[i])
+        new_scope = Scope([*scope.columns, ("", names[i], node.types[-1])])
+        new_exprs = list(exprs)
+        new_exprs[i] = exp.column(names[i], quoted=True)
+        return node, new_scope, new_exprs
 
     def _sort(self, tree: Any, node: PlanNode) -> PlanNode:
         from flott.table.plan import Sort

@@ -29,9 +29,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "read all of subtask 0's rows first; flott's datagen is one subtask counting 1, 2, 3, ... (a "
         "parallel one would match only when the two subtasks' rows arrive in that order)"
     ),
-    "sql_deduplication": (
-        "not yet in flott.table: deduplication with ROW_NUMBER() ... = 1 on event time"
-    ),
     "sql_error_type_mismatch": (
         "not yet in flott.table: validation error for a function's argument types"
     ),
@@ -52,7 +49,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "sql_statement_set": (
         "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
     ),
-    "sql_top_n": "not yet in flott.table: Top-N with ROW_NUMBER() in batch and streaming mode",
     "sql_unnest": (
         "not yet in flott.table: CROSS JOIN UNNEST, UNNEST of an array literal, CARDINALITY"
     ),
