@@ -186,6 +186,13 @@ def _rank_bound(c: Any, alias: str) -> tuple[int, int] | None:
     return None
 
 
+def _calcite_type(t: Any) -> str:
+    """A type as Calcite names it in validation messages (STRING is VARCHAR(2147483647))."""
+    if t.type_root == "VARCHAR":
+        return f"VARCHAR({t.length})"
+    return str(t.nullable())
+
+
 class Scope:
     """The columns a SELECT sees: (table alias, column name, type) by position."""
 
@@ -792,6 +799,16 @@ class SqlPlanner:
             args = [go(e.this), go(e.args["start"])]
             if e.args.get("length") is not None:
                 args.append(go(e.args["length"]))
+            if args[0].type.type_root not in ("CHAR", "VARCHAR") or any(
+                a.type.type_root not in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT") for a in args[1:]
+            ):  # Calcite's operand check: a string, then integer positions
+                shown = ", ".join(f"<{_calcite_type(a.type)}>" for a in args)
+                raise self._invalid(
+                    e,
+                    f"Cannot apply 'SUBSTRING' to arguments of type 'SUBSTRING({shown})'. Supported "
+                    "form(s): 'SUBSTRING(<CHAR> FROM <INTEGER>)'\n'SUBSTRING(<CHAR> FROM <INTEGER> FOR "
+                    "<INTEGER>)'",
+                )
             return make_call("substring", args)
         if isinstance(e, exp.Concat):
             return make_call("concat", [go(x) for x in e.expressions])

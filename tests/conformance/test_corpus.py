@@ -29,9 +29,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "read all of subtask 0's rows first; flott's datagen is one subtask counting 1, 2, 3, ... (a "
         "parallel one would match only when the two subtasks' rows arrive in that order)"
     ),
-    "sql_error_type_mismatch": (
-        "not yet in flott.table: validation error for a function's argument types"
-    ),
     "sql_explain": (
         "not yet in flott.table: explain_sql, Table.explain, EXPLAIN PLAN FOR (section headers "
         "only)"

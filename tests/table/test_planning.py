@@ -228,3 +228,13 @@ def test_table_options_flott_does_not_honour_are_refused_when_set() -> None:
         t_env.get_config().set("table.exec.state.ttl", "1 h")
     with pytest.raises(NotYetSupportedError, match="Asia/Tokyo"):
         t_env.get_config().set_local_timezone("Asia/Tokyo")
+
+
+def test_substring_checks_its_operand_types_as_calcite() -> None:
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.create_temporary_view("t", env.from_elements([(1, "a")], ["id", "name"]))
+    assert env.sql_query("SELECT SUBSTRING(name, id, 1) FROM t").get_schema().get_field_names() == ["EXPR$0"]
+    with pytest.raises(TableValidationError) as failure:
+        env.sql_query("SELECT SUBSTRING(id, name) FROM t")
+    shown = "'SUBSTRING(<BIGINT>, <VARCHAR(2147483647)>)'"
+    assert f"Cannot apply 'SUBSTRING' to arguments of type {shown}" in str(failure.value)
