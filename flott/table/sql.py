@@ -100,6 +100,7 @@ _DIFF_UNITS = ("SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "Y
 _AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
 _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
     "CHAR_LENGTH": "charLength",
+    "CARDINALITY": "cardinality",
     "CHARACTER_LENGTH": "charLength",
     "MOD": "mod",
     "CONCAT_WS": "concat_ws",
@@ -131,7 +132,6 @@ _FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out wha
     (r"\bMETADATA\b", "METADATA columns"),
     (r"^ ?EXPLAIN\b", "EXPLAIN"),
     (r"(?<!\bROW_NUMBER\(\) )\bOVER ?\(", "OVER aggregations (other than ROW_NUMBER() for Top-N)"),
-    (r"\bUNNEST ?\(", "UNNEST"),
     (r"\bLATERAL TABLE\b", "LATERAL TABLE (table functions)"),
 ]
 
@@ -669,6 +669,8 @@ class SqlPlanner:
             raise NotYetSupportedError("JOIN ... USING is not yet supported; write the ON condition")
         side = (join.side or "").upper()
         kind = (join.kind or "").upper()
+        if isinstance(join.this, exp.Unnest) and kind == "CROSS" and not side:
+            return self._cross_unnest(left, scope, join.this)
         if kind in ("CROSS",) or (not side and kind not in ("", "INNER")):
             raise NotYetSupportedError(f"SQL {kind} JOIN is not yet supported")
         right, right_scope = self._from(exp.From(this=join.this))
@@ -686,12 +688,55 @@ class SqlPlanner:
         node = plan_join(left, right, cond, side or "INNER", unique)
         return node, Scope([(q, n, t) for (q, n, _), t in zip(both.columns, node.types, strict=True)])
 
+    def _unnest_alias(self, unnest: Any) -> tuple[str, str]:
+        alias = unnest.args.get("alias")
+        columns = alias.columns if alias is not None else []
+        if unnest.args.get("offset") or len(unnest.expressions) != 1 or len(columns) != 1:
+            raise NotYetSupportedError(
+                f"'{unnest.sql('spark')}': only UNNEST(<one array>) AS t(<one column>) is supported by flott"
+            )
+        return alias.name, columns[0].name
+
+    def _cross_unnest(self, left: PlanNode, scope: Scope, unnest: Any) -> tuple[PlanNode, Scope]:
+        from flott.table.unnest import Correlate
+
+        qualifier, name = self._unnest_alias(unnest)
+        arr = self._rex(unnest.expressions[0], scope, left, aggregates=False)
+        if arr.kind != "input" or arr.type.type_root != "ARRAY":
+            raise NotYetSupportedError(
+                f"UNNEST({unnest.expressions[0].sql('spark')}): only an ARRAY column is supported by flott"
+            )
+        element = arr.type.element_type  # type: ignore[attr-defined]
+        node = Correlate(left, int(arr.index), name, element)
+        return node, Scope([*scope.columns, (qualifier, name, element)])
+
+    def _unnest_values(self, unnest: Any) -> tuple[PlanNode, Scope]:
+        from flott.table.plan import Values
+        from flott.table.planner import common_type
+
+        qualifier, name = self._unnest_alias(unnest)
+        array = unnest.expressions[0]
+        if not isinstance(array, exp.Array) or not array.expressions:
+            raise NotYetSupportedError(
+                f"FROM UNNEST({array.sql('spark')}): only a non-empty ARRAY[...] literal is supported "
+                "by flott"
+            )
+        no_input = Values([()], [], [])
+        elements = [self._rex(x, Scope([]), no_input, aggregates=False) for x in array.expressions]
+        if any(r.kind != "lit" for r in elements):
+            raise NotYetSupportedError("FROM UNNEST(ARRAY[...]) of non-literal elements is not yet supported")
+        element_type = common_type([r.type for r in elements])
+        node = Values([(r.value,) for r in elements], [name], [element_type])
+        return node, Scope([(qualifier, name, element_type)])
+
     def _from(self, from_: Any) -> tuple[PlanNode, Scope]:
         if from_ is None:
             from flott.table.plan import Values
 
             return Values([()], [], []), Scope([])
         src = from_.this
+        if isinstance(src, exp.Unnest):
+            return self._unnest_values(src)
         if isinstance(src, exp.Table):
             if src.args.get("db") or src.args.get("catalog"):
                 if (src.catalog or "default_catalog") != "default_catalog" or src.db != "default_database":

@@ -46,9 +46,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "sql_statement_set": (
         "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
     ),
-    "sql_unnest": (
-        "not yet in flott.table: CROSS JOIN UNNEST, UNNEST of an array literal, CARDINALITY"
-    ),
     "table_datastream_conversion": "not yet in flott.table: from_data_stream and to_data_stream",
     "table_descriptor": (
         "not yet in flott.table: TableDescriptor.for_connector with Schema (computed column), "
