@@ -130,7 +130,6 @@ _FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out wha
     (r"\bMATCH_RECOGNIZE\b", "MATCH_RECOGNIZE"),
     (r"\bPRIMARY KEY\b", "PRIMARY KEY constraints"),
     (r"\bMETADATA\b", "METADATA columns"),
-    (r"^ ?EXPLAIN\b", "EXPLAIN"),
     (r"(?<!\bROW_NUMBER\(\) )\bOVER ?\(", "OVER aggregations (other than ROW_NUMBER() for Top-N)"),
     (r"\bLATERAL TABLE\b", "LATERAL TABLE (table functions)"),
 ]
@@ -311,8 +310,21 @@ class SqlPlanner:
         return name, table_cls(self._query(tree.expression), self.t_env)
 
     def execute(self) -> TableResult:
+        import re
+
         from flott.table.table import Table
 
+        explain = re.match(r"\s*EXPLAIN\s+(?:PLAN\s+FOR\s+)?", self.text, re.IGNORECASE)
+        if explain is not None:
+            details = r"(?:ESTIMATED_COST|CHANGELOG_MODE|JSON_EXECUTION_PLAN|PLAN_ADVICE)\b"
+            if re.match(details, self.text[explain.end() :], re.IGNORECASE):
+                raise NotYetSupportedError("EXPLAIN with explain details is not yet supported by flott")
+            plan = SqlPlanner(self.t_env, self.text[explain.end():]).query()
+            from flott.table.plan import explain_plan
+            from flott.table.types import VarCharType
+
+            string = VarCharType(VarCharType.MAX_LENGTH)
+            return TableResult(["result"], [string], rows=[(explain_plan(plan),)])
         tree = self._parse()
         if isinstance(tree, exp.Query):
             return self.t_env._execute_collect(self._query(tree))

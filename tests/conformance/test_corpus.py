@@ -29,10 +29,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "read all of subtask 0's rows first; flott's datagen is one subtask counting 1, 2, 3, ... (a "
         "parallel one would match only when the two subtasks' rows arrive in that order)"
     ),
-    "sql_explain": (
-        "not yet in flott.table: explain_sql, Table.explain, EXPLAIN PLAN FOR (section headers "
-        "only)"
-    ),
     "sql_filesystem_csv": (
         "not yet in flott.table: filesystem connector with csv: write, then read back"
     ),

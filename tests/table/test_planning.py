@@ -238,3 +238,17 @@ def test_substring_checks_its_operand_types_as_calcite() -> None:
         env.sql_query("SELECT SUBSTRING(id, name) FROM t")
     shown = "'SUBSTRING(<BIGINT>, <VARCHAR(2147483647)>)'"
     assert f"Cannot apply 'SUBSTRING' to arguments of type {shown}" in str(failure.value)
+
+
+def test_explain_shows_flotts_plan_tree_under_flinks_section_headings(t_env: TableEnvironment) -> None:
+    plan = t_env.explain_sql("SELECT b, COUNT(*) FROM T GROUP BY b")
+    headings = [line for line in plan.splitlines() if line.startswith("==")]
+    sections = ["Abstract Syntax Tree", "Optimized Physical Plan", "Optimized Execution Plan"]
+    assert headings == [f"== {s} ==" for s in sections]
+    assert "Aggregate(fields=[" in plan and "+- " in plan
+    first = t_env.sql_query("SELECT a FROM T").explain().splitlines()[:2]
+    assert first == ["== Abstract Syntax Tree ==", "Calc(fields=[a: BIGINT])"]
+    rows = list(t_env.execute_sql("EXPLAIN PLAN FOR SELECT a FROM T").collect())
+    assert len(rows) == 1 and rows[0][0] == t_env.explain_sql("SELECT a FROM T")
+    with pytest.raises(NotYetSupportedError, match="explain details"):
+        t_env.execute_sql("EXPLAIN CHANGELOG_MODE SELECT a FROM T")
