@@ -130,7 +130,6 @@ _FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out wha
     (r"\bMATCH_RECOGNIZE\b", "MATCH_RECOGNIZE"),
     (r"\bPRIMARY KEY\b", "PRIMARY KEY constraints"),
     (r"\bMETADATA\b", "METADATA columns"),
-    (r"(?<!\bROW_NUMBER\(\) )\bOVER ?\(", "OVER aggregations (other than ROW_NUMBER() for Top-N)"),
     (r"\bLATERAL TABLE\b", "LATERAL TABLE (table functions)"),
 ]
 
@@ -453,7 +452,7 @@ class SqlPlanner:
             raise NotYetSupportedError(
                 f"SQL {type(tree).__name__.upper()} ('{tree.sql('spark')}') is not yet supported"
             )
-        for clause in ("windows", "qualify", "with_", "laterals"):
+        for clause in ("qualify", "with_", "laterals"):
             if tree.args.get(clause):
                 raise NotYetSupportedError(f"SQL {clause.rstrip('_').upper()} is not yet supported by flott")
         where = tree.args.get("where")
@@ -477,8 +476,12 @@ class SqlPlanner:
             else:
                 names.append(f"EXPR${i}")
         exprs = [item.this if isinstance(item, exp.Alias) else item for item in items]
-        if any(isinstance(e, exp.Window) for e in exprs):
+        if any(isinstance(e, exp.Window) and isinstance(e.this, exp.RowNumber) for e in exprs):
             source, scope, exprs = self._rank(tree, source, scope, exprs, names)
+        elif any(e.find(exp.Window) is not None for e in exprs):
+            source, scope, exprs = self._over(tree, source, scope, exprs)
+        elif tree.args.get("windows"):
+            raise NotYetSupportedError("a WINDOW clause no OVER uses is not supported by flott")
         rexes = [self._rex(e, scope, source, aggregates=True) for e in exprs]
         group = tree.args.get("group")
         having = tree.args.get("having")
@@ -586,6 +589,74 @@ class SqlPlanner:
         new_exprs = list(exprs)
         new_exprs[i] = exp.column(names[i], quoted=True)
         return node, new_scope, new_exprs
+
+    def _over(
+        self, tree: Any, source: PlanNode, scope: Scope, exprs: list[Any]
+    ) -> tuple[PlanNode, Scope, list[Any]]:
+        """OVER aggregations sharing one window: an OverAggregate, the calls replaced by its columns."""
+        from flott.table.over_aggregate import OverAggregate, OverFrame
+        from flott.table.plan import aggregate_plan
+        from flott.table.sql_windows import interval_ms
+
+        named = {w.name: w for w in tree.args.get("windows") or []}
+        windows: set[tuple[tuple[int, ...], OverFrame]] = set()
+        aggs: list[Rex] = []
+        new_exprs = list(exprs)
+        window: Any = None
+        for i, e in enumerate(exprs):
+            if not isinstance(e, exp.Window):
+                if any(isinstance(w, exp.Window) for w in e.find_all(exp.Window)):
+                    raise NotYetSupportedError(f"'{e.sql('spark')}': an OVER call inside an expression")
+                continue
+            w = e
+            if e.args.get("alias") is not None and not (e.args.get("partition_by") or e.args.get("order")):
+                if e.alias not in named:
+                    raise self._invalid(e, f"Window '{e.alias}' not found")
+                w = named[e.alias]
+            order = w.args.get("order")
+            if order is None or len(order.expressions) != 1 or order.expressions[0].args.get("desc"):
+                raise NotYetSupportedError("OVER needs ORDER BY <one time attribute> ASC in flott")
+            o = self._rex(order.expressions[0].this, scope, source, aggregates=False)
+            if o.kind != "input" or o.index != source.rowtime:
+                raise NotYetSupportedError(
+                    "OVER aggregations ordered by anything but an event-time attribute are not yet "
+                    "supported by flott"
+                )
+            spec = w.args.get("spec")
+            kind = spec.args.get("kind", "RANGE").upper() if spec is not None else "RANGE"
+            start = spec.args.get("start") if spec is not None else "UNBOUNDED"
+            end = spec.args.get("end") if spec is not None else "CURRENT ROW"
+            side = spec.args.get("start_side", "PRECEDING") if spec is not None else "PRECEDING"
+            if end != "CURRENT ROW" or side != "PRECEDING":
+                raise NotYetSupportedError("OVER frames must end at CURRENT ROW in flott")
+            if kind == "ROWS" and start != "UNBOUNDED":
+                raise NotYetSupportedError("ROWS BETWEEN n PRECEDING is not yet supported by flott")
+            preceding = None if start == "UNBOUNDED" else interval_ms(start, "RANGE preceding")
+            partition = [
+                self._rex(p, scope, source, aggregates=False) for p in w.args.get("partition_by") or []
+            ]
+            if any(p.kind != "input" for p in partition):
+                raise NotYetSupportedError("OVER (PARTITION BY <expression>): only columns are supported")
+            frame = OverFrame(kind, preceding)
+            windows.add((tuple(int(p.index) for p in partition), frame))
+            window = ([int(p.index) for p in partition], frame)
+            agg = self._rex(e.this, scope, source, aggregates=True)
+            if agg.kind != "agg" or agg.value not in ("count", "sum", "min", "max", "avg") or agg.distinct:
+                raise NotYetSupportedError(f"'{e.this.sql('spark')}' OVER: only COUNT/SUM/MIN/MAX/AVG")
+            aggs.append(agg)
+            new_exprs[i] = exp.column(f"$over{len(aggs) - 1}", quoted=True)
+        if len(windows) != 1:
+            raise NotYetSupportedError("OVER aggregations over different windows in one SELECT")
+        width = len(source.names)
+        ids = [Rex("input", t, index=k) for k, t in enumerate(source.types)]
+        agg_names = [f"$over{k}" for k in range(len(aggs))]
+        grouped = aggregate_plan(source, ids, aggs, list(source.names), agg_names)
+        over = OverAggregate(
+            grouped.input, width, window[0], window[1], grouped.specs, agg_names, [a.type for a in aggs]
+        )
+        added = [("", n, a.type) for n, a in zip(agg_names, aggs, strict=True)]
+        new_scope = Scope([*scope.columns, *added])
+        return over, new_scope, new_exprs
 
     def _sort(self, tree: Any, node: PlanNode) -> PlanNode:
         from flott.table.plan import Sort

@@ -36,9 +36,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "not yet in flott.table: filesystem connector with json, PARTITIONED BY, partition "
         "pruning on read"
     ),
-    "sql_over_aggregation": (
-        "not yet in flott.table: SQL OVER aggregations with ROWS and RANGE frames"
-    ),
     "sql_statement_set": (
         "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
     ),
