@@ -262,3 +262,33 @@ def _has_agg(rex: Rex) -> bool:
 
 def refuse(construct: str) -> NotYetSupportedError:
     return NotYetSupportedError(f"{construct} is not yet supported by flott's Table API/SQL")
+
+
+def explain_plan(node: PlanNode) -> str:
+    """Table.explain / explain_sql / EXPLAIN PLAN FOR: flott's plan tree, one operator a line with
+    its output columns, under Flink's three section headings. flott plans once (no separate logical
+    and physical optimisation), so the three sections show the same tree."""
+    lines: list[str] = []
+
+    def walk(n: PlanNode, depth: int) -> None:
+        columns = ", ".join(f"{name}: {t}" for name, t in zip(n.names, n.types, strict=True))
+        lines.append(f"{'   ' * depth}{'+- ' if depth else ''}{type(n).__name__}(fields=[{columns}])")
+        for child in _children(n):
+            walk(child, depth + 1)
+
+    walk(node, 0)
+    tree = "\n".join(lines)
+    return "".join(
+        f"== {title} ==\n{tree}\n\n"
+        for title in ("Abstract Syntax Tree", "Optimized Physical Plan", "Optimized Execution Plan")
+    )
+
+
+def _children(node: PlanNode) -> list[PlanNode]:
+    out: list[PlanNode] = []
+    for value in vars(node).values():
+        if isinstance(value, PlanNode):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, PlanNode))
+    return out

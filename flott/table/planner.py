@@ -198,6 +198,7 @@ _SIMPLE: dict[str, str] = {
     "lower": "n_lower",
     "initCap": "n_init_cap",
     "charLength": "n_char_length",
+    "cardinality": "n_cardinality",
     "substring": "n_substring",
     "concat": "n_concat",
     "concat_ws": "n_concat_ws",
@@ -316,6 +317,13 @@ def call_type(name: str, operands: list[Rex]) -> DataType:
     if name in _STRING_RESULT:
         return VarCharType(VarCharType.MAX_LENGTH, nullable)
     if name in ("charLength", "position"):
+        return IntType(nullable)
+    if name == "cardinality":
+        if roots[0] not in ("ARRAY", "MAP", "MULTISET"):
+            raise validation_error(
+                f"SQL validation failed. Cannot apply 'CARDINALITY' to arguments of type "
+                f"'CARDINALITY(<{ts[0].nullable()}>)'"
+            )
         return IntType(nullable)
     if name in _DOUBLE_RESULT:
         return DoubleType(nullable)

@@ -144,6 +144,10 @@ def n_char_length(s: Any) -> Any:
     return None if s is None else len(s)
 
 
+def n_cardinality(c: Any) -> Any:
+    return None if c is None else len(c)
+
+
 def n_substring(s: Any, start: Any, length: Any = -1) -> Any:
     """SQL SUBSTRING: 1-based; a start <= 0 counts like Flink's (0 is 1, negative from the end)."""
     if s is None or start is None or length is None:

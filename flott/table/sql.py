@@ -13,6 +13,7 @@ Spark dialect rewrites) is taken out of the text first, positions kept (flott.ta
 from __future__ import annotations
 
 import decimal
+import functools
 import itertools
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +101,7 @@ _DIFF_UNITS = ("SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "Y
 _AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg"}
 _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
     "CHAR_LENGTH": "charLength",
+    "CARDINALITY": "cardinality",
     "CHARACTER_LENGTH": "charLength",
     "MOD": "mod",
     "CONCAT_WS": "concat_ws",
@@ -129,9 +131,6 @@ _FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out wha
     (r"\bMATCH_RECOGNIZE\b", "MATCH_RECOGNIZE"),
     (r"\bPRIMARY KEY\b", "PRIMARY KEY constraints"),
     (r"\bMETADATA\b", "METADATA columns"),
-    (r"^ ?EXPLAIN\b", "EXPLAIN"),
-    (r"\bOVER ?\(", "OVER aggregations"),
-    (r"\bUNNEST ?\(", "UNNEST"),
     (r"\bLATERAL TABLE\b", "LATERAL TABLE (table functions)"),
 ]
 
@@ -157,6 +156,42 @@ def _filter_below_window_tvf(node: PlanNode) -> PlanNode:
     return WindowTableFunction(filtered, tvf.time_index, tvf.spec)
 
 
+def _rank_bound(c: Any, alias: str) -> tuple[int, int] | None:
+    """The row-number range of ``rn <= N`` / ``rn < N`` / ``rn = N`` / ``rn BETWEEN a AND b``."""
+
+    def is_rn(x: Any) -> bool:
+        return isinstance(x, exp.Column) and x.name == alias
+
+    def number(x: Any) -> int | None:
+        return int(x.this) if isinstance(x, exp.Literal) and not x.is_string and x.this.isdigit() else None
+
+    if isinstance(c, exp.Between) and is_rn(c.this):
+        lo, hi = number(c.args.get("low")), number(c.args.get("high"))
+        return (lo, hi) if lo is not None and hi is not None else None
+    flipped = {exp.GTE: exp.LTE, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.LT: exp.GT, exp.EQ: exp.EQ}
+    kind, left, right = type(c), c.args.get("this"), c.args.get("expression")
+    if kind in flipped and not is_rn(left) and is_rn(right):
+        kind, left, right = flipped[kind], right, left
+    if not is_rn(left) or number(right) is None:
+        return None
+    n = number(right)
+    assert n is not None
+    if kind is exp.LTE:
+        return (1, n)
+    if kind is exp.LT:
+        return (1, n - 1)
+    if kind is exp.EQ:
+        return (n, n)
+    return None
+
+
+def _calcite_type(t: Any) -> str:
+    """A type as Calcite names it in validation messages (STRING is VARCHAR(2147483647))."""
+    if t.type_root == "VARCHAR":
+        return f"VARCHAR({t.length})"
+    return str(t.nullable())
+
+
 class Scope:
     """The columns a SELECT sees: (table alias, column name, type) by position."""
 
@@ -169,6 +204,7 @@ class SqlPlanner:
         self.t_env = t_env
         self.text = text
         self.rewritten = Rewritten(text)
+        self._rank_ranges: dict[int, tuple[str, int, int, bool]] = {}
 
     # --- positions and errors -----------------------------------------------------------------
 
@@ -274,8 +310,21 @@ class SqlPlanner:
         return name, table_cls(self._query(tree.expression), self.t_env)
 
     def execute(self) -> TableResult:
+        import re
+
         from flott.table.table import Table
 
+        explain = re.match(r"\s*EXPLAIN\s+(?:PLAN\s+FOR\s+)?", self.text, re.IGNORECASE)
+        if explain is not None:
+            details = r"(?:ESTIMATED_COST|CHANGELOG_MODE|JSON_EXECUTION_PLAN|PLAN_ADVICE)\b"
+            if re.match(details, self.text[explain.end() :], re.IGNORECASE):
+                raise NotYetSupportedError("EXPLAIN with explain details is not yet supported by flott")
+            plan = SqlPlanner(self.t_env, self.text[explain.end():]).query()
+            from flott.table.plan import explain_plan
+            from flott.table.types import VarCharType
+
+            string = VarCharType(VarCharType.MAX_LENGTH)
+            return TableResult(["result"], [string], rows=[(explain_plan(plan),)])
         tree = self._parse()
         if isinstance(tree, exp.Query):
             return self.t_env._execute_collect(self._query(tree))
@@ -402,15 +451,18 @@ class SqlPlanner:
             raise NotYetSupportedError(
                 f"SQL {type(tree).__name__.upper()} ('{tree.sql('spark')}') is not yet supported"
             )
-        for clause in ("windows", "qualify", "with_", "laterals"):
+        for clause in ("qualify", "with_", "laterals"):
             if tree.args.get(clause):
                 raise NotYetSupportedError(f"SQL {clause.rstrip('_').upper()} is not yet supported by flott")
+        where = tree.args.get("where")
+        where_cond = where.this if where is not None else None
+        if not tree.args.get("joins"):
+            where_cond = self._rank_filter(tree, where_cond)
         source, scope = self._from(tree.args.get("from_"))
         for join in tree.args.get("joins") or []:
             source, scope = self._join(source, scope, join)
-        where = tree.args.get("where")
-        if where is not None:
-            cond = self._rex(where.this, scope, source, aggregates=False)
+        if where_cond is not None:
+            cond = self._rex(where_cond, scope, source, aggregates=False)
             projections = [Rex("input", t, index=i) for i, t in enumerate(source.types)]
             source = Calc(source, projections, list(source.names), cond)
         items = self._select_items(tree, scope)
@@ -423,6 +475,12 @@ class SqlPlanner:
             else:
                 names.append(f"EXPR${i}")
         exprs = [item.this if isinstance(item, exp.Alias) else item for item in items]
+        if any(isinstance(e, exp.Window) and isinstance(e.this, exp.RowNumber) for e in exprs):
+            source, scope, exprs = self._rank(tree, source, scope, exprs, names)
+        elif any(e.find(exp.Window) is not None for e in exprs):
+            source, scope, exprs = self._over(tree, source, scope, exprs)
+        elif tree.args.get("windows"):
+            raise NotYetSupportedError("a WINDOW clause no OVER uses is not supported by flott")
         rexes = [self._rex(e, scope, source, aggregates=True) for e in exprs]
         group = tree.args.get("group")
         having = tree.args.get("having")
@@ -446,6 +504,158 @@ class SqlPlanner:
             ids = [Rex("input", t, index=i) for i, t in enumerate(node.types)]
             node = agg(node, ids, [], list(node.names), [])
         return self._sort(tree, node)
+
+    def _rank_filter(self, tree: Any, cond: Any) -> Any:
+        """``SELECT .. FROM (SELECT .., ROW_NUMBER() OVER (..) AS rn ..) WHERE rn <= N``: the rank range
+        is handed to the subquery's planning (a Rank node, as Flink's planner pushes the filter into
+        it); returns the rest of the condition."""
+        from_ = tree.args.get("from_")
+        inner = from_.this.this if from_ is not None and isinstance(from_.this, exp.Subquery) else None
+        if not isinstance(inner, exp.Select):
+            return cond
+        alias = next(
+            (
+                i.alias
+                for i in inner.expressions
+                if isinstance(i, exp.Alias)
+                and isinstance(i.this, exp.Window)
+                and isinstance(i.this.this, exp.RowNumber)
+            ),
+            None,
+        )
+        if alias is None or cond is None:
+            return cond
+        conjuncts = list(cond.flatten()) if isinstance(cond, exp.And) else [cond]
+        start, end, rest = 1, None, []
+        for c in conjuncts:
+            bound = _rank_bound(c, alias)
+            if bound is None:
+                rest.append(c)
+            else:
+                start, end = max(start, bound[0]), bound[1] if end is None else min(end, bound[1])
+        if end is None:
+            return cond
+        referenced = any(
+            isinstance(c, exp.Star)
+            or (isinstance(c, exp.Column) and (c.name == alias or isinstance(c.this, exp.Star)))
+            for e in [*tree.expressions, *rest]
+            for c in e.find_all(exp.Column, exp.Star)
+        )
+        self._rank_ranges[id(inner)] = (alias, start, end, referenced)
+        return functools.reduce(lambda a, b: exp.And(this=a, expression=b), rest) if rest else None
+
+    def _rank(
+        self, tree: Any, source: PlanNode, scope: Scope, exprs: list[Any], names: list[str]
+    ) -> tuple[PlanNode, Scope, list[Any]]:
+        from flott.table.rank import Rank
+
+        windows = [(i, e) for i, e in enumerate(exprs) if isinstance(e, exp.Window)]
+        i, window = windows[0]
+        rank_range = self._rank_ranges.pop(id(tree), None)
+        if (
+            len(windows) > 1
+            or not isinstance(window.this, exp.RowNumber)
+            or rank_range is None
+            or rank_range[0] != names[i]
+            or tree.args.get("group")
+            or tree.args.get("having")
+        ):
+            raise NotYetSupportedError(
+                f"the OVER aggregation '{window.sql('spark')}' is not yet supported by flott "
+                "(only ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) filtered by the outer query's "
+                "rn <= N, rn < N, rn = N or rn BETWEEN a AND b: Top-N and deduplication)"
+            )
+        if window.args.get("spec") is not None:
+            raise NotYetSupportedError("a frame clause on ROW_NUMBER() is not supported by flott")
+
+        def column(e: Any) -> int:
+            r = self._rex(e, scope, source, aggregates=False)
+            if r.kind != "input":
+                raise NotYetSupportedError(
+                    f"ROW_NUMBER() OVER (..) on the expression {e.sql('spark')}: only columns are "
+                    "supported by flott"
+                )
+            return int(r.index)
+
+        partition = [column(p) for p in window.args.get("partition_by") or []]
+        order_by = window.args.get("order")
+        if order_by is None:
+            raise self._invalid(window, "ROW_NUMBER() requires an ORDER BY in its OVER clause")
+        order = [(column(o.this), not o.args.get("desc")) for o in order_by.expressions]
+        _, start, end, output_number = rank_range
+        node = Rank(source, partition, order, start, end, output_number, names[i])
+        new_scope = Scope([*scope.columns, ("", names[i], node.types[-1])])
+        new_exprs = list(exprs)
+        new_exprs[i] = exp.column(names[i], quoted=True)
+        return node, new_scope, new_exprs
+
+    def _over(
+        self, tree: Any, source: PlanNode, scope: Scope, exprs: list[Any]
+    ) -> tuple[PlanNode, Scope, list[Any]]:
+        """OVER aggregations sharing one window: an OverAggregate, the calls replaced by its columns."""
+        from flott.table.over_aggregate import OverAggregate, OverFrame
+        from flott.table.plan import aggregate_plan
+        from flott.table.sql_windows import interval_ms
+
+        named = {w.name: w for w in tree.args.get("windows") or []}
+        windows: set[tuple[tuple[int, ...], OverFrame]] = set()
+        aggs: list[Rex] = []
+        new_exprs = list(exprs)
+        window: Any = None
+        for i, e in enumerate(exprs):
+            if not isinstance(e, exp.Window):
+                if any(isinstance(w, exp.Window) for w in e.find_all(exp.Window)):
+                    raise NotYetSupportedError(f"'{e.sql('spark')}': an OVER call inside an expression")
+                continue
+            w = e
+            if e.args.get("alias") is not None and not (e.args.get("partition_by") or e.args.get("order")):
+                if e.alias not in named:
+                    raise self._invalid(e, f"Window '{e.alias}' not found")
+                w = named[e.alias]
+            order = w.args.get("order")
+            if order is None or len(order.expressions) != 1 or order.expressions[0].args.get("desc"):
+                raise NotYetSupportedError("OVER needs ORDER BY <one time attribute> ASC in flott")
+            o = self._rex(order.expressions[0].this, scope, source, aggregates=False)
+            if o.kind != "input" or o.index != source.rowtime:
+                raise NotYetSupportedError(
+                    "OVER aggregations ordered by anything but an event-time attribute are not yet "
+                    "supported by flott"
+                )
+            spec = w.args.get("spec")
+            kind = spec.args.get("kind", "RANGE").upper() if spec is not None else "RANGE"
+            start = spec.args.get("start") if spec is not None else "UNBOUNDED"
+            end = spec.args.get("end") if spec is not None else "CURRENT ROW"
+            side = spec.args.get("start_side", "PRECEDING") if spec is not None else "PRECEDING"
+            if end != "CURRENT ROW" or side != "PRECEDING":
+                raise NotYetSupportedError("OVER frames must end at CURRENT ROW in flott")
+            if kind == "ROWS" and start != "UNBOUNDED":
+                raise NotYetSupportedError("ROWS BETWEEN n PRECEDING is not yet supported by flott")
+            preceding = None if start == "UNBOUNDED" else interval_ms(start, "RANGE preceding")
+            partition = [
+                self._rex(p, scope, source, aggregates=False) for p in w.args.get("partition_by") or []
+            ]
+            if any(p.kind != "input" for p in partition):
+                raise NotYetSupportedError("OVER (PARTITION BY <expression>): only columns are supported")
+            frame = OverFrame(kind, preceding)
+            windows.add((tuple(int(p.index) for p in partition), frame))
+            window = ([int(p.index) for p in partition], frame)
+            agg = self._rex(e.this, scope, source, aggregates=True)
+            if agg.kind != "agg" or agg.value not in ("count", "sum", "min", "max", "avg") or agg.distinct:
+                raise NotYetSupportedError(f"'{e.this.sql('spark')}' OVER: only COUNT/SUM/MIN/MAX/AVG")
+            aggs.append(agg)
+            new_exprs[i] = exp.column(f"$over{len(aggs) - 1}", quoted=True)
+        if len(windows) != 1:
+            raise NotYetSupportedError("OVER aggregations over different windows in one SELECT")
+        width = len(source.names)
+        ids = [Rex("input", t, index=k) for k, t in enumerate(source.types)]
+        agg_names = [f"$over{k}" for k in range(len(aggs))]
+        grouped = aggregate_plan(source, ids, aggs, list(source.names), agg_names)
+        over = OverAggregate(
+            grouped.input, width, window[0], window[1], grouped.specs, agg_names, [a.type for a in aggs]
+        )
+        added = [("", n, a.type) for n, a in zip(agg_names, aggs, strict=True)]
+        new_scope = Scope([*scope.columns, *added])
+        return over, new_scope, new_exprs
 
     def _sort(self, tree: Any, node: PlanNode) -> PlanNode:
         from flott.table.plan import Sort
@@ -541,6 +751,8 @@ class SqlPlanner:
             raise NotYetSupportedError("JOIN ... USING is not yet supported; write the ON condition")
         side = (join.side or "").upper()
         kind = (join.kind or "").upper()
+        if isinstance(join.this, exp.Unnest) and kind == "CROSS" and not side:
+            return self._cross_unnest(left, scope, join.this)
         if kind in ("CROSS",) or (not side and kind not in ("", "INNER")):
             raise NotYetSupportedError(f"SQL {kind} JOIN is not yet supported")
         right, right_scope = self._from(exp.From(this=join.this))
@@ -558,12 +770,55 @@ class SqlPlanner:
         node = plan_join(left, right, cond, side or "INNER", unique)
         return node, Scope([(q, n, t) for (q, n, _), t in zip(both.columns, node.types, strict=True)])
 
+    def _unnest_alias(self, unnest: Any) -> tuple[str, str]:
+        alias = unnest.args.get("alias")
+        columns = alias.columns if alias is not None else []
+        if unnest.args.get("offset") or len(unnest.expressions) != 1 or len(columns) != 1:
+            raise NotYetSupportedError(
+                f"'{unnest.sql('spark')}': only UNNEST(<one array>) AS t(<one column>) is supported by flott"
+            )
+        return alias.name, columns[0].name
+
+    def _cross_unnest(self, left: PlanNode, scope: Scope, unnest: Any) -> tuple[PlanNode, Scope]:
+        from flott.table.unnest import Correlate
+
+        qualifier, name = self._unnest_alias(unnest)
+        arr = self._rex(unnest.expressions[0], scope, left, aggregates=False)
+        if arr.kind != "input" or arr.type.type_root != "ARRAY":
+            raise NotYetSupportedError(
+                f"UNNEST({unnest.expressions[0].sql('spark')}): only an ARRAY column is supported by flott"
+            )
+        element = arr.type.element_type  # type: ignore[attr-defined]
+        node = Correlate(left, int(arr.index), name, element)
+        return node, Scope([*scope.columns, (qualifier, name, element)])
+
+    def _unnest_values(self, unnest: Any) -> tuple[PlanNode, Scope]:
+        from flott.table.plan import Values
+        from flott.table.planner import common_type
+
+        qualifier, name = self._unnest_alias(unnest)
+        array = unnest.expressions[0]
+        if not isinstance(array, exp.Array) or not array.expressions:
+            raise NotYetSupportedError(
+                f"FROM UNNEST({array.sql('spark')}): only a non-empty ARRAY[...] literal is supported "
+                "by flott"
+            )
+        no_input = Values([()], [], [])
+        elements = [self._rex(x, Scope([]), no_input, aggregates=False) for x in array.expressions]
+        if any(r.kind != "lit" for r in elements):
+            raise NotYetSupportedError("FROM UNNEST(ARRAY[...]) of non-literal elements is not yet supported")
+        element_type = common_type([r.type for r in elements])
+        node = Values([(r.value,) for r in elements], [name], [element_type])
+        return node, Scope([(qualifier, name, element_type)])
+
     def _from(self, from_: Any) -> tuple[PlanNode, Scope]:
         if from_ is None:
             from flott.table.plan import Values
 
             return Values([()], [], []), Scope([])
         src = from_.this
+        if isinstance(src, exp.Unnest):
+            return self._unnest_values(src)
         if isinstance(src, exp.Table):
             if src.args.get("db") or src.args.get("catalog"):
                 if (src.catalog or "default_catalog") != "default_catalog" or src.db != "default_database":
@@ -671,6 +926,16 @@ class SqlPlanner:
             args = [go(e.this), go(e.args["start"])]
             if e.args.get("length") is not None:
                 args.append(go(e.args["length"]))
+            if args[0].type.type_root not in ("CHAR", "VARCHAR") or any(
+                a.type.type_root not in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT") for a in args[1:]
+            ):  # Calcite's operand check: a string, then integer positions
+                shown = ", ".join(f"<{_calcite_type(a.type)}>" for a in args)
+                raise self._invalid(
+                    e,
+                    f"Cannot apply 'SUBSTRING' to arguments of type 'SUBSTRING({shown})'. Supported "
+                    "form(s): 'SUBSTRING(<CHAR> FROM <INTEGER>)'\n'SUBSTRING(<CHAR> FROM <INTEGER> FOR "
+                    "<INTEGER>)'",
+                )
             return make_call("substring", args)
         if isinstance(e, exp.Concat):
             return make_call("concat", [go(x) for x in e.expressions])

@@ -287,7 +287,11 @@ class Table:
         return pd.DataFrame(data, columns=self._node.names)
 
     def explain(self, *extra_details: Any) -> str:
-        raise refuse("Table.explain")
+        from flott.table.plan import explain_plan
+
+        if extra_details:
+            raise refuse("Table.explain with ExplainDetails")
+        return explain_plan(self._node)
 
 
 class GroupedTable:

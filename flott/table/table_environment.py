@@ -201,7 +201,12 @@ class TableEnvironment:
         return SqlPlanner(self, stmt).execute()
 
     def explain_sql(self, stmt: str, *extra_details: Any) -> str:
-        raise NotYetSupportedError("explain_sql (EXPLAIN plans) is not yet supported by flott")
+        from flott.table.plan import explain_plan
+        from flott.table.sql import SqlPlanner
+
+        if extra_details:
+            raise NotYetSupportedError("explain_sql with ExplainDetails is not yet supported by flott")
+        return explain_plan(SqlPlanner(self, stmt).query())
 
     def create_statement_set(self) -> StatementSet:
         return StatementSet(self)

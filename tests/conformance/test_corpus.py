@@ -29,16 +29,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "read all of subtask 0's rows first; flott's datagen is one subtask counting 1, 2, 3, ... (a "
         "parallel one would match only when the two subtasks' rows arrive in that order)"
     ),
-    "sql_deduplication": (
-        "not yet in flott.table: deduplication with ROW_NUMBER() ... = 1 on event time"
-    ),
-    "sql_error_type_mismatch": (
-        "not yet in flott.table: validation error for a function's argument types"
-    ),
-    "sql_explain": (
-        "not yet in flott.table: explain_sql, Table.explain, EXPLAIN PLAN FOR (section headers "
-        "only)"
-    ),
     "sql_filesystem_csv": (
         "not yet in flott.table: filesystem connector with csv: write, then read back"
     ),
@@ -46,15 +36,8 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "not yet in flott.table: filesystem connector with json, PARTITIONED BY, partition "
         "pruning on read"
     ),
-    "sql_over_aggregation": (
-        "not yet in flott.table: SQL OVER aggregations with ROWS and RANGE frames"
-    ),
     "sql_statement_set": (
         "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
-    ),
-    "sql_top_n": "not yet in flott.table: Top-N with ROW_NUMBER() in batch and streaming mode",
-    "sql_unnest": (
-        "not yet in flott.table: CROSS JOIN UNNEST, UNNEST of an array literal, CARDINALITY"
     ),
     "table_datastream_conversion": "not yet in flott.table: from_data_stream and to_data_stream",
     "table_descriptor": (

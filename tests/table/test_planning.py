@@ -161,7 +161,7 @@ def test_unknown_connector_options_are_refused(t_env: TableEnvironment) -> None:
     ("sql", "construct"),
     [
         ("SELECT a FROM T WHERE DESCRIPTOR(a) IS NULL", "DESCRIPTOR outside a window table-valued function"),
-        ("SELECT a, ROW_NUMBER() OVER (PARTITION BY b ORDER BY a) FROM T", "OVER aggregations"),
+        ("SELECT a, SUM(a) OVER (PARTITION BY b ORDER BY a) FROM T", "OVER aggregations"),
     ],
 )
 def test_flink_dialect_constructs_not_planned_are_refused_by_name(
@@ -228,3 +228,27 @@ def test_table_options_flott_does_not_honour_are_refused_when_set() -> None:
         t_env.get_config().set("table.exec.state.ttl", "1 h")
     with pytest.raises(NotYetSupportedError, match="Asia/Tokyo"):
         t_env.get_config().set_local_timezone("Asia/Tokyo")
+
+
+def test_substring_checks_its_operand_types_as_calcite() -> None:
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.create_temporary_view("t", env.from_elements([(1, "a")], ["id", "name"]))
+    assert env.sql_query("SELECT SUBSTRING(name, id, 1) FROM t").get_schema().get_field_names() == ["EXPR$0"]
+    with pytest.raises(TableValidationError) as failure:
+        env.sql_query("SELECT SUBSTRING(id, name) FROM t")
+    shown = "'SUBSTRING(<BIGINT>, <VARCHAR(2147483647)>)'"
+    assert f"Cannot apply 'SUBSTRING' to arguments of type {shown}" in str(failure.value)
+
+
+def test_explain_shows_flotts_plan_tree_under_flinks_section_headings(t_env: TableEnvironment) -> None:
+    plan = t_env.explain_sql("SELECT b, COUNT(*) FROM T GROUP BY b")
+    headings = [line for line in plan.splitlines() if line.startswith("==")]
+    sections = ["Abstract Syntax Tree", "Optimized Physical Plan", "Optimized Execution Plan"]
+    assert headings == [f"== {s} ==" for s in sections]
+    assert "Aggregate(fields=[" in plan and "+- " in plan
+    first = t_env.sql_query("SELECT a FROM T").explain().splitlines()[:2]
+    assert first == ["== Abstract Syntax Tree ==", "Calc(fields=[a: BIGINT])"]
+    rows = list(t_env.execute_sql("EXPLAIN PLAN FOR SELECT a FROM T").collect())
+    assert len(rows) == 1 and rows[0][0] == t_env.explain_sql("SELECT a FROM T")
+    with pytest.raises(NotYetSupportedError, match="explain details"):
+        t_env.execute_sql("EXPLAIN CHANGELOG_MODE SELECT a FROM T")
