@@ -172,6 +172,10 @@ def timed(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 18
     return elapsed, proc.stdout + proc.stderr
 
 
+class _ProcessEnded(RuntimeError):
+    """A cluster process ended before its REST endpoint answered."""
+
+
 class Cluster:
     name = ""
 
@@ -215,16 +219,24 @@ class Cluster:
 
     # common
     def start(self) -> tuple[float, float]:
-        """Launch; seconds to REST ready and to the first TaskManager registered."""
-        t0 = time.perf_counter()
-        self.launch()
+        """Launch; seconds to REST ready and to the first TaskManager registered. A launch whose
+        process ends before REST answers (a free port taken by another program between choosing
+        and binding it) is tried once more; the second time its log is the error."""
+        for attempt in range(2):
+            t0 = time.perf_counter()
+            self.launch()
+            try:
+                rest = wait_until(self._rest_up, 180, f"{self.name} REST", 0.01)
+                break
+            except _ProcessEnded:
+                for proc in self.procs:
+                    stop(proc)
+                if attempt:
+                    raise
         for proc, label in zip(self.procs, self.labels(), strict=True):
             sampler = RssSampler(proc.pid, label, interval=0.25)
             sampler.__enter__()
             self.samplers.append(sampler)
-        rest = wait_until(
-            lambda: http_get(self.base + "/overview", timeout=2), 180, f"{self.name} REST", 0.01
-        )
         tm = wait_until(
             lambda: get_json(self.base + "/overview", timeout=2)["taskmanagers"] >= 1,  # type: ignore[index]
             180,
@@ -232,6 +244,13 @@ class Cluster:
             0.01,
         )
         return rest - t0, tm - t0
+
+    def _rest_up(self) -> object:
+        ended = [p for p in self.procs if p.poll() is not None]
+        if ended:
+            logs = "".join(f.read_text(errors="replace")[-2000:] for f in sorted(self.workdir.glob("*.log")))
+            raise _ProcessEnded(f"{self.name}: a cluster process exited with {ended[0].returncode}:\n{logs}")
+        return http_get(self.base + "/overview", timeout=2)
 
     def stop(self) -> None:
         for sampler in self.samplers:
