@@ -23,8 +23,6 @@ from flott.table import runtime
 from flott.table.plan import PlanNode, TranslationContext
 from flott.table.types import DataType, DataTypes
 
-MAX_WATERMARK = 2**63 - 1
-
 
 def _compare(keys: list[tuple[int, bool]]) -> Any:
     """Flink's default null order: NULLs first ascending, last descending."""
@@ -91,22 +89,12 @@ class Rank(PlanNode):
         return ctx.uid(ds.process(fn).name(name), name.lower())
 
 
-class BatchRankFunction(KeyedProcessFunction):
+class BatchRankFunction(runtime.RowsAtEndOfInput):
+    STATE = "rank-rows"
+
     def __init__(self, order: list[tuple[int, bool]], start: int, end: int, output_number: bool) -> None:
+        super().__init__()
         self.order, self.start, self.end, self.output_number = order, start, end, output_number
-        self._rows: Any = None
-
-    def open(self, runtime_context: Any) -> None:
-        self._rows = runtime_context.get_state(ValueStateDescriptor("rank-rows", None))
-
-    def process_element(self, value: Any, ctx: Any) -> Iterable[Any] | None:
-        rows = self._rows.value()
-        if rows is None:
-            rows = []
-            ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
-        rows.append(value[1])
-        self._rows.update(rows)
-        return None
 
     def on_timer(self, timestamp: int, ctx: Any) -> Iterable[Any] | None:
         rows: list[tuple[Any, ...]] = self._rows.value() or []

@@ -670,15 +670,17 @@ class GroupAggFunction(KeyedProcessFunction):
         return [(0, self._result(tuple(key), st[1]))]
 
 
-class SortFunction(KeyedProcessFunction):
-    """Batch ORDER BY [LIMIT]: every row to one key, sorted and emitted when the input ends."""
+class RowsAtEndOfInput(KeyedProcessFunction):
+    """A batch operator that needs all of a key's rows: they are kept in keyed state and
+    ``on_timer`` (at the end-of-input watermark) gets them. ``STATE`` names the state."""
 
-    def __init__(self, keys: list[tuple[int, bool]], offset: int, limit: int | None) -> None:
-        self.keys, self.offset, self.limit = keys, offset, limit
+    STATE = "rows"
+
+    def __init__(self) -> None:
         self._rows: Any = None
 
     def open(self, runtime_context: Any) -> None:
-        self._rows = runtime_context.get_state(ValueStateDescriptor("sort-rows", None))
+        self._rows = runtime_context.get_state(ValueStateDescriptor(self.STATE, None))
 
     def process_element(self, value: Any, ctx: Any) -> Iterable[Any] | None:
         rows = self._rows.value()
@@ -688,6 +690,16 @@ class SortFunction(KeyedProcessFunction):
         rows.append(value[1])
         self._rows.update(rows)
         return None
+
+
+class SortFunction(RowsAtEndOfInput):
+    """Batch ORDER BY [LIMIT]: every row to one key, sorted and emitted when the input ends."""
+
+    STATE = "sort-rows"
+
+    def __init__(self, keys: list[tuple[int, bool]], offset: int, limit: int | None) -> None:
+        super().__init__()
+        self.keys, self.offset, self.limit = keys, offset, limit
 
     def on_timer(self, timestamp: int, ctx: Any) -> Iterable[Any] | None:
         rows = self._rows.value() or []

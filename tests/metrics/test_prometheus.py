@@ -102,12 +102,7 @@ async def test_an_unknown_reporter_factory_is_refused_before_any_process_starts(
 async def test_every_process_serves_flinks_metric_names_and_the_values_grow(
     no_leftover_processes: Any,
 ) -> None:
-    base = random.randrange(20000, 60000, 50)
-    ports = list(range(base, base + 20))
-    config = make_config(**{
-        "metrics.reporter.prom.factory.class": FACTORY_CLASS,
-        "metrics.reporter.prom.port": f"{ports[0]}-{ports[-1]}",
-    })
+    ports, config = _prometheus_config()
     cluster, endpoint = await start_rest_cluster(config)
     try:
         async with aiohttp.ClientSession() as http:
@@ -122,6 +117,16 @@ async def test_every_process_serves_flinks_metric_names_and_the_values_grow(
     finally:
         await endpoint.stop()
         await cluster.close()
+
+
+def _prometheus_config() -> tuple[list[int], Any]:
+    """A port range for the processes' endpoints and a cluster configuration reporting to it."""
+    base = random.randrange(20000, 60000, 50)
+    ports = list(range(base, base + 20))
+    return ports, make_config(**{
+        "metrics.reporter.prom.factory.class": FACTORY_CLASS,
+        "metrics.reporter.prom.port": f"{ports[0]}-{ports[-1]}",
+    })
 
 
 async def _scrape_all(ports: list[int]) -> dict[int, Samples]:
@@ -178,12 +183,7 @@ async def test_a_killed_task_executor_shows_as_a_restart_on_the_jobmanagers_endp
 ) -> None:
     """The restart a SIGKILLed TaskExecutor causes is what a Prometheus user alerts on:
     ``flink_jobmanager_job_numRestarts`` of the job goes from 0 to 1."""
-    base = random.randrange(20000, 60000, 50)
-    ports = list(range(base, base + 20))
-    config = make_config(**{
-        "metrics.reporter.prom.factory.class": FACTORY_CLASS,
-        "metrics.reporter.prom.port": f"{ports[0]}-{ports[-1]}",
-    })
+    ports, config = _prometheus_config()
     cluster, endpoint = await start_rest_cluster(config)
     try:
         async with aiohttp.ClientSession() as http:
