@@ -10,7 +10,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from flott.common.serialization import Encoder
+from flott.common.typeinfo import Types
 from flott.common.watermark_strategy import WatermarkStrategy
+from flott.datastream.connectors.file_sink import BucketAssigner, FileSink, RollingPolicy
 from flott.datastream.connectors.file_source import (
     FileEnumeratorProvider,
     FileSource,
@@ -19,6 +22,7 @@ from flott.datastream.connectors.file_source import (
 from flott.datastream.connectors.print_sink import PrintSink
 from flott.errors import NotYetSupportedError
 from flott.table import runtime
+from flott.table.filesystem import CsvLineFormat, JsonLineFormat, JsonRowParser
 from flott.table.planner import validation_error
 from flott.table.types import DataType
 
@@ -26,7 +30,7 @@ _OPTIONS = {
     "print": {"connector", "print-identifier", "standard-error", "sink.parallelism"},
     "blackhole": {"connector"},
     "datagen": {"connector", "number-of-rows", "rows-per-second"},
-    "filesystem": {"connector", "path", "format", "csv.field-delimiter"},
+    "filesystem": {"connector", "path", "format", "csv.field-delimiter", "csv.null-literal"},
 }
 
 
@@ -87,11 +91,13 @@ def connector_table(
                     "One or more required options are missing.\n\nMissing required options are:\n\n"
                     + required
                 )
-        if options["format"] != "csv":
+        if options["format"] not in ("csv", "json"):
             raise NotYetSupportedError(
                 f"the filesystem connector's format '{options['format']}' is not yet supported by flott "
-                "(it reads csv)"
+                "(it reads and writes csv and json)"
             )
+        if options["format"] != "csv":
+            allowed = {o for o in allowed if not o.startswith("csv.")}
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise validation_error(
@@ -205,12 +211,36 @@ class FileSystemConnector:
             .build()
         )
         lines = ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), f"{table.name}[files]")
-        delimiter = table.options.get("csv.field-delimiter", ",")
-        parse = runtime.CsvRowParser(table.types, delimiter)
+        parse: Any
+        if table.options["format"] == "json":
+            parse = JsonRowParser(table.names, table.types)
+        else:
+            delimiter = table.options.get("csv.field-delimiter", ",")
+            parse = runtime.CsvRowParser(table.types, delimiter, table.options.get("csv.null-literal"))
         return lines.flat_map(parse).name("CsvRows").set_parallelism(lines.transformation.parallelism)
 
     def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
-        raise NotYetSupportedError("writing to the filesystem connector is not yet supported by flott")
+        if updating:
+            raise validation_error(
+                f"Table sink '{_qualified(table.name)}' doesn't support consuming update changes"
+            )
+        fmt: Any
+        if table.options["format"] == "json":
+            fmt = JsonLineFormat(table.names, table.types)
+        else:
+            fmt = CsvLineFormat(
+                table.types,
+                table.options.get("csv.field-delimiter", ","),
+                table.options.get("csv.null-literal", ""),
+            )
+        lines = ds.map(fmt, output_type=Types.STRING()).name("Format")
+        sink = (
+            FileSink.for_row_format(table.options["path"], Encoder.simple_string_encoder())
+            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+            .with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy())
+            .build()
+        )
+        lines.sink_to(sink).name(f"Filesystem: {table.name}")
 
 
 _CONNECTORS: dict[str, Any] = {

@@ -729,8 +729,8 @@ class ConstantKey(KeySelector):
 class CsvRowParser(FlatMapFunction):
     """A csv line to the table's row (``(+I, values)``); blank lines are skipped."""
 
-    def __init__(self, types: list[Any], delimiter: str) -> None:
-        self.types, self.delimiter = types, delimiter
+    def __init__(self, types: list[Any], delimiter: str, null_literal: str | None = None) -> None:
+        self.types, self.delimiter, self.null_literal = types, delimiter, null_literal
 
     def flat_map(self, value: Any) -> Iterator[Any]:
         import csv
@@ -743,7 +743,13 @@ class CsvRowParser(FlatMapFunction):
             raise ValueError(
                 f"csv line {line!r} has {len(fields)} fields, the table has {len(self.types)} columns"
             )
-        yield (0, tuple(_csv_value(t, f) for t, f in zip(self.types, fields, strict=True)))
+        null = self.null_literal
+        yield (
+            0,
+            tuple(
+                None if f == null else _csv_value(t, f) for t, f in zip(self.types, fields, strict=True)
+            ),
+        )
 
 
 def _csv_value(t: Any, text: str) -> Any:

@@ -29,15 +29,9 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "read all of subtask 0's rows first; flott's datagen is one subtask counting 1, 2, 3, ... (a "
         "parallel one would match only when the two subtasks' rows arrive in that order)"
     ),
-    "sql_filesystem_csv": (
-        "not yet in flott.table: filesystem connector with csv: write, then read back"
-    ),
     "sql_filesystem_json": (
         "not yet in flott.table: filesystem connector with json, PARTITIONED BY, partition "
         "pruning on read"
-    ),
-    "sql_statement_set": (
-        "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
     ),
     "table_datastream_conversion": "not yet in flott.table: from_data_stream and to_data_stream",
     "table_descriptor": (

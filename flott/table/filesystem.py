@@ -1,0 +1,139 @@
+"""The filesystem table connector's row formats (csv, json) as Flink writes and reads them.
+
+Writing goes through the DataStream ``FileSink`` (row format, files in the table's path itself):
+every row becomes one line, rendered here the way Flink's Jackson-based formats render it, so the
+files match what PyFlink writes:
+
+* csv: numbers unquoted (DOUBLE as Java's ``Double.toString``, DECIMAL with trailing zeros
+  stripped), a string field quoted (quotes doubled) when it holds a character below ``-``
+  (space, comma, quote...; Jackson's loose quoting check), NULL as ``csv.null-literal`` (empty by
+  default), timestamps in SQL form (``2020-01-01 10:00:00.123``, fraction without trailing zeros);
+* json: one compact object per line, ``null`` for NULL, the same number and time renderings.
+
+Reading json parses each line's object by column name (a missing field is NULL).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from flott.common.java_text import java_double_to_string
+from flott.datastream.functions import FlatMapFunction, MapFunction
+from flott.errors import NotYetSupportedError
+from flott.table.runtime import _csv_value
+
+__all__ = ["CsvLineFormat", "JsonLineFormat", "JsonRowParser"]
+
+
+def _fraction(micros: int) -> str:
+    if micros == 0:
+        return ""
+    return "." + f"{micros:06d}".rstrip("0")
+
+
+def _scalar(t: Any, v: Any) -> Any:
+    """The value as Flink's formats render it: a Python number (written unquoted) or a string."""
+    root = t.type_root
+    if root in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "BOOLEAN"):
+        return v
+    if root in ("FLOAT", "DOUBLE"):
+        return _Raw(java_double_to_string(float(v)))
+    if root == "DECIMAL":
+        d = decimal.Decimal(v).normalize()
+        return _Raw(str(d))
+    if root in ("CHAR", "VARCHAR"):
+        return str(v)
+    if root == "DATE":
+        return v.isoformat()
+    if root in ("TIMESTAMP_WITHOUT_TIME_ZONE",) and isinstance(v, _dt.datetime):
+        return v.strftime("%Y-%m-%d %H:%M:%S") + _fraction(v.microsecond)
+    if root == "TIME_WITHOUT_TIME_ZONE" and isinstance(v, _dt.time):
+        return v.strftime("%H:%M:%S") + _fraction(v.microsecond)
+    raise NotYetSupportedError(f"the filesystem connector does not yet write values of type {t}")
+
+
+class _Raw(str):
+    """Text written as it is (a number's Java rendering), never quoted."""
+
+
+def _csv_field(text: Any, null_literal: str) -> str:
+    if text is None:
+        return null_literal
+    if isinstance(text, bool):
+        return "true" if text else "false"
+    if isinstance(text, (int, _Raw)):
+        return str(text)
+    s = str(text)
+    if any(c < "-" for c in s):
+        return '"' + s.replace('"', '""') + '"'
+    return s
+
+
+class CsvLineFormat(MapFunction):
+    """A table row ``(kind, values)`` to its csv line (Flink's csv format, ``,`` by default)."""
+
+    def __init__(self, types: list[Any], delimiter: str, null_literal: str) -> None:
+        self.types, self.delimiter, self.null_literal = types, delimiter, null_literal
+
+    def map(self, value: Any) -> Any:
+        vals = value[1]
+        return self.delimiter.join(
+            _csv_field(None if v is None else _scalar(t, v), self.null_literal)
+            for t, v in zip(self.types, vals, strict=True)
+        )
+
+
+def _json_text(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, _Raw)):
+        return str(v)
+    return json.dumps(v, ensure_ascii=False)
+
+
+class JsonLineFormat(MapFunction):
+    """A table row to its json line: ``{"id":1,"name":null}`` (Flink's json format)."""
+
+    def __init__(self, names: list[str], types: list[Any]) -> None:
+        self.names, self.types = names, types
+
+    def map(self, value: Any) -> Any:
+        vals = value[1]
+        parts = [
+            json.dumps(n) + ":" + _json_text(None if v is None else _scalar(t, v))
+            for n, t, v in zip(self.names, self.types, vals, strict=True)
+        ]
+        return "{" + ",".join(parts) + "}"
+
+
+class JsonRowParser(FlatMapFunction):
+    """A json line to the table's row, fields by column name (absent or null: NULL)."""
+
+    def __init__(self, names: list[str], types: list[Any]) -> None:
+        self.names, self.types = names, types
+
+    def flat_map(self, value: Any) -> Iterator[Any]:
+        line = value.strip()
+        if not line:
+            return
+        obj = json.loads(line)
+        row = []
+        for n, t in zip(self.names, self.types, strict=True):
+            v = obj.get(n)
+            if v is None:
+                row.append(None)
+            elif t.type_root in ("CHAR", "VARCHAR"):
+                row.append(v if isinstance(v, str) else json.dumps(v))
+            elif isinstance(v, (bool, int, float)) and t.type_root in (
+                "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "BOOLEAN", "FLOAT", "DOUBLE"
+            ):
+                row.append(float(v) if t.type_root in ("FLOAT", "DOUBLE") else v)
+            else:
+                row.append(_csv_value(t, str(v)))
+        yield (0, tuple(row))
