@@ -13,7 +13,12 @@ from typing import Any
 from flott.common.serialization import Encoder
 from flott.common.typeinfo import Types
 from flott.common.watermark_strategy import WatermarkStrategy
-from flott.datastream.connectors.file_sink import BucketAssigner, FileSink, RollingPolicy
+from flott.datastream.connectors.file_sink import (
+    BucketAssigner,
+    ElementBucketAssigner,
+    FileSink,
+    RollingPolicy,
+)
 from flott.datastream.connectors.file_source import (
     FileEnumeratorProvider,
     FileSource,
@@ -22,7 +27,15 @@ from flott.datastream.connectors.file_source import (
 from flott.datastream.connectors.print_sink import PrintSink
 from flott.errors import NotYetSupportedError
 from flott.table import runtime
-from flott.table.filesystem import CsvLineFormat, JsonLineFormat, JsonRowParser
+from flott.table.filesystem import (
+    CsvLineFormat,
+    JsonLineFormat,
+    JsonRowParser,
+    PartitionedLine,
+    ProjectedLine,
+    _Never,
+    partitions,
+)
 from flott.table.planner import validation_error
 from flott.table.types import DataType
 
@@ -47,6 +60,7 @@ class ConnectorTable:
         )
         self.computed: tuple[str, list[tuple[str, Any]]] | None = None  # the DDL text, declared columns
         self.watermark: Any = None  # the DDL's WATERMARK FOR clause (flott.table.sql_windows)
+        self.partition_keys: list[str] = []  # PARTITIONED BY (filesystem: k=v directories)
 
     def check_insert(self, node: Any) -> None:
         if len(node.types) != len(self.types):
@@ -67,7 +81,11 @@ def _qualified(name: str) -> str:
 
 
 def connector_table(
-    name: str, names: list[str], types: list[DataType], options: dict[str, str]
+    name: str,
+    names: list[str],
+    types: list[DataType],
+    options: dict[str, str],
+    partition_keys: list[str] | None = None,
 ) -> ConnectorTable:
     kind = options.get("connector")
     if kind is None:
@@ -103,7 +121,23 @@ def connector_table(
         raise validation_error(
             f"Unsupported options found for '{kind}'.\n\nUnsupported options:\n\n" + "\n".join(unknown)
         )
-    return ConnectorTable(name, names, types, dict(options), connector())
+    table = ConnectorTable(name, names, types, dict(options), connector())
+    if partition_keys:
+        if kind != "filesystem":
+            raise NotYetSupportedError(
+                f"PARTITIONED BY is not yet supported for the '{kind}' connector (flott partitions "
+                "filesystem tables)"
+            )
+        for k in partition_keys:
+            if k not in names:
+                raise validation_error(
+                    f"Partition column '{k}' not defined in the table schema. Available columns: "
+                    f"[{', '.join(repr(n) for n in names)}]"
+                )
+        if len(partition_keys) == len(names):
+            raise validation_error("Cannot partition a table by all its columns")
+        table.partition_keys = list(partition_keys)
+    return table
 
 
 class PrintConnector:
@@ -205,18 +239,49 @@ class FileSystemConnector:
     field is NULL for non-string columns, as Flink's csv format reads it). Writing is refused."""
 
     def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
+        if not table.partition_keys:
+            return self._files_stream(ctx, table, table.options["path"], table.names, table.types, ())
+        streams = []
+        keys = table.partition_keys
+        data = [(n, t) for n, t in zip(table.names, table.types, strict=True) if n not in keys]
+        for directory, values in partitions(table.options["path"], keys):
+            typed = tuple(
+                None if v is None else runtime._csv_value(table.types[table.names.index(k)], v)
+                for k, v in zip(keys, values, strict=True)
+            )
+            placed = [(table.names.index(k), v) for k, v in zip(keys, typed, strict=True)]
+            streams.append(
+                self._files_stream(
+                    ctx, table, directory, [n for n, _ in data], [t for _, t in data], tuple(placed)
+                )
+            )
+        if not streams:
+            return ctx.env.from_collection([(0, tuple(None for _ in table.names))]).filter(
+                _Never()
+            ).name(f"{table.name}[no partitions]")
+        return streams[0].union(*streams[1:]) if len(streams) > 1 else streams[0]
+
+    def _files_stream(
+        self,
+        ctx: Any,
+        table: ConnectorTable,
+        path: str,
+        names: list[str],
+        types: list[DataType],
+        placed: tuple[tuple[int, Any], ...],
+    ) -> Any:
         source = (
-            FileSource.for_record_stream_format(StreamFormat.text_line_format(), table.options["path"])
+            FileSource.for_record_stream_format(StreamFormat.text_line_format(), path)
             .set_file_enumerator(FileEnumeratorProvider.default_non_splittable_file_enumerator())
             .build()
         )
         lines = ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), f"{table.name}[files]")
         parse: Any
         if table.options["format"] == "json":
-            parse = JsonRowParser(table.names, table.types)
+            parse = JsonRowParser(names, types, placed)
         else:
             delimiter = table.options.get("csv.field-delimiter", ",")
-            parse = runtime.CsvRowParser(table.types, delimiter, table.options.get("csv.null-literal"))
+            parse = runtime.CsvRowParser(types, delimiter, table.options.get("csv.null-literal"), placed)
         return lines.flat_map(parse).name("CsvRows").set_parallelism(lines.transformation.parallelism)
 
     def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
@@ -225,18 +290,26 @@ class FileSystemConnector:
                 f"Table sink '{_qualified(table.name)}' doesn't support consuming update changes"
             )
         fmt: Any
+        keys = [table.names.index(k) for k in table.partition_keys]
+        data = [i for i in range(len(table.names)) if i not in keys]
+        names, types = [table.names[i] for i in data], [table.types[i] for i in data]
         if table.options["format"] == "json":
-            fmt = JsonLineFormat(table.names, table.types)
+            fmt = JsonLineFormat(names, types)
         else:
             fmt = CsvLineFormat(
-                table.types,
+                types,
                 table.options.get("csv.field-delimiter", ","),
                 table.options.get("csv.null-literal", ""),
             )
-        lines = ds.map(fmt, output_type=Types.STRING()).name("Format")
+        assigner = BucketAssigner.base_path_bucket_assigner()
+        if keys:
+            assigner = ElementBucketAssigner()
+            lines = ds.map(PartitionedLine(fmt, keys, data, table.partition_keys)).name("Format")
+        else:
+            lines = ds.map(ProjectedLine(fmt, data), output_type=Types.STRING()).name("Format")
         sink = (
             FileSink.for_row_format(table.options["path"], Encoder.simple_string_encoder())
-            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+            .with_bucket_assigner(assigner)
             .with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy())
             .build()
         )

@@ -18,15 +18,102 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import json
+import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from flott.common.java_text import java_double_to_string
-from flott.datastream.functions import FlatMapFunction, MapFunction
+from flott.datastream.functions import FilterFunction, FlatMapFunction, MapFunction
 from flott.errors import NotYetSupportedError
 from flott.table.runtime import _csv_value
 
-__all__ = ["CsvLineFormat", "JsonLineFormat", "JsonRowParser"]
+__all__ = [
+    "CsvLineFormat",
+    "JsonLineFormat",
+    "JsonRowParser",
+    "PartitionedLine",
+    "ProjectedLine",
+    "partitions",
+]
+
+DEFAULT_PARTITION = "__DEFAULT_PARTITION__"
+"""The directory name of a NULL (or empty) partition value (Flink's ``partition.default-name``)."""
+
+_ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
+
+
+def escape_partition(text: str) -> str:
+    """A partition value as a path segment: Flink escapes ``/ = : % ...`` and control characters
+    as ``%XX``."""
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
+
+
+def unescape_partition(text: str) -> str:
+    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+def partitions(path: str, keys: list[str]) -> list[tuple[str, tuple[str | None, ...]]]:
+    """The partition directories under ``path`` (``k1=v1/k2=v2``, hidden ones skipped) with their
+    values as text (None for the default partition), in path order."""
+    found: list[tuple[str, tuple[str | None, ...]]] = []
+
+    def walk(directory: str, depth: int, values: tuple[str | None, ...]) -> None:
+        if depth == len(keys):
+            found.append((directory, values))
+            return
+        prefix = keys[depth] + "="
+        for name in sorted(os.listdir(directory)):
+            full = os.path.join(directory, name)
+            if name.startswith(prefix) and os.path.isdir(full):
+                raw = unescape_partition(name[len(prefix) :])
+                walk(full, depth + 1, (*values, None if raw == DEFAULT_PARTITION else raw))
+
+    if os.path.isdir(path):
+        walk(path, 0, ())
+    return found
+
+
+class ProjectedLine(MapFunction):
+    """The line of the row's non-partition columns (an unpartitioned table: all of them)."""
+
+    def __init__(self, fmt: Any, data: list[int]) -> None:
+        self.fmt, self.data = fmt, data
+
+    def map(self, value: Any) -> Any:
+        vals = value[1]
+        return self.fmt.map((value[0], tuple(vals[i] for i in self.data)))
+
+
+class PartitionedLine(MapFunction):
+    """``(partition directory, line)``: the FileSink's ElementBucketAssigner puts the line there."""
+
+    def __init__(self, fmt: Any, keys: list[int], data: list[int], key_names: list[str]) -> None:
+        self.fmt, self.keys, self.data, self.key_names = fmt, keys, data, key_names
+
+    def map(self, value: Any) -> Any:
+        vals = value[1]
+        segments = []
+        for name, i in zip(self.key_names, self.keys, strict=True):
+            v = vals[i]
+            text = DEFAULT_PARTITION if v is None or str(v) == "" else escape_partition(_partition_text(v))
+            segments.append(f"{name}={text}")
+        return ("/".join(segments), self.fmt.map((value[0], tuple(vals[i] for i in self.data))))
+
+
+def _partition_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return java_double_to_string(v)
+    return str(v)
+
+
+class _Never(FilterFunction):
+    """Drops every row (the scan of a partitioned table without partitions yet)."""
+
+    def filter(self, value: Any) -> bool:
+        return False
 
 
 def _fraction(micros: int) -> str:
@@ -115,8 +202,9 @@ class JsonLineFormat(MapFunction):
 class JsonRowParser(FlatMapFunction):
     """A json line to the table's row, fields by column name (absent or null: NULL)."""
 
-    def __init__(self, names: list[str], types: list[Any]) -> None:
+    def __init__(self, names: list[str], types: list[Any], placed: tuple[tuple[int, Any], ...] = ()) -> None:
         self.names, self.types = names, types
+        self.placed = placed  # partition values: (column index, value), inserted into each row
 
     def flat_map(self, value: Any) -> Iterator[Any]:
         line = value.strip()
@@ -136,4 +224,6 @@ class JsonRowParser(FlatMapFunction):
                 row.append(float(v) if t.type_root in ("FLOAT", "DOUBLE") else v)
             else:
                 row.append(_csv_value(t, str(v)))
+        for i, pv in self.placed:
+            row.insert(i, pv)
         yield (0, tuple(row))
