@@ -34,6 +34,7 @@ from flott.table.filesystem import (
     PartitionedLine,
     ProjectedLine,
     _Never,
+    partition_filter,
     partitions,
 )
 from flott.table.planner import validation_error
@@ -238,7 +239,12 @@ class FileSystemConnector:
     file itself), each read whole by one subtask, lines parsed to the table's columns (an empty
     field is NULL for non-string columns, as Flink's csv format reads it). Writing is refused."""
 
-    def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
+    def pruned_source_stream(self, ctx: Any, table: ConnectorTable, condition: Any) -> Any:
+        """Partition pruning: only the directories whose values pass the condition's conjuncts
+        on partition columns alone are read."""
+        return self.source_stream(ctx, table, partition_filter(table, condition))
+
+    def source_stream(self, ctx: Any, table: ConnectorTable, keep: Any = None) -> Any:
         if not table.partition_keys:
             return self._files_stream(ctx, table, table.options["path"], table.names, table.types, ())
         streams = []
@@ -250,6 +256,8 @@ class FileSystemConnector:
                 for k, v in zip(keys, values, strict=True)
             )
             placed = [(table.names.index(k), v) for k, v in zip(keys, typed, strict=True)]
+            if keep is not None and not keep(placed):
+                continue
             streams.append(
                 self._files_stream(
                     ctx, table, directory, [n for n, _ in data], [t for _, t in data], tuple(placed)

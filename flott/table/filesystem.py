@@ -227,3 +227,51 @@ class JsonRowParser(FlatMapFunction):
         for i, pv in self.placed:
             row.insert(i, pv)
         yield (0, tuple(row))
+
+
+def _inputs(rex: Any) -> set[int] | None:
+    """The input columns an expression reads; None when it calls a UDF (not evaluated early)."""
+    if rex.kind == "input":
+        return {rex.index}
+    if rex.kind in ("udf", "agg"):
+        return None
+    out: set[int] = set()
+    for o in rex.operands:
+        sub = _inputs(o)
+        if sub is None:
+            return None
+        out |= sub
+    return out
+
+
+def _conjuncts(rex: Any) -> list[Any]:
+    if rex.kind == "call" and rex.value == "and":
+        return [c for o in rex.operands for c in _conjuncts(o)]
+    return [rex]
+
+
+def partition_filter(table: Any, condition: Any) -> Any:
+    """``keep(placed) -> bool`` for a partition's ``(column index, value)`` pairs, from the
+    condition's conjuncts that read partition columns only; None when there are none."""
+    from flott.table.planner import calc_source  # deferred: the planner is only needed when pruning
+    from flott.table.runtime import CompiledCode
+
+    keys = {table.names.index(k) for k in table.partition_keys}
+    usable = [c for c in _conjuncts(condition) if (cols := _inputs(c)) is not None and cols <= keys]
+    if not usable:
+        return None
+    consts: list[Any] = []
+    code = None
+    for c in usable:
+        code = c if code is None else type(c)("call", c.type, value="and", operands=[code, c])
+    source = calc_source([], code, consts, [])
+    fn = CompiledCode(source, consts).function()
+    width = len(table.names)
+
+    def keep(placed: list[tuple[int, Any]]) -> bool:
+        row: list[Any] = [None] * width
+        for i, v in placed:
+            row[i] = v
+        return fn(tuple(row)) is not None
+
+    return keep
