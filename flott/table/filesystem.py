@@ -211,7 +211,7 @@ class JsonRowParser(FlatMapFunction):
         if not line:
             return
         obj = json.loads(line)
-        row = []
+        row: list[Any] = []
         for n, t in zip(self.names, self.types, strict=True):
             v = obj.get(n)
             if v is None:
