@@ -48,6 +48,18 @@ _OPTIONS = {
 }
 
 
+_FILESYSTEM_OPTION_PREFIXES = (
+    "sink.",
+    "source.",
+    "partition.",
+    "auto-compaction",
+    "compaction.",
+    "csv.",
+    "json.",
+)
+"""Flink's own filesystem/format options flott does not implement (refused as not yet supported)."""
+
+
 class ConnectorTable:
     def __init__(
         self, name: str, names: list[str], types: list[DataType], options: dict[str, str], connector: Any
@@ -118,6 +130,12 @@ def connector_table(
         if options["format"] != "csv":
             allowed = {o for o in allowed if not o.startswith("csv.")}
     unknown = sorted(set(options) - allowed)
+    flinks = [o for o in unknown if kind == "filesystem" and o.startswith(_FILESYSTEM_OPTION_PREFIXES)]
+    if flinks:
+        raise NotYetSupportedError(
+            f"the filesystem connector's option(s) {', '.join(flinks)} are not yet supported by flott "
+            "(it implements path, format, csv.field-delimiter, csv.null-literal and PARTITIONED BY)"
+        )
     if unknown:
         raise validation_error(
             f"Unsupported options found for '{kind}'.\n\nUnsupported options:\n\n" + "\n".join(unknown)

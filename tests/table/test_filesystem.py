@@ -98,9 +98,13 @@ def test_streaming_insert_commits_its_files_and_leaves_no_in_progress_ones(tmp_p
     ("with_", "error", "message"),
     [
         ("'format' = 'parquet'", NotYetSupportedError, "format 'parquet' is not yet supported"),
-        ("'format' = 'csv', 'sink.rolling-policy.file-size' = '1MB'", TableValidationError,
-         "sink.rolling-policy.file-size"),
-        ("'format' = 'json', 'csv.null-literal' = 'x'", TableValidationError, "csv.null-literal"),
+        ("'format' = 'csv', 'sink.rolling-policy.file-size' = '1MB'", NotYetSupportedError,
+         "sink.rolling-policy.file-size are not yet supported"),
+        ("'format' = 'csv', 'partition.default-name' = 'x'", NotYetSupportedError,
+         "partition.default-name are not yet supported"),
+        ("'format' = 'json', 'csv.null-literal' = 'x'", NotYetSupportedError, "csv.null-literal"),
+        ("'format' = 'csv', 'no-such-option' = 'x'", TableValidationError,
+         "Unsupported options found for 'filesystem'"),
     ],
 )
 def test_options_flott_does_not_implement_are_refused(
