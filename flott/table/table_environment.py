@@ -130,7 +130,11 @@ class TableEnvironment:
 
     def create_temporary_table(self, path: str, descriptor: Any) -> None:
         table = connector_table(
-            _short(path), descriptor.schema.names, descriptor.schema.types, descriptor.options()
+            _short(path),
+            descriptor.schema.names,
+            descriptor.schema.types,
+            descriptor.options(),
+            getattr(descriptor, "partition_keys", None),
         )
         declared = getattr(descriptor.schema, "declared", [])
         if any(e is not None for _, e in declared):
