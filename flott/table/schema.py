@@ -87,6 +87,8 @@ class Schema:
         def from_schema(self, schema: Schema) -> Schema.Builder:
             self._names += schema.names
             self._types += schema.types
+            self._order += [n for n, _ in schema.declared]
+            self._computed += [(n, e) for n, e in schema.declared if e is not None]
             return self
 
         def from_row_data_type(self, data_type: RowType) -> Schema.Builder:
