@@ -10,7 +10,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from flott.common.serialization import Encoder
+from flott.common.typeinfo import Types
 from flott.common.watermark_strategy import WatermarkStrategy
+from flott.datastream.connectors.file_sink import (
+    BucketAssigner,
+    ElementBucketAssigner,
+    FileSink,
+    RollingPolicy,
+)
 from flott.datastream.connectors.file_source import (
     FileEnumeratorProvider,
     FileSource,
@@ -19,6 +27,16 @@ from flott.datastream.connectors.file_source import (
 from flott.datastream.connectors.print_sink import PrintSink
 from flott.errors import NotYetSupportedError
 from flott.table import runtime
+from flott.table.filesystem import (
+    CsvLineFormat,
+    JsonLineFormat,
+    JsonRowParser,
+    PartitionedLine,
+    ProjectedLine,
+    _Never,
+    partition_filter,
+    partitions,
+)
 from flott.table.planner import validation_error
 from flott.table.types import DataType
 
@@ -26,8 +44,20 @@ _OPTIONS = {
     "print": {"connector", "print-identifier", "standard-error", "sink.parallelism"},
     "blackhole": {"connector"},
     "datagen": {"connector", "number-of-rows", "rows-per-second"},
-    "filesystem": {"connector", "path", "format", "csv.field-delimiter"},
+    "filesystem": {"connector", "path", "format", "csv.field-delimiter", "csv.null-literal"},
 }
+
+
+_FILESYSTEM_OPTION_PREFIXES = (
+    "sink.",
+    "source.",
+    "partition.",
+    "auto-compaction",
+    "compaction.",
+    "csv.",
+    "json.",
+)
+"""Flink's own filesystem/format options flott does not implement (refused as not yet supported)."""
 
 
 class ConnectorTable:
@@ -43,6 +73,7 @@ class ConnectorTable:
         )
         self.computed: tuple[str, list[tuple[str, Any]]] | None = None  # the DDL text, declared columns
         self.watermark: Any = None  # the DDL's WATERMARK FOR clause (flott.table.sql_windows)
+        self.partition_keys: list[str] = []  # PARTITIONED BY (filesystem: k=v directories)
 
     def check_insert(self, node: Any) -> None:
         if len(node.types) != len(self.types):
@@ -63,7 +94,11 @@ def _qualified(name: str) -> str:
 
 
 def connector_table(
-    name: str, names: list[str], types: list[DataType], options: dict[str, str]
+    name: str,
+    names: list[str],
+    types: list[DataType],
+    options: dict[str, str],
+    partition_keys: list[str] | None = None,
 ) -> ConnectorTable:
     kind = options.get("connector")
     if kind is None:
@@ -87,17 +122,41 @@ def connector_table(
                     "One or more required options are missing.\n\nMissing required options are:\n\n"
                     + required
                 )
-        if options["format"] != "csv":
+        if options["format"] not in ("csv", "json"):
             raise NotYetSupportedError(
                 f"the filesystem connector's format '{options['format']}' is not yet supported by flott "
-                "(it reads csv)"
+                "(it reads and writes csv and json)"
             )
+        if options["format"] != "csv":
+            allowed = {o for o in allowed if not o.startswith("csv.")}
     unknown = sorted(set(options) - allowed)
+    flinks = [o for o in unknown if kind == "filesystem" and o.startswith(_FILESYSTEM_OPTION_PREFIXES)]
+    if flinks:
+        raise NotYetSupportedError(
+            f"the filesystem connector's option(s) {', '.join(flinks)} are not yet supported by flott "
+            "(it implements path, format, csv.field-delimiter, csv.null-literal and PARTITIONED BY)"
+        )
     if unknown:
         raise validation_error(
             f"Unsupported options found for '{kind}'.\n\nUnsupported options:\n\n" + "\n".join(unknown)
         )
-    return ConnectorTable(name, names, types, dict(options), connector())
+    table = ConnectorTable(name, names, types, dict(options), connector())
+    if partition_keys:
+        if kind != "filesystem":
+            raise NotYetSupportedError(
+                f"PARTITIONED BY is not yet supported for the '{kind}' connector (flott partitions "
+                "filesystem tables)"
+            )
+        for k in partition_keys:
+            if k not in names:
+                raise validation_error(
+                    f"Partition column '{k}' not defined in the table schema. Available columns: "
+                    f"[{', '.join(repr(n) for n in names)}]"
+                )
+        if len(partition_keys) == len(names):
+            raise validation_error("Cannot partition a table by all its columns")
+        table.partition_keys = list(partition_keys)
+    return table
 
 
 class PrintConnector:
@@ -198,19 +257,89 @@ class FileSystemConnector:
     file itself), each read whole by one subtask, lines parsed to the table's columns (an empty
     field is NULL for non-string columns, as Flink's csv format reads it). Writing is refused."""
 
-    def source_stream(self, ctx: Any, table: ConnectorTable) -> Any:
+    def pruned_source_stream(self, ctx: Any, table: ConnectorTable, condition: Any) -> Any:
+        """Partition pruning: only the directories whose values pass the condition's conjuncts
+        on partition columns alone are read."""
+        return self.source_stream(ctx, table, partition_filter(table, condition))
+
+    def source_stream(self, ctx: Any, table: ConnectorTable, keep: Any = None) -> Any:
+        if not table.partition_keys:
+            return self._files_stream(ctx, table, table.options["path"], table.names, table.types, ())
+        streams = []
+        keys = table.partition_keys
+        data = [(n, t) for n, t in zip(table.names, table.types, strict=True) if n not in keys]
+        for directory, values in partitions(table.options["path"], keys):
+            typed = tuple(
+                None if v is None else runtime._csv_value(table.types[table.names.index(k)], v)
+                for k, v in zip(keys, values, strict=True)
+            )
+            placed = [(table.names.index(k), v) for k, v in zip(keys, typed, strict=True)]
+            if keep is not None and not keep(placed):
+                continue
+            streams.append(
+                self._files_stream(
+                    ctx, table, directory, [n for n, _ in data], [t for _, t in data], tuple(placed)
+                )
+            )
+        if not streams:
+            return ctx.env.from_collection([(0, tuple(None for _ in table.names))]).filter(
+                _Never()
+            ).name(f"{table.name}[no partitions]")
+        return streams[0].union(*streams[1:]) if len(streams) > 1 else streams[0]
+
+    def _files_stream(
+        self,
+        ctx: Any,
+        table: ConnectorTable,
+        path: str,
+        names: list[str],
+        types: list[DataType],
+        placed: tuple[tuple[int, Any], ...],
+    ) -> Any:
         source = (
-            FileSource.for_record_stream_format(StreamFormat.text_line_format(), table.options["path"])
+            FileSource.for_record_stream_format(StreamFormat.text_line_format(), path)
             .set_file_enumerator(FileEnumeratorProvider.default_non_splittable_file_enumerator())
             .build()
         )
         lines = ctx.env.from_source(source, WatermarkStrategy.no_watermarks(), f"{table.name}[files]")
-        delimiter = table.options.get("csv.field-delimiter", ",")
-        parse = runtime.CsvRowParser(table.types, delimiter)
+        parse: Any
+        if table.options["format"] == "json":
+            parse = JsonRowParser(names, types, placed)
+        else:
+            delimiter = table.options.get("csv.field-delimiter", ",")
+            parse = runtime.CsvRowParser(types, delimiter, table.options.get("csv.null-literal"), placed)
         return lines.flat_map(parse).name("CsvRows").set_parallelism(lines.transformation.parallelism)
 
     def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:
-        raise NotYetSupportedError("writing to the filesystem connector is not yet supported by flott")
+        if updating:
+            raise validation_error(
+                f"Table sink '{_qualified(table.name)}' doesn't support consuming update changes"
+            )
+        fmt: Any
+        keys = [table.names.index(k) for k in table.partition_keys]
+        data = [i for i in range(len(table.names)) if i not in keys]
+        names, types = [table.names[i] for i in data], [table.types[i] for i in data]
+        if table.options["format"] == "json":
+            fmt = JsonLineFormat(names, types)
+        else:
+            fmt = CsvLineFormat(
+                types,
+                table.options.get("csv.field-delimiter", ","),
+                table.options.get("csv.null-literal", ""),
+            )
+        assigner = BucketAssigner.base_path_bucket_assigner()
+        if keys:
+            assigner = ElementBucketAssigner()
+            lines = ds.map(PartitionedLine(fmt, keys, data, table.partition_keys)).name("Format")
+        else:
+            lines = ds.map(ProjectedLine(fmt, data), output_type=Types.STRING()).name("Format")
+        sink = (
+            FileSink.for_row_format(table.options["path"], Encoder.simple_string_encoder())
+            .with_bucket_assigner(assigner)
+            .with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy())
+            .build()
+        )
+        lines.sink_to(sink).name(f"Filesystem: {table.name}")
 
 
 _CONNECTORS: dict[str, Any] = {

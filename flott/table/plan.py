@@ -73,6 +73,14 @@ class Scan(PlanNode):
     def _translate(self, ctx: TranslationContext) -> Any:
         return self.table.connector.source_stream(ctx, self.table)
 
+    def translate_filtered(self, ctx: TranslationContext, condition: Rex) -> Any:
+        """The scan under a filter: a connector that can prune (filesystem partitions) reads only
+        what the condition can keep; the filter itself still runs on every row."""
+        prune = getattr(self.table.connector, "pruned_source_stream", None)
+        if prune is None:
+            return self.translate(ctx)
+        return prune(ctx, self.table, condition)
+
 
 class Calc(PlanNode):
     def __init__(
@@ -95,7 +103,10 @@ class Calc(PlanNode):
         udfs: list[Any] = []
         source = calc_source(self.projections, self.condition, consts, udfs)
         fn = runtime.CalcFunction(runtime.CompiledCode(source, consts), udfs)
-        upstream = self.input.translate(ctx)
+        if isinstance(self.input, Scan) and self.condition is not None:
+            upstream = self.input.translate_filtered(ctx, self.condition)
+        else:
+            upstream = self.input.translate(ctx)
         # chained to its input at the input's parallelism, as Flink's Calc: a rebalance here would
         # reorder the rows of one key before the next keyed operator (and change its changelog)
         calc = upstream.flat_map(fn).name("Calc").set_parallelism(upstream.transformation.parallelism)

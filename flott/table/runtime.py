@@ -729,8 +729,15 @@ class ConstantKey(KeySelector):
 class CsvRowParser(FlatMapFunction):
     """A csv line to the table's row (``(+I, values)``); blank lines are skipped."""
 
-    def __init__(self, types: list[Any], delimiter: str) -> None:
-        self.types, self.delimiter = types, delimiter
+    def __init__(
+        self,
+        types: list[Any],
+        delimiter: str,
+        null_literal: str | None = None,
+        placed: tuple[tuple[int, Any], ...] = (),
+    ) -> None:
+        self.types, self.delimiter, self.null_literal = types, delimiter, null_literal
+        self.placed = placed  # partition values: (column index, value), inserted into each row
 
     def flat_map(self, value: Any) -> Iterator[Any]:
         import csv
@@ -743,7 +750,11 @@ class CsvRowParser(FlatMapFunction):
             raise ValueError(
                 f"csv line {line!r} has {len(fields)} fields, the table has {len(self.types)} columns"
             )
-        yield (0, tuple(_csv_value(t, f) for t, f in zip(self.types, fields, strict=True)))
+        null = self.null_literal
+        row = [None if f == null else _csv_value(t, f) for t, f in zip(self.types, fields, strict=True)]
+        for i, v in self.placed:
+            row.insert(i, v)
+        yield (0, tuple(row))
 
 
 def _csv_value(t: Any, text: str) -> Any:

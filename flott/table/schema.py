@@ -13,9 +13,12 @@ __all__ = ["ResolvedSchema", "Schema", "TableSchema"]
 class TableSchema:
     """Column names and types; ``str`` is Flink's ``root`` tree (``|-- a: BIGINT``)."""
 
-    def __init__(self, field_names: list[str], data_types: list[DataType]) -> None:
+    def __init__(
+        self, field_names: list[str], data_types: list[DataType], expressions: dict[str, str] | None = None
+    ) -> None:
         self._names = list(field_names)
         self._types = list(data_types)
+        self._expressions = dict(expressions or {})  # computed columns: name -> `quoted` SQL text
 
     def get_field_names(self) -> list[str]:
         return list(self._names)
@@ -38,7 +41,11 @@ class TableSchema:
         return len(self._names)
 
     def __str__(self) -> str:
-        return "root\n" + "".join(f" |-- {n}: {t}\n" for n, t in zip(self._names, self._types, strict=True))
+        exprs = self._expressions
+        return "root\n" + "".join(
+            f" |-- {n}: {t}" + (f" AS {exprs[n]}" if n in exprs else "") + "\n"
+            for n, t in zip(self._names, self._types, strict=True)
+        )
 
     def __repr__(self) -> str:
         return str(self)
@@ -55,8 +62,12 @@ class ResolvedSchema(TableSchema):
 class Schema:
     """A table's declared columns (physical columns; watermarks are refused until event time is planned)."""
 
-    def __init__(self, names: list[str], types: list[DataType]) -> None:
+    def __init__(
+        self, names: list[str], types: list[DataType], declared: list[tuple[str, str | None]] | None = None
+    ) -> None:
         self.names, self.types = names, types
+        # every column in declared order: (name, SQL expression of a computed column or None)
+        self.declared = declared if declared is not None else [(n, None) for n in names]
 
     @staticmethod
     def new_builder() -> Schema.Builder:
@@ -70,10 +81,14 @@ class Schema:
         def __init__(self) -> None:
             self._names: list[str] = []
             self._types: list[DataType] = []
+            self._computed: list[tuple[str, str]] = []
+            self._order: list[str] = []
 
         def from_schema(self, schema: Schema) -> Schema.Builder:
             self._names += schema.names
             self._types += schema.types
+            self._order += [n for n, _ in schema.declared]
+            self._computed += [(n, e) for n, e in schema.declared if e is not None]
             return self
 
         def from_row_data_type(self, data_type: RowType) -> Schema.Builder:
@@ -93,10 +108,18 @@ class Schema:
                 data_type = parse_type(data_type)
             self._names.append(column_name)
             self._types.append(data_type)
+            self._order.append(column_name)
             return self
 
         def column_by_expression(self, column_name: str, expr: Any) -> Schema.Builder:
-            raise NotYetSupportedError("Schema computed columns (column_by_expression) are not yet supported")
+            """A computed column, evaluated per row from the physical ones (SQL text, as in Flink)."""
+            if not isinstance(expr, str):
+                raise NotYetSupportedError(
+                    "column_by_expression with a Table API expression is not yet supported (give SQL text)"
+                )
+            self._computed.append((column_name, expr))
+            self._order.append(column_name)
+            return self
 
         def column_by_metadata(
             self, column_name: str, data_type: Any, metadata_key: str | None = None, is_virtual: bool = False
@@ -113,4 +136,7 @@ class Schema:
             raise NotYetSupportedError("Schema primary keys are not yet supported")
 
         def build(self) -> Schema:
-            return Schema(list(self._names), list(self._types))
+            computed = dict(self._computed)
+            order = self._order + [n for n in self._names if n not in self._order]
+            declared = [(n, computed.get(n)) for n in order]
+            return Schema(list(self._names), list(self._types), declared)

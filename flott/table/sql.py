@@ -390,7 +390,11 @@ class SqlPlanner:
             types.append(from_sqlglot(col.args["kind"]))
         options: dict[str, str] = {}
         props = tree.args.get("properties")
+        partition_keys: list[str] = []
         for p in props.expressions if props is not None else []:
+            if isinstance(p, exp.PartitionedByProperty) and isinstance(p.this, exp.Schema):
+                partition_keys = [e.name for e in p.this.expressions]
+                continue
             if not isinstance(p, exp.Property):
                 raise NotYetSupportedError(f"CREATE TABLE: '{p.sql('spark')}' is not yet supported")
             options[p.this.name if isinstance(p.this, exp.Literal) else str(p.this)] = p.args["value"].name
@@ -400,7 +404,7 @@ class SqlPlanner:
             raise validation_error(
                 f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`"
             )
-        table = connector_table(name, names, types, options)
+        table = connector_table(name, names, types, options, partition_keys)
         if any(e is not None for _, e in declared):
             table.computed = (self.text, declared)
             self.computed_columns(Scan(table), declared)  # their mistakes fail the CREATE, as in Flink

@@ -49,7 +49,7 @@ class Table:
     # --- introspection --------------------------------------------------------------------------
 
     def get_schema(self) -> TableSchema:
-        return TableSchema(self._node.names, self._node.types)
+        return TableSchema(self._node.names, self._node.types, getattr(self._node, "computed_sql", None))
 
     def get_resolved_schema(self) -> ResolvedSchema:
         return ResolvedSchema(self._node.names, self._node.types)

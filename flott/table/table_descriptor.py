@@ -32,8 +32,15 @@ class FormatDescriptor:
 
 
 class TableDescriptor:
-    def __init__(self, connector: str, schema: Schema | None, options: dict[str, str]) -> None:
+    def __init__(
+        self,
+        connector: str,
+        schema: Schema | None,
+        options: dict[str, str],
+        partition_keys: list[str] | None = None,
+    ) -> None:
         self.connector = connector
+        self.partition_keys = list(partition_keys or [])
         self.schema = schema if schema is not None else Schema([], [])
         self._options = options
 
@@ -59,6 +66,7 @@ class TableDescriptor:
             self._connector = connector
             self._schema: Schema | None = None
             self._options: dict[str, str] = {}
+            self._partition_keys: list[str] = []
 
         def schema(self, schema: Schema) -> TableDescriptor.Builder:
             self._schema = schema
@@ -81,10 +89,14 @@ class TableDescriptor:
             return self
 
         def partitioned_by(self, *partition_keys: str) -> TableDescriptor.Builder:
-            raise NotYetSupportedError("partitioned tables are not yet supported")
+            """PARTITIONED BY (the filesystem connector's k=v directories)."""
+            self._partition_keys = list(partition_keys)
+            return self
 
         def distributed_by(self, *args: Any) -> TableDescriptor.Builder:
             raise NotYetSupportedError("distributed tables are not yet supported")
 
         def build(self) -> TableDescriptor:
-            return TableDescriptor(self._connector, self._schema, dict(self._options))
+            return TableDescriptor(
+                self._connector, self._schema, dict(self._options), self._partition_keys
+            )

@@ -109,6 +109,9 @@ class TableEnvironment:
             if entry.computed is not None:
                 text, declared = entry.computed
                 node = SqlPlanner(self, text).computed_columns(node, declared)
+                node.computed_sql = {  # type: ignore[attr-defined]  # what get_schema prints
+                    n: e.sql(dialect="spark", identify=True) for n, e in declared if e is not None
+                }
             if entry.watermark is not None:
                 node = SqlPlanner(self, "").watermark_assigner(node, entry.watermark)
             return node
@@ -126,9 +129,23 @@ class TableEnvironment:
         self.create_temporary_view(name, table)
 
     def create_temporary_table(self, path: str, descriptor: Any) -> None:
-        self._catalog[_short(path)] = connector_table(
-            _short(path), descriptor.schema.names, descriptor.schema.types, descriptor.options()
+        table = connector_table(
+            _short(path),
+            descriptor.schema.names,
+            descriptor.schema.types,
+            descriptor.options(),
+            getattr(descriptor, "partition_keys", None),
         )
+        declared = getattr(descriptor.schema, "declared", [])
+        if any(e is not None for _, e in declared):
+            from flott.table.sql import SqlPlanner
+            from flott.table.sql_windows import parse_expression
+
+            parsed = [(n, None if e is None else parse_expression(e)) for n, e in declared]
+            text = ", ".join(e for _, e in declared if e is not None)
+            table.computed = (text, parsed)
+            SqlPlanner(self, text).computed_columns(Scan(table), parsed)  # mistakes fail here, as in Flink
+        self._catalog[_short(path)] = table
 
     def create_table(self, path: str, descriptor: Any) -> None:
         self.create_temporary_table(path, descriptor)

@@ -29,21 +29,7 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "read all of subtask 0's rows first; flott's datagen is one subtask counting 1, 2, 3, ... (a "
         "parallel one would match only when the two subtasks' rows arrive in that order)"
     ),
-    "sql_filesystem_csv": (
-        "not yet in flott.table: filesystem connector with csv: write, then read back"
-    ),
-    "sql_filesystem_json": (
-        "not yet in flott.table: filesystem connector with json, PARTITIONED BY, partition "
-        "pruning on read"
-    ),
-    "sql_statement_set": (
-        "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
-    ),
     "table_datastream_conversion": "not yet in flott.table: from_data_stream and to_data_stream",
-    "table_descriptor": (
-        "not yet in flott.table: TableDescriptor.for_connector with Schema (computed column), "
-        "create_temporary_table, execute_insert"
-    ),
     "table_over_window": "not yet in flott.table: Table API Over windows (UNBOUNDED_ROW)",
     "table_to_changelog_stream": "not yet in flott.table: to_changelog_stream of an updating table",
     "table_to_pandas": "not yet in flott.table: Table.to_pandas and from_pandas",

@@ -57,6 +57,7 @@ from flott.datastream.connectors.base import Sink, TwoPhaseCommittingSinkWriter
 __all__ = [
     "BucketAssigner",
     "DefaultRollingPolicy",
+    "ElementBucketAssigner",
     "FileCompactStrategy",
     "FileCompactor",
     "FileSink",
@@ -195,6 +196,15 @@ class BucketAssigner:
             return render(when)
 
         return bucket_id
+
+
+class ElementBucketAssigner(BucketAssigner):
+    """Records are ``(bucket id, text)`` pairs and each text goes to its own bucket (Flink's
+    per-element ``BucketAssigner.getBucketId``): the Table filesystem connector's ``k=v``
+    partition directories."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
 
 
 def _no_bucket(_now: float) -> str:
@@ -431,7 +441,8 @@ class _FileSinkWriter:
         self._legacy_names = sink.legacy_part_names
         self._subtask = subtask_index
         self._codec = sink.encoder.codec
-        self._fmt = make_formatter(input_type)
+        self._by_element = isinstance(sink.bucket_assigner, ElementBucketAssigner)
+        self._fmt = str if self._by_element else make_formatter(input_type)  # texts of the pairs
         self._buckets: dict[str, _Bucket] = {}
         self._last_check_ms = _now_ms()
         self.committed_files: list[str] = []
@@ -504,7 +515,16 @@ class _FileSinkWriter:
             return
         now_ms = _now_ms()
         self._maybe_roll_on_time(now_ms)
-        bucket = self._bucket(self._bucket_id(now_ms / 1000.0))
+        if self._by_element:
+            groups: dict[str, list[str]] = {}
+            for bucket_id, text in records:
+                groups.setdefault(bucket_id, []).append(text)
+            for bucket_id, lines in groups.items():
+                self._write_to(self._bucket(bucket_id), lines, now_ms)
+            return
+        self._write_to(self._bucket(self._bucket_id(now_ms / 1000.0)), records, now_ms)
+
+    def _write_to(self, bucket: _Bucket, records: list[Any], now_ms: int) -> None:
         data = format_lines(records, self._fmt).encode(self._codec)
         part = bucket.part
         if part is None:
