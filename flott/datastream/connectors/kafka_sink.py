@@ -37,10 +37,13 @@ committable says how to tell whether it was committed and how to write it again:
   consecutive offsets), and records of an open or aborted transaction stay readable with
   ``isolation.level=read_uncommitted`` until retention removes them.
 
-Recovery (``KafkaSink.commit`` with a committable whose producer is gone, after a restore) checks
-the marker; if the transaction was not committed, it reads those records back, fences the old
-transactional id (the broker aborts the old transaction) and writes them again in a new
-transaction with the marker, committed at once. Committing is so idempotent, as the runtime
+Recovery (``KafkaSink.commit`` with a committable whose producer is gone, after a restore) first
+fences the old transactional id (the broker finishes a commit the old producer had asked for, or
+aborts its transaction), then checks the marker; if the transaction was not committed, it reads
+those records back and writes them again in a new transaction with the marker, committed at once.
+(Checking before fencing could race with a commit in flight: the marker would read as unset,
+the old commit land after, and the records be there twice.)
+Committing is so idempotent, as the runtime
 requires, and does not depend on the broker keeping the old transaction open: a transaction
 the broker aborted on ``transaction.timeout.ms`` is written again too (Flink loses it).
 
@@ -407,6 +410,13 @@ def recover_transaction(config: dict[str, Any], committable: Any) -> int:
     import confluent_kafka as ck
 
     _, tid, group, marker_topic, marker_partition, marker, runs = committable
+    # Fence first, read the marker after: the crashed producer may have sent its EndTxn(COMMIT)
+    # before it died, and until the broker has written that commit the marker offset reads as
+    # unset. init_transactions returns only once the broker has finished (committed) or aborted
+    # the old transaction, so the marker read after it is stable; the records of an aborted
+    # transaction stay in the log, read back below with read_uncommitted.
+    producer = ck.Producer({**config, "transactional.id": tid})
+    producer.init_transactions(_TIMEOUT_S)
     consumer = ck.Consumer(
         {
             "bootstrap.servers": config["bootstrap.servers"],
@@ -423,8 +433,6 @@ def recover_transaction(config: dict[str, Any], committable: Any) -> int:
         metadata = consumer.consumer_group_metadata()
     finally:
         consumer.close()
-    producer = ck.Producer({**config, "transactional.id": tid})
-    producer.init_transactions(_TIMEOUT_S)  # fences the crashed producer: the broker aborts its transaction
     producer.begin_transaction()
     for topic, partition, key, value, headers, timestamp in records:
         while True:
