@@ -234,10 +234,10 @@ def test_stop_with_savepoint_and_resume_at_another_parallelism_continues_at_the_
     while len(kafka_broker.read(dst, committed_only=False, idle_s=0.3, timeout_s=5)) < n:
         assert time.monotonic() < deadline, "the resumed job did not catch up"
     second.stop_with_savepoint(False, str(sp)).result(timeout=120)
-    # The resumed job fences what the first left open; Tansu does not abort a fenced transaction,
-    # so its first offset can hold read_committed readers back for good (as in the kill test
-    # above): on Tansu the check for loss reads everything written, a real Kafka is read
-    # committed-only and checked exactly.
+    # The resumed job fences what the first left open; Tansu aborts it (an ABORT marker) but its
+    # last stable offset can stay stuck at that transaction's first offset, holding read_committed
+    # readers back for good: on Tansu the check for loss reads everything written, a real Kafka is
+    # read committed-only and checked exactly (committed_view would make it exact on Tansu too).
     committed_only = not kafka_broker.is_tansu
     records = kafka_broker.read(dst, committed_only=committed_only, expect=n, idle_s=1.0)
     got = counts(m.value().decode() for m in records)

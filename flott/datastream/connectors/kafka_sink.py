@@ -49,9 +49,10 @@ the broker aborted on ``transaction.timeout.ms`` is written again too (Flink los
 
 Known limits: markers compare wall-clock microseconds, so a host whose clock is behind by more
 than a checkpoint interval can confuse the check after a rescale onto it. Tansu 0.6 (the test
-broker) shows the records of aborted transactions to ``read_committed`` consumers and does not
-abort a fenced producer's transaction, so on Tansu exactly-once holds only without failures; the
-tests say so.
+broker) writes COMMIT/ABORT markers (also for a fenced producer's open transaction) but leaves the
+aborted-transaction list of its Fetch answers empty, so ``read_committed`` consumers see aborted
+records there; the tests apply Kafka's read_committed rules to its raw log instead
+(tests/kafka/committed_view.py).
 """
 
 from __future__ import annotations
