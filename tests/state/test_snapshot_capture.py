@@ -4,6 +4,7 @@ timers) never reaches the files the asynchronous part writes afterwards, on eith
 
 from __future__ import annotations
 
+import pickle
 import threading
 from pathlib import Path
 from typing import Any
@@ -69,3 +70,21 @@ def test_rocksdb_capture_is_a_native_checkpoint_not_changed_by_later_records(tmp
         assert not [p for p in Path(backend.working_dir).iterdir() if p.name.startswith("chk-")]
     finally:
         backend.dispose()
+
+
+def test_flat_tuple_values_are_shared_and_tuples_holding_lists_are_copied_deeply() -> None:
+    from flott.runtime.state.heap.heap_snapshot import capture_table
+
+    flat = {"a": ("a", 1), "b": ("b", 2.5, None, b"x")}
+    captured = capture_table(flat)
+    assert isinstance(captured, dict) and captured == flat and captured is not flat
+    flat["a"] = ("a", 2)  # a reduce replaces its tuple: the capture keeps the value of the barrier
+    assert captured["a"] == ("a", 1)
+
+    holding_list = {"a": ("a", [1])}
+    deep = capture_table(holding_list)
+    holding_list["a"][1].append(2)  # an in-place change after the barrier
+    assert isinstance(deep, bytes) and pickle.loads(deep) == {"a": ("a", [1])}
+
+    nested = {"a": (("x", 1), 2)}  # a tuple inside a tuple is not checked deeper: pickled
+    assert isinstance(capture_table(nested), bytes)
