@@ -138,6 +138,15 @@ class TableValidationError(InvalidProgramError):
     as PyFlink's error text does, so a user grepping for it finds it on both."""
 
 
+class TableError(InvalidProgramError):
+    """Flink's ``org.apache.flink.table.api.TableException``: a table program that cannot be planned
+    (e.g. an updating table converted to an insert-only DataStream); the message starts with that
+    Java name, as PyFlink's error text does."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("org.apache.flink.table.api.TableException: " + message)
+
+
 class SqlParseError(InvalidProgramError):
     """Flink's ``SqlParserException``: SQL that does not parse, with the line and column."""
 
