@@ -166,7 +166,8 @@ def _plain(v: Any) -> Any:
     if isinstance(v, Instant):
         import datetime
 
-        return datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=v.seconds, microseconds=v.nanos // 1000)
+        since = datetime.timedelta(seconds=v.seconds, microseconds=v.nanos // 1000)
+        return datetime.datetime(1970, 1, 1) + since
     return v
 
 
@@ -236,9 +237,10 @@ _INTEGRAL = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")
 def _converter(name: str, derived: DataType, declared: DataType) -> Any:
     """How a field's value becomes the declared column's (None: as it is); refuses real casts."""
     a, b = derived.type_root, declared.type_root
-    if a == b or (a in ("CHAR", "VARCHAR") and b in ("CHAR", "VARCHAR")) or (a in _INTEGRAL and b in _INTEGRAL):
+    strings = a in ("CHAR", "VARCHAR") and b in ("CHAR", "VARCHAR")
+    if a == b or strings or (a in _INTEGRAL and b in _INTEGRAL):
         return None
-    if a in _INTEGRAL + ("FLOAT",) and b in ("FLOAT", "DOUBLE"):
+    if a in (*_INTEGRAL, "FLOAT") and b in ("FLOAT", "DOUBLE"):
         return float
     if a in _INTEGRAL and b == "DECIMAL":
         return decimal.Decimal
@@ -255,7 +257,8 @@ def from_data_stream(t_env: Any, data_stream: Any, fields_or_schema: tuple[Any, 
     kind, names, types = _derived(data_stream.get_type())
     if not fields_or_schema:
         picks = list(range(len(names)))
-        node = DataStreamScan(data_stream, names, types, RecordToValues(kind, names, picks, [None] * len(names)))
+        convert = RecordToValues(kind, names, picks, [None] * len(names))
+        node = DataStreamScan(data_stream, names, types, convert)
         return Table(node, t_env)
     if len(fields_or_schema) == 1 and isinstance(fields_or_schema[0], Schema):
         schema = fields_or_schema[0]
@@ -291,7 +294,9 @@ def _by_expressions(
                 "event time with a Schema's watermark (SQL: WATERMARK FOR) instead"
             )
         if inner.kind != "col":
-            raise validation_error(f"Field reference expression or alias on field expression expected, got {e}")
+            raise validation_error(
+                f"Field reference expression or alias on field expression expected, got {e}"
+            )
         refs.append((str(inner.value), e.names[0] if e.kind == "alias" else str(inner.value)))
     by_name = any(ref in names for ref, _ in refs)
     if by_name:
@@ -307,7 +312,8 @@ def _by_expressions(
         picks = list(range(len(names)))
     out_names = [new for _, new in refs]
     out_types = [types[i].with_nullability(True) for i in picks]
-    return DataStreamScan(stream, out_names, out_types, RecordToValues(kind, names, picks, [None] * len(picks)))
+    convert = RecordToValues(kind, names, picks, [None] * len(picks))
+    return DataStreamScan(stream, out_names, out_types, convert)
 
 
 # --------------------------------------------------------------------------- Table -> DataStream

@@ -39,13 +39,11 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "sql_statement_set": (
         "not yet in flott.table: StatementSet with two INSERT INTOs into filesystem tables"
     ),
-    "table_datastream_conversion": "not yet in flott.table: from_data_stream and to_data_stream",
     "table_descriptor": (
         "not yet in flott.table: TableDescriptor.for_connector with Schema (computed column), "
         "create_temporary_table, execute_insert"
     ),
     "table_over_window": "not yet in flott.table: Table API Over windows (UNBOUNDED_ROW)",
-    "table_to_changelog_stream": "not yet in flott.table: to_changelog_stream of an updating table",
     "table_to_pandas": "not yet in flott.table: Table.to_pandas and from_pandas",
     # <<< table/sql corpus
 }
