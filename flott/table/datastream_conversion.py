@@ -67,6 +67,7 @@ from flott.table.types import (
 
 __all__ = ["DataStreamScan", "from_data_stream", "to_changelog_stream", "to_data_stream"]
 
+_TABLE_EXCEPTION = "org.apache.flink.table.api.TableException: "
 _ANONYMOUS_SINK = "*anonymous_datastream_sink${}*"
 
 # Java's primitive (boxed) types: NOT NULL when they are a tuple's field or the whole record
@@ -184,7 +185,8 @@ class RecordToValues(MapFunction):
             fields_of = value.__dict__.get("_fields")
             if value.get_row_kind() != RowKind.INSERT:
                 raise TableError(
-                    "Error during input conversion from external DataStream API records to internal "
+                    f"{_TABLE_EXCEPTION}Error during input conversion from external DataStream API "
+                    "records to internal "
                     f"Table API data structures: from_data_stream expects insert-only records, got a "
                     f"{value.get_row_kind().name} row {value!r} (use from_changelog_stream)"
                 )
@@ -397,7 +399,8 @@ def to_data_stream(t_env: Any, table: Any) -> Any:
     sink = _sink_name(t_env)
     if node.is_updating(t_env._streaming):
         raise TableError(
-            f"Table sink '{sink}' doesn't support consuming update changes which is produced by node "
+            f"{_TABLE_EXCEPTION}Table sink '{sink}' doesn't support consuming update changes which "
+            "is produced by node "
             f"{_node_description(node)}"
         )
     return _convert(t_env, table, list(node.names), list(node.types))
