@@ -23,6 +23,7 @@ with its own status; other modules re-export the ones they own by topic
     ├── InvalidProgramError                 400  the program itself is wrong (plan time; also a ValueError)
     │   ├── TableValidationError            400  a Table API / SQL program that does not validate
     │   │                                        (Flink's ValidationException, with line and column)
+    │   ├── TableError                      400  a table program flott cannot plan (TableException)
     │   └── SqlParseError                   400  SQL that does not parse (Flink's SqlParserException)
     ├── RestRequestError                    400  malformed REST request (the REST layer's own)
     │   ├── PayloadTooLargeError            413
@@ -136,6 +137,12 @@ class InvalidProgramError(FlottError, ValueError):
 class TableValidationError(InvalidProgramError):
     """Flink's ``org.apache.flink.table.api.ValidationException``: the message starts with that Java name,
     as PyFlink's error text does, so a user grepping for it finds it on both."""
+
+
+class TableError(InvalidProgramError):
+    """Flink's ``org.apache.flink.table.api.TableException``: a table program that cannot be planned
+    (e.g. an updating table converted to an insert-only DataStream); the message starts with that
+    Java name, as PyFlink's error text does."""
 
 
 class SqlParseError(InvalidProgramError):

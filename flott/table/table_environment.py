@@ -120,7 +120,9 @@ class TableEnvironment:
     def create_temporary_view(self, view_path: str, table_or_data_stream: Any, *fields: Any) -> None:
         name = _short(view_path)
         if name in self._catalog:
-            raise validation_error(f"Temporary table '{_PREFIX}{name}' already exists")
+            raise validation_error(
+                f"Temporary table '`default_catalog`.`default_database`.`{name}`' already exists"
+            )
         if not isinstance(table_or_data_stream, Table):
             table_or_data_stream = self.from_data_stream(table_or_data_stream, *fields)  # type: ignore[attr-defined]
         self._catalog[name] = table_or_data_stream._node
@@ -305,10 +307,16 @@ class StreamTableEnvironment(TableEnvironment):
         return StreamTableEnvironment(environment_settings, env)
 
     def from_data_stream(self, data_stream: Any, *fields_or_schema: Any) -> Table:
-        raise NotYetSupportedError("StreamTableEnvironment.from_data_stream is not yet supported")
+        from flott.table.datastream_conversion import from_data_stream
+
+        return from_data_stream(self, data_stream, fields_or_schema)  # type: ignore[no-any-return]
 
     def to_data_stream(self, table: Table) -> Any:
-        raise NotYetSupportedError("StreamTableEnvironment.to_data_stream is not yet supported")
+        from flott.table.datastream_conversion import to_data_stream
 
-    def to_changelog_stream(self, table: Table, *args: Any) -> Any:
-        raise NotYetSupportedError("StreamTableEnvironment.to_changelog_stream is not yet supported")
+        return to_data_stream(self, table)
+
+    def to_changelog_stream(self, table: Table, target_schema: Any = None, changelog_mode: Any = None) -> Any:
+        from flott.table.datastream_conversion import to_changelog_stream
+
+        return to_changelog_stream(self, table, target_schema, changelog_mode)

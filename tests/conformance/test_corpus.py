@@ -29,9 +29,7 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "read all of subtask 0's rows first; flott's datagen is one subtask counting 1, 2, 3, ... (a "
         "parallel one would match only when the two subtasks' rows arrive in that order)"
     ),
-    "table_datastream_conversion": "not yet in flott.table: from_data_stream and to_data_stream",
     "table_over_window": "not yet in flott.table: Table API Over windows (UNBOUNDED_ROW)",
-    "table_to_changelog_stream": "not yet in flott.table: to_changelog_stream of an updating table",
     "table_to_pandas": "not yet in flott.table: Table.to_pandas and from_pandas",
     # <<< table/sql corpus
 }
