@@ -494,16 +494,20 @@ def _sequence_formatter(element: TypeInformation) -> Formatter:
     return _generate("fmt_seq", source, {"EF": element.make_formatter()})
 
 
-_PRIMITIVE_ELEMENT_TYPES = (
-    BasicType.BOOLEAN,
-    BasicType.BYTE,
-    BasicType.SHORT,
-    BasicType.INT,
-    BasicType.LONG,
-    BasicType.FLOAT,
-    BasicType.DOUBLE,
-    BasicType.CHAR,
+JAVA_PRIMITIVE_TYPES: frozenset[BasicType] = frozenset(
+    {
+        BasicType.BOOLEAN,
+        BasicType.BYTE,
+        BasicType.SHORT,
+        BasicType.INT,
+        BasicType.LONG,
+        BasicType.FLOAT,
+        BasicType.DOUBLE,
+        BasicType.CHAR,
+    }
 )
+"""The basic types that are Java primitives: a primitive array's elements, and the fields the
+Table API derives as NOT NULL from a stream's type."""
 
 
 class PrimitiveArrayTypeInfo(_ArrayTypeInfo):
@@ -511,7 +515,7 @@ class PrimitiveArrayTypeInfo(_ArrayTypeInfo):
 
     def __init__(self, element_type: TypeInformation) -> None:
         if not (
-            isinstance(element_type, BasicTypeInfo) and element_type.basic_type in _PRIMITIVE_ELEMENT_TYPES
+            isinstance(element_type, BasicTypeInfo) and element_type.basic_type in JAVA_PRIMITIVE_TYPES
         ):
             raise TypeError("Invalid element type for a primitive array.")
         super().__init__(element_type)

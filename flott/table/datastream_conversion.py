@@ -21,6 +21,7 @@ from typing import Any
 
 from flott.common.time import Instant
 from flott.common.typeinfo import (
+    JAVA_PRIMITIVE_TYPES,
     BasicArrayTypeInfo,
     BasicType,
     BasicTypeInfo,
@@ -70,17 +71,6 @@ __all__ = ["DataStreamScan", "from_data_stream", "to_changelog_stream", "to_data
 _TABLE_EXCEPTION = "org.apache.flink.table.api.TableException: "
 _ANONYMOUS_SINK = "*anonymous_datastream_sink${}*"
 
-# Java's primitive (boxed) types: NOT NULL when they are a tuple's field or the whole record
-_PRIMITIVE = {
-    BasicType.BYTE,
-    BasicType.BOOLEAN,
-    BasicType.SHORT,
-    BasicType.INT,
-    BasicType.LONG,
-    BasicType.FLOAT,
-    BasicType.DOUBLE,
-    BasicType.CHAR,
-}
 
 
 # --------------------------------------------------------------------------- type mapping
@@ -90,7 +80,7 @@ def data_type_of(info: TypeInformation, primitive_not_null: bool) -> DataType:
     """The SQL type Flink derives for a TypeInformation (``Types.LONG`` is ``BIGINT``)."""
     if isinstance(info, BasicTypeInfo):
         b = info.basic_type
-        nullable = not (primitive_not_null and b in _PRIMITIVE)
+        nullable = not (primitive_not_null and b in JAVA_PRIMITIVE_TYPES)  # Java primitives: NOT NULL
         basic: dict[BasicType, DataType] = {
             BasicType.STRING: VarCharType(VarCharType.MAX_LENGTH, True),
             BasicType.CHAR: VarCharType(VarCharType.MAX_LENGTH, nullable),
