@@ -792,6 +792,9 @@ class CachedDataStream(DataStream):
         raise self._refuse("Setting slot sharing group")
 
 
+COLLECT_SINK_UID = "flott-data-stream-collect-sink"
+
+
 def execute_and_collect(
     stream: DataStream, job_execution_name: str | None = None, limit: int | None = None
 ) -> CollectResultIterator | list[Any]:
@@ -808,7 +811,8 @@ def execute_and_collect(
     raw = config.get(BATCH_SIZE_MAX_KEY)
     max_bytes = parse_memory_size(BATCH_SIZE_MAX_KEY, raw) if raw else DEFAULT_BATCH_SIZE_MAX
     accumulator_name = ACCUMULATOR_PREFIX + str(uuid.uuid4())
-    stream._sink(CollectSink(accumulator_name, max_bytes), SINK_NAME).set_parallelism(1)
+    # A fixed uid: the user cannot name this sink, so a "set a uid" warning about it would be noise.
+    stream._sink(CollectSink(accumulator_name, max_bytes), SINK_NAME).set_parallelism(1).uid(COLLECT_SINK_UID)
     name = job_execution_name if job_execution_name is not None else "DataStream Collect"
     job_graph = create_job_graph(env.get_stream_graph(name, clear_transformations=True))
     wanted = f"Sink: {SINK_NAME}"

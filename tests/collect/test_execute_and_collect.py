@@ -48,6 +48,16 @@ def test_parallelism_one_keeps_order_and_rows_keep_field_access(embedded: Embedd
     assert got[3].name == "n3"
 
 
+def test_the_collect_sink_asks_no_uid_of_the_user(embedded: EmbeddedExecutor) -> None:
+    """The user cannot set a uid on the sink execute_and_collect adds, so no warning may name it."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingUidWarning)
+        got = env.from_collection([1, 2, 3]).map(lambda x: x + 1).execute_and_collect(limit=5)
+    assert got == [2, 3, 4]
+
+
 def test_limit_returns_a_list_and_cancels_an_unbounded_job(embedded: EmbeddedExecutor) -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)

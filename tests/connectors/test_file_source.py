@@ -16,6 +16,7 @@ from flott.datastream.connectors import Boundedness
 from flott.datastream.connectors.file_system import (
     FileEnumeratorProvider,
     FileSource,
+    FileSplitAssignerProvider,
     StreamFormat,
 )
 
@@ -162,6 +163,15 @@ def test_non_splittable_enumerator_reads_whole_files(tmp_path: Path) -> None:
     assert sorted(flatten(parts)) == sorted(f"{k}-{i}" for k in range(4) for i in range(10))
     for part in parts:  # every file entirely within one subtask
         assert len({line.split("-")[0] for line in part}) * 10 == len(part)
+
+
+def test_the_locality_aware_assigner_is_the_default_and_nothing_else_is_taken(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("\n".join(str(i) for i in range(50)))
+    builder = FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(tmp_path))
+    src = builder.set_split_assigner(FileSplitAssignerProvider.locality_aware_split_assigner()).build()
+    assert sorted(flatten(read_all(src, 3)), key=int) == [str(i) for i in range(50)]
+    with pytest.raises(TypeError, match="locality_aware_split_assigner"):
+        builder.set_split_assigner("round_robin")  # type: ignore[arg-type]
 
 
 def test_empty_inputs_and_missing_path(tmp_path: Path) -> None:

@@ -150,7 +150,12 @@ class FileEnumeratorProvider:
 
 
 class FileSplitAssignerProvider:
-    """Split assignment policy; flott assigns byte ranges statically, so this is recorded only."""
+    """Split assignment policy.
+
+    PyFlink offers one policy, the locality-aware assigner, which is also Flink's default. On one host
+    every split is local, so it has nothing to prefer: flott's assignment (each reader takes its share of
+    byte ranges) is what it amounts to here. Setting it is therefore the same as not setting it.
+    """
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -679,6 +684,14 @@ class FileSourceBuilder:
         return self
 
     def set_split_assigner(self, split_assigner: FileSplitAssignerProvider) -> FileSourceBuilder:
+        """Accepts PyFlink's only policy, the locality-aware default (see ``FileSplitAssignerProvider``)."""
+        locality_aware = isinstance(split_assigner, FileSplitAssignerProvider) and (
+            split_assigner.name == "locality_aware"
+        )
+        if not locality_aware:
+            raise TypeError(
+                "set_split_assigner takes FileSplitAssignerProvider.locality_aware_split_assigner()"
+            )
         return self
 
     def set_read_buffer_size(self, read_buffer_size: int) -> FileSourceBuilder:
