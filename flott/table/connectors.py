@@ -307,7 +307,8 @@ class FileSystemConnector:
             parse = JsonRowParser(names, types, placed)
         else:
             delimiter = table.options.get("csv.field-delimiter", ",")
-            parse = runtime.CsvRowParser(types, delimiter, table.options.get("csv.null-literal"), placed)
+            null_literal = table.options.get("csv.null-literal")
+            parse = runtime.CsvRowParser(names, types, delimiter, null_literal, placed)
         return lines.flat_map(parse).name("CsvRows").set_parallelism(lines.transformation.parallelism)
 
     def sink_stream(self, ctx: Any, table: ConnectorTable, ds: Any, updating: bool) -> None:

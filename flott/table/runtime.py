@@ -727,16 +727,21 @@ class ConstantKey(KeySelector):
 
 
 class CsvRowParser(FlatMapFunction):
-    """A csv line to the table's row (``(+I, values)``); blank lines are skipped."""
+    """A csv line to the table's row (``(+I, values)``); blank lines are skipped.
+
+    As Flink's csv format: a field equal to ``csv.null-literal`` is NULL; an empty field is an empty
+    string in a string column and, with no null literal matching it, fails the job in any other column
+    (Flink's ``Fail to deserialize at field``), so a file is never read back with values made up."""
 
     def __init__(
         self,
+        names: list[str],
         types: list[Any],
         delimiter: str,
         null_literal: str | None = None,
         placed: tuple[tuple[int, Any], ...] = (),
     ) -> None:
-        self.types, self.delimiter, self.null_literal = types, delimiter, null_literal
+        self.names, self.types, self.delimiter, self.null_literal = names, types, delimiter, null_literal
         self.placed = placed  # partition values: (column index, value), inserted into each row
 
     def flat_map(self, value: Any) -> Iterator[Any]:
@@ -751,7 +756,14 @@ class CsvRowParser(FlatMapFunction):
                 f"csv line {line!r} has {len(fields)} fields, the table has {len(self.types)} columns"
             )
         null = self.null_literal
-        row = [None if f == null else _csv_value(t, f) for t, f in zip(self.types, fields, strict=True)]
+        row: list[Any] = []
+        for n, t, f in zip(self.names, self.types, fields, strict=True):
+            if f == null:
+                row.append(None)
+            elif f == "" and t.type_root not in ("CHAR", "VARCHAR"):
+                raise ValueError(f"Fail to deserialize at field: {n}: empty String in csv line {line!r}")
+            else:
+                row.append(_csv_value(t, f))
         for i, v in self.placed:
             row.insert(i, v)
         yield (0, tuple(row))

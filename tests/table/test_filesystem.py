@@ -79,6 +79,26 @@ def test_partitioned_table_writes_k_v_directories_and_prunes_on_read(tmp_path: P
         _rows(env, "SELECT id FROM p WHERE id > 1")
 
 
+def test_an_empty_csv_field_is_an_empty_string_null_only_by_literal_and_fails_a_number(
+    tmp_path: Path,
+) -> None:
+    """As PyFlink: Flink writes NULL as an empty field but does not read an empty number back as NULL."""
+    (tmp_path / "in.csv").write_text("1,a,2.5\n2,,\n")
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    columns = "(id INT, s STRING, d DOUBLE)"
+    env.execute_sql(
+        f"CREATE TABLE strict_t {columns} WITH "
+        f"('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'csv')"
+    )
+    with pytest.raises(Exception, match="Fail to deserialize at field: d"):
+        _rows(env, "SELECT * FROM strict_t")
+    env.execute_sql(
+        f"CREATE TABLE nulls_t {columns} WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', "
+        "'format' = 'csv', 'csv.null-literal' = '')"
+    )
+    assert _rows(env, "SELECT * FROM nulls_t") == [(1, "a", 2.5), (2, None, None)]
+
+
 def test_streaming_insert_commits_its_files_and_leaves_no_in_progress_ones(tmp_path: Path) -> None:
     env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     env.get_config().set("execution.checkpointing.interval", "200 ms")
