@@ -40,10 +40,10 @@ from flott.common.typeinfo import (
 )
 from flott.common.types import Row, RowKind
 from flott.datastream.functions import MapFunction
-from flott.errors import NotYetSupportedError, TableError
+from flott.errors import NotYetSupportedError
 from flott.table.expression import Expression
 from flott.table.plan import PlanNode, TranslationContext
-from flott.table.planner import validation_error
+from flott.table.planner import table_error, validation_error
 from flott.table.types import (
     ArrayType,
     BigIntType,
@@ -68,7 +68,6 @@ from flott.table.types import (
 
 __all__ = ["DataStreamScan", "from_data_stream", "to_changelog_stream", "to_data_stream"]
 
-_TABLE_EXCEPTION = "org.apache.flink.table.api.TableException: "
 _ANONYMOUS_SINK = "*anonymous_datastream_sink${}*"
 
 
@@ -174,8 +173,8 @@ class RecordToValues(MapFunction):
         elif isinstance(value, Row):
             fields_of = value.__dict__.get("_fields")
             if value.get_row_kind() != RowKind.INSERT:
-                raise TableError(
-                    f"{_TABLE_EXCEPTION}Error during input conversion from external DataStream API "
+                raise table_error(
+                    "Error during input conversion from external DataStream API "
                     "records to internal "
                     f"Table API data structures: from_data_stream expects insert-only records, got a "
                     f"{value.get_row_kind().name} row {value!r} (use from_changelog_stream)"
@@ -388,8 +387,8 @@ def to_data_stream(t_env: Any, table: Any) -> Any:
     node = table._node
     sink = _sink_name(t_env)
     if node.is_updating(t_env._streaming):
-        raise TableError(
-            f"{_TABLE_EXCEPTION}Table sink '{sink}' doesn't support consuming update changes which "
+        raise table_error(
+            f"Table sink '{sink}' doesn't support consuming update changes which "
             "is produced by node "
             f"{_node_description(node)}"
         )

@@ -14,7 +14,7 @@ import decimal
 from dataclasses import dataclass, field
 from typing import Any
 
-from flott.errors import NotYetSupportedError, TableValidationError
+from flott.errors import NotYetSupportedError, TableError, TableValidationError
 from flott.table import time_functions
 from flott.table.expression import Expression
 from flott.table.types import (
@@ -35,12 +35,18 @@ from flott.table.types import (
 )
 
 VALIDATION = "org.apache.flink.table.api.ValidationException: "
+TABLE_EXCEPTION = "org.apache.flink.table.api.TableException: "
 
 AGGREGATES = frozenset({"count", "sum", "sum0", "min", "max", "avg"})
 
 
 def validation_error(message: str) -> TableValidationError:
     return TableValidationError(VALIDATION + message)
+
+
+def table_error(message: str) -> TableError:
+    """Flink's TableException: a program Flink's planner cannot plan (PyFlink prints the Java name)."""
+    return TableError(TABLE_EXCEPTION + message)
 
 
 @dataclass

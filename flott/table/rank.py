@@ -1,5 +1,9 @@
 """Top-N and deduplication: ``ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..)`` filtered on the row number.
 
+In batch mode ``RANK()`` and ``DENSE_RANK()`` may take ROW_NUMBER's place (rows that tie on the
+sort key share a rank; RANK leaves gaps after ties, DENSE_RANK does not); in streaming mode Flink
+refuses them, and so does flott (at plan time, in sql.py).
+
 Flink's planner turns an over aggregation of ROW_NUMBER whose result is filtered by ``rn <= N``
 (``rn < N``, ``rn = N``, ``rn BETWEEN a AND b``) into a Rank node, and into a Deduplicate when the
 range is ``rn = 1``, the order is the event-time attribute and the row number is not selected.
@@ -55,8 +59,9 @@ class Rank(PlanNode):
         end: int,
         output_number: bool,
         name: str,
+        rank_type: str = "ROW_NUMBER",
     ) -> None:
-        self.input, self.partition, self.order = input, partition, order
+        self.input, self.partition, self.order, self.rank_type = input, partition, order, rank_type
         self.start, self.end, self.output_number = start, end, output_number
         self.names = [*list(input.names), name]
         self.types: list[DataType] = [*list(input.types), DataTypes.BIGINT().not_null()]
@@ -67,6 +72,7 @@ class Rank(PlanNode):
             and len(order) == 1
             and input.rowtime is not None
             and order[0][0] == input.rowtime
+            and rank_type == "ROW_NUMBER"
         )
 
     def is_updating(self, streaming: bool) -> bool:
@@ -79,7 +85,7 @@ class Rank(PlanNode):
             )
         fn: KeyedProcessFunction
         if not ctx.streaming:
-            fn = BatchRankFunction(self.order, self.start, self.end, self.output_number)
+            fn = BatchRankFunction(self.order, self.start, self.end, self.output_number, self.rank_type)
         elif self.deduplicate:
             fn = RowTimeDeduplicateFunction(self.order[0][0], keep_last=not self.order[0][1])
         else:
@@ -92,9 +98,17 @@ class Rank(PlanNode):
 class BatchRankFunction(runtime.RowsAtEndOfInput):
     STATE = "rank-rows"
 
-    def __init__(self, order: list[tuple[int, bool]], start: int, end: int, output_number: bool) -> None:
+    def __init__(
+        self,
+        order: list[tuple[int, bool]],
+        start: int,
+        end: int,
+        output_number: bool,
+        rank_type: str = "ROW_NUMBER",
+    ) -> None:
         super().__init__()
         self.order, self.start, self.end, self.output_number = order, start, end, output_number
+        self.rank_type = rank_type
 
     def on_timer(self, timestamp: int, ctx: Any) -> Iterable[Any] | None:
         rows: list[tuple[Any, ...]] = self._rows.value() or []
@@ -104,11 +118,18 @@ class BatchRankFunction(runtime.RowsAtEndOfInput):
             return int(cmp(self._key(a), self._key(b)))
 
         rows.sort(key=functools.cmp_to_key(by_order))
-        return [
-            (0, (*r, n if self.output_number else None))
-            for n, r in enumerate(rows, start=1)
-            if self.start <= n <= self.end
-        ]
+        out = []
+        rank, previous = 0, None
+        for n, r in enumerate(rows, start=1):
+            key = self._key(r)
+            if self.rank_type == "ROW_NUMBER" or previous is None or cmp(key, previous) != 0:
+                rank = n if self.rank_type != "DENSE_RANK" else rank + 1
+            previous = key
+            if rank > self.end:
+                break
+            if self.start <= rank:
+                out.append((0, (*r, rank if self.output_number else None)))
+        return out
 
     def _key(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(row[i] for i, _ in self.order)

@@ -31,7 +31,7 @@ from flott.table.plan import (
     collect_aggregates,
     rewrite_over_aggregate,
 )
-from flott.table.planner import Rex, literal_type, make_call, validation_error
+from flott.table.planner import Rex, literal_type, make_call, table_error, validation_error
 from flott.table.sql_types import from_sqlglot
 from flott.table.sql_windows import RENAMED_BY_ALIAS, Rewritten, WatermarkClause, WindowTvfCall, rewrite
 from flott.table.table_result import TableResult
@@ -122,6 +122,10 @@ _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
     "ABS": "abs",
     "TO_TIMESTAMP_LTZ": "toTimestampLtz",
 }
+
+# The ranking functions of a Top-N (Flink's RankType), by their sqlglot node.
+_RANK_TYPES: dict[type, str] = {exp.RowNumber: "ROW_NUMBER", exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK"}
+_RANK_FUNCTIONS = tuple(_RANK_TYPES)
 
 
 _FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out what it plans
@@ -479,7 +483,7 @@ class SqlPlanner:
             else:
                 names.append(f"EXPR${i}")
         exprs = [item.this if isinstance(item, exp.Alias) else item for item in items]
-        if any(isinstance(e, exp.Window) and isinstance(e.this, exp.RowNumber) for e in exprs):
+        if any(isinstance(e, exp.Window) and isinstance(e.this, _RANK_FUNCTIONS) for e in exprs):
             source, scope, exprs = self._rank(tree, source, scope, exprs, names)
         elif any(e.find(exp.Window) is not None for e in exprs):
             source, scope, exprs = self._over(tree, source, scope, exprs)
@@ -523,7 +527,7 @@ class SqlPlanner:
                 for i in inner.expressions
                 if isinstance(i, exp.Alias)
                 and isinstance(i.this, exp.Window)
-                and isinstance(i.this.this, exp.RowNumber)
+                and isinstance(i.this.this, _RANK_FUNCTIONS)
             ),
             None,
         )
@@ -558,7 +562,7 @@ class SqlPlanner:
         rank_range = self._rank_ranges.pop(id(tree), None)
         if (
             len(windows) > 1
-            or not isinstance(window.this, exp.RowNumber)
+            or not isinstance(window.this, _RANK_FUNCTIONS)
             or rank_range is None
             or rank_range[0] != names[i]
             or tree.args.get("group")
@@ -571,6 +575,9 @@ class SqlPlanner:
             )
         if window.args.get("spec") is not None:
             raise NotYetSupportedError("a frame clause on ROW_NUMBER() is not supported by flott")
+        rank_type = _RANK_TYPES[type(window.this)]
+        if rank_type != "ROW_NUMBER" and self.t_env._streaming:
+            raise table_error(f"{rank_type}() on streaming table is not supported currently")
 
         def column(e: Any) -> int:
             r = self._rex(e, scope, source, aggregates=False)
@@ -584,10 +591,10 @@ class SqlPlanner:
         partition = [column(p) for p in window.args.get("partition_by") or []]
         order_by = window.args.get("order")
         if order_by is None:
-            raise self._invalid(window, "ROW_NUMBER() requires an ORDER BY in its OVER clause")
+            raise self._invalid(window, f"{rank_type}() requires an ORDER BY in its OVER clause")
         order = [(column(o.this), not o.args.get("desc")) for o in order_by.expressions]
         _, start, end, output_number = rank_range
-        node = Rank(source, partition, order, start, end, output_number, names[i])
+        node = Rank(source, partition, order, start, end, output_number, names[i], rank_type)
         new_scope = Scope([*scope.columns, ("", names[i], node.types[-1])])
         new_exprs = list(exprs)
         new_exprs[i] = exp.column(names[i], quoted=True)
