@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from flott.datastream.functions import KeyedCoProcessFunction
-from flott.datastream.state import ValueStateDescriptor
+from flott.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from flott.errors import NotYetSupportedError
 from flott.table import runtime
 from flott.table.plan import Calc, PlanNode, TranslationContext
@@ -30,20 +30,39 @@ if TYPE_CHECKING:
 
 
 class JoinFunction(KeyedCoProcessFunction):
+    """In streaming mode each side's rows of a key are map state entries ``row -> [multiplicity,
+    matches]`` (matches counted for the outer side only), as Flink's JoinRecordStateView keeps
+    them: with ``table.exec.state.ttl`` every entry expires on its own, a row written (or, on an
+    outer side, re-counted) longer ago than the TTL is gone. In batch mode each side's rows wait in
+    one value until the input ends."""
+
     def __init__(
-        self, left_outer: bool, left_width: int, right_width: int, batch: bool, right_outer: bool = False
+        self,
+        left_outer: bool,
+        left_width: int,
+        right_width: int,
+        batch: bool,
+        right_outer: bool = False,
+        state_ttl_ms: int = 0,
     ) -> None:
         self.left_outer = left_outer
         self.right_outer = right_outer
         self.left_nulls = (None,) * left_width
         self.right_nulls = (None,) * right_width
         self.batch = batch
+        self.state_ttl_ms = state_ttl_ms
         self._left: Any = None
         self._right: Any = None
 
     def open(self, runtime_context: Any) -> None:
-        self._left = runtime_context.get_state(ValueStateDescriptor("join-left", None))
-        self._right = runtime_context.get_state(ValueStateDescriptor("join-right", None))
+        if self.batch:
+            self._left = runtime_context.get_state(ValueStateDescriptor("join-left", None))
+            self._right = runtime_context.get_state(ValueStateDescriptor("join-right", None))
+            return
+        for side in ("left", "right"):
+            descriptor = MapStateDescriptor(f"join-{side}-rows", None, None)
+            runtime.with_state_ttl(descriptor, self.state_ttl_ms)
+            setattr(self, f"_{side}", runtime_context.get_map_state(descriptor))
 
     @staticmethod
     def _add(rows: dict[Any, list[int]], row: Any, matches: int) -> None:
@@ -63,6 +82,22 @@ class JoinFunction(KeyedCoProcessFunction):
             del rows[row]
         return True
 
+    @staticmethod
+    def _put(state: Any, row: Any, matches: int) -> None:
+        entry = state.get(row)
+        state.put(row, [1, matches] if entry is None else [entry[0] + 1, entry[1]])
+
+    @staticmethod
+    def _take(state: Any, row: Any) -> bool:
+        entry = state.get(row)
+        if entry is None:
+            return False
+        if entry[0] <= 1:
+            state.remove(row)
+        else:
+            state.put(row, [entry[0] - 1, entry[1]])
+        return True
+
     def _buffer(self, state: Any, kind: int, row: Any, ctx: Any) -> None:
         rows = state.value() or {}
         if kind in (0, 2):
@@ -77,21 +112,19 @@ class JoinFunction(KeyedCoProcessFunction):
         if self.batch:
             self._buffer(self._left, kind, row, ctx)
             return None
-        lefts = self._left.value() or {}
-        rights = self._right.value() or {}
-        matches = sum(e[0] for e in rights.values())
-        out: list[Any] = []
+        rights = list(self._right.items())
+        matches = sum(e[0] for _, e in rights)
         accumulate = kind in (0, 2)
         out_kind = 0 if accumulate else 3
         if accumulate:
-            self._add(lefts, row, matches)
-        elif not self._remove(lefts, row):
+            self._put(self._left, row, matches)
+        elif not self._take(self._left, row):
             return None
-        for r, (n, _) in rights.items():
+        out: list[Any] = []
+        for r, (n, _) in rights:
             out.extend([(out_kind, row + r)] * n)
         if self.left_outer and matches == 0:
             out.append((out_kind, row + self.right_nulls))
-        self._left.update(lefts)
         return out
 
     def process_element2(self, value: Any, ctx: Any) -> Iterable[Any] | None:
@@ -99,28 +132,24 @@ class JoinFunction(KeyedCoProcessFunction):
         if self.batch:
             self._buffer(self._right, kind, row, ctx)
             return None
-        lefts = self._left.value() or {}
-        rights = self._right.value() or {}
         out: list[Any] = []
         if kind in (0, 2):
-            self._add(rights, row, 0)
-            for l_row, entry in lefts.items():
-                n, assoc = entry
-                if self.left_outer and assoc == 0:
-                    out.extend([(3, l_row + self.right_nulls)] * n)
-                entry[1] = assoc + 1
+            self._put(self._right, row, 0)
+            for l_row, (n, assoc) in list(self._left.items()):
+                if self.left_outer:
+                    if assoc == 0:
+                        out.extend([(3, l_row + self.right_nulls)] * n)
+                    self._left.put(l_row, [n, assoc + 1])
                 out.extend([(0, l_row + row)] * n)
         else:
-            if not self._remove(rights, row):
+            if not self._take(self._right, row):
                 return None
-            for l_row, entry in lefts.items():
-                n, assoc = entry
+            for l_row, (n, assoc) in list(self._left.items()):
                 out.extend([(3, l_row + row)] * n)
-                entry[1] = assoc - 1
-                if self.left_outer and entry[1] == 0:
-                    out.extend([(0, l_row + self.right_nulls)] * n)
-        self._left.update(lefts)
-        self._right.update(rights)
+                if self.left_outer:
+                    self._left.put(l_row, [n, assoc - 1])
+                    if assoc == 1:
+                        out.extend([(0, l_row + self.right_nulls)] * n)
         return out
 
     def on_timer(self, timestamp: int, ctx: Any) -> Iterable[Any] | None:
@@ -170,7 +199,12 @@ class Join(PlanNode):
         if self.right_outer and ctx.streaming:
             raise NotYetSupportedError("FULL OUTER JOIN in streaming mode is not yet supported by flott")
         fn = JoinFunction(
-            self.left_outer, len(self.left.types), len(self.right.types), not ctx.streaming, self.right_outer
+            self.left_outer,
+            len(self.left.types),
+            len(self.right.types),
+            not ctx.streaming,
+            self.right_outer,
+            ctx.state_ttl_ms,
         )
         joined = (
             left.connect(right)

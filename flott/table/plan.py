@@ -27,6 +27,8 @@ class TranslationContext:
     parallelism: int
     cache: dict[int, Any] = field(default_factory=dict)
     uids: int = 0
+    state_ttl_ms: int = 0
+    """``table.exec.state.ttl`` in streaming mode (0: state kept forever; batch mode keeps none)."""
 
     def uid(self, ds: Any, kind: str) -> Any:
         """Stable operator uids from the plan (the n-th operator of the translated plan), so a
@@ -132,7 +134,7 @@ class Aggregate(PlanNode):
 
     def _translate(self, ctx: TranslationContext) -> Any:
         keys = tuple(range(self.key_count))
-        fn = runtime.GroupAggFunction(keys, self.specs, emit_at_end=not ctx.streaming)
+        fn = runtime.GroupAggFunction(keys, self.specs, not ctx.streaming, ctx.state_ttl_ms)
         ds = self.input.translate(ctx)
         return ctx.uid(
             ds.key_by(runtime.TupleKeySelector(keys)).process(fn).name("GroupAggregate"), "group-aggregate"

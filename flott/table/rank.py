@@ -84,10 +84,17 @@ class Rank(PlanNode):
                 "Top-N (ROW_NUMBER() OVER ...) over an updating input is not yet supported by flott"
             )
         fn: KeyedProcessFunction
+        if ctx.streaming and ctx.state_ttl_ms > 0 and not self.deduplicate:
+            raise NotYetSupportedError(
+                "table.exec.state.ttl with a streaming Top-N (ROW_NUMBER() OVER ... WHERE rn <= N) is not "
+                "yet supported by flott (deduplication, group aggregations and regular joins honour it)"
+            )
         if not ctx.streaming:
             fn = BatchRankFunction(self.order, self.start, self.end, self.output_number, self.rank_type)
         elif self.deduplicate:
-            fn = RowTimeDeduplicateFunction(self.order[0][0], keep_last=not self.order[0][1])
+            fn = RowTimeDeduplicateFunction(
+                self.order[0][0], keep_last=not self.order[0][1], state_ttl_ms=ctx.state_ttl_ms
+            )
         else:
             fn = AppendOnlyTopNFunction(self.order, self.start, self.end, self.output_number)
         ds = self.input.translate(ctx).key_by(runtime.TupleKeySelector(tuple(self.partition)))
@@ -208,14 +215,16 @@ class AppendOnlyTopNFunction(KeyedProcessFunction):
 
 class RowTimeDeduplicateFunction(KeyedProcessFunction):
     """Flink's RowTimeDeduplicateFunction: the first (or last) row per key by event time; a row
-    that replaces the kept one retracts it (``-U`` old, ``+U`` new)."""
+    that replaces the kept one retracts it (``-U`` old, ``+U`` new). With a state TTL, a key whose
+    row was written longer ago than it keeps the next row as if it were the first."""
 
-    def __init__(self, rowtime: int, keep_last: bool) -> None:
-        self.rowtime, self.keep_last = rowtime, keep_last
+    def __init__(self, rowtime: int, keep_last: bool, state_ttl_ms: int = 0) -> None:
+        self.rowtime, self.keep_last, self.state_ttl_ms = rowtime, keep_last, state_ttl_ms
         self._kept: Any = None
 
     def open(self, runtime_context: Any) -> None:
-        self._kept = runtime_context.get_state(ValueStateDescriptor("deduplicate-row", None))
+        descriptor = runtime.with_state_ttl(ValueStateDescriptor("deduplicate-row", None), self.state_ttl_ms)
+        self._kept = runtime_context.get_state(descriptor)
 
     def process_element(self, value: Any, ctx: Any) -> Iterable[Any] | None:
         row = value[1]

@@ -15,8 +15,9 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from flott.common.time import Time
 from flott.datastream.functions import FlatMapFunction, KeyedProcessFunction, KeySelector, MapFunction
-from flott.datastream.state import ValueStateDescriptor
+from flott.datastream.state import StateTtlConfig, ValueStateDescriptor
 from flott.errors import NotYetSupportedError
 from flott.table import time_functions
 
@@ -610,18 +611,37 @@ class TupleKeySelector(KeySelector):
         return tuple(vals[i] for i in self.indexes)
 
 
+def with_state_ttl(descriptor: Any, ttl_ms: int) -> Any:
+    """``table.exec.state.ttl`` as Flink's planner applies it to an operator's state
+    (StateConfigUtil.createTtlConfig): refreshed when written, never read once expired."""
+    if ttl_ms > 0:
+        config = (
+            StateTtlConfig.new_builder(Time.milliseconds(ttl_ms))
+            .set_update_type(StateTtlConfig.UpdateType.OnCreateAndWrite)
+            .set_state_visibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
+            .build()
+        )
+        descriptor.enable_time_to_live(config)
+    return descriptor
+
+
 class GroupAggFunction(KeyedProcessFunction):
     """Flink's GroupAggFunction: accumulators per key in keyed state, a changelog out. In batch mode
-    (``emit_at_end``) it emits each key's final row once, on the end-of-input watermark."""
+    (``emit_at_end``) it emits each key's final row once, on the end-of-input watermark. With a
+    state TTL a key idle longer than it starts anew (``+I``), and a retraction for it is dropped."""
 
-    def __init__(self, key_indexes: tuple[int, ...], specs: list[AggSpec], emit_at_end: bool) -> None:
+    def __init__(
+        self, key_indexes: tuple[int, ...], specs: list[AggSpec], emit_at_end: bool, state_ttl_ms: int = 0
+    ) -> None:
         self.key_indexes = key_indexes
         self.specs = specs
         self.emit_at_end = emit_at_end
+        self.state_ttl_ms = state_ttl_ms
         self._state: Any = None
 
     def open(self, runtime_context: Any) -> None:
-        self._state = runtime_context.get_state(ValueStateDescriptor("group-agg", None))
+        descriptor = with_state_ttl(ValueStateDescriptor("group-agg", None), self.state_ttl_ms)
+        self._state = runtime_context.get_state(descriptor)
 
     def _result(self, key: tuple[Any, ...], accs: list[Accumulator]) -> tuple[Any, ...]:
         return key + tuple(a.value() for a in accs)

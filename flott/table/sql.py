@@ -123,6 +123,20 @@ _NAMED = {  # functions sqlglot leaves anonymous, by their SQL name
     "TO_TIMESTAMP_LTZ": "toTimestampLtz",
 }
 
+def _uniquify(names: list[str]) -> list[str]:
+    """Calcite's rule for a SELECT list's names: a repeated name gets the first free suffix 0, 1, ...
+    (``SELECT l.v, r.v`` gives ``v, v0``), so a join's same-named columns can be selected."""
+    used: set[str] = set()
+    out = []
+    for name in names:
+        unique, attempt = name, 0
+        while unique in used:
+            unique, attempt = f"{name}{attempt}", attempt + 1
+        used.add(unique)
+        out.append(unique)
+    return out
+
+
 # The ranking functions of a Top-N (Flink's RankType), by their sqlglot node.
 _RANK_TYPES: dict[type, str] = {exp.RowNumber: "ROW_NUMBER", exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK"}
 _RANK_FUNCTIONS = tuple(_RANK_TYPES)
@@ -447,6 +461,13 @@ class SqlPlanner:
     # --- queries --------------------------------------------------------------------------------
 
     def _query(self, tree: Any) -> PlanNode:
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            return self._query_at_depth(tree)
+        finally:
+            self._depth -= 1
+
+    def _query_at_depth(self, tree: Any) -> PlanNode:
         if isinstance(tree, exp.Union):
             union: PlanNode = Union([self._query(tree.this), self._query(tree.expression)])
             if tree.args.get("distinct"):
@@ -482,6 +503,8 @@ class SqlPlanner:
                 names.append(item.name)
             else:
                 names.append(f"EXPR${i}")
+        if self._depth == 1:  # a subquery keeps its names: a reference to a repeated one is ambiguous
+            names = _uniquify(names)
         exprs = [item.this if isinstance(item, exp.Alias) else item for item in items]
         if any(isinstance(e, exp.Window) and isinstance(e.this, _RANK_FUNCTIONS) for e in exprs):
             source, scope, exprs = self._rank(tree, source, scope, exprs, names)
@@ -749,7 +772,9 @@ class SqlPlanner:
             ):
                 qualifier = item.table if isinstance(item, exp.Column) else ""
                 items.extend(
-                    exp.column(n, quoted=True) for q, n, _ in scope.columns if not qualifier or q == qualifier
+                    exp.column(n, table=q or None, quoted=True)
+                    for q, n, _ in scope.columns
+                    if not qualifier or q == qualifier
                 )
             else:
                 items.append(item)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
+from flott.configuration import parse_duration_ms
 from flott.datastream.stream_execution_environment import _configuration_dict
-from flott.errors import NotYetSupportedError
+from flott.errors import ConfigurationError, NotYetSupportedError
 
 __all__ = ["TableConfig"]
 
@@ -13,17 +15,33 @@ _UTC = frozenset({"UTC", "GMT", "Z", "Etc/UTC", "+00:00"})
 """The local time zones flott's Table runtime honours: it computes and prints times in UTC."""
 
 
+STATE_TTL = "table.exec.state.ttl"
+
+
+def state_ttl_ms(value: str) -> int:
+    """``table.exec.state.ttl`` in milliseconds (Flink's duration syntax; 0 keeps state forever)."""
+    ms = parse_duration_ms(STATE_TTL, value)
+    if ms < 0:
+        raise ConfigurationError(f"{STATE_TTL} must not be negative, got {value!r}")
+    return ms
+
+
 def _check_table_option(key: str, value: str) -> None:
-    """Never accept what is ignored: flott's planner reads no ``table.*`` option yet, so one set
-    (``table.exec.state.ttl``, mini-batch, ...) is refused, naming it; a UTC local time zone is
-    what flott does anyway and is accepted."""
+    """Never accept what is ignored: of the ``table.*`` options flott's planner reads
+    ``table.exec.state.ttl`` (idle state retention for group aggregations, regular joins and
+    deduplication; a plan whose other stateful operators would need it is refused); any other
+    (mini-batch, ...) is refused, naming it; a UTC local time zone is what flott does anyway and is
+    accepted."""
     if not key.startswith("table."):
         return
     if key == "table.local-time-zone" and value in _UTC:
         return
+    if key == STATE_TTL:
+        state_ttl_ms(value)
+        return
     raise NotYetSupportedError(
         f"the table option {key}={value!r} is not yet supported by flott's Table API and SQL "
-        "(flott plans without table.* options; time zones other than UTC are not supported)"
+        "(flott plans with table.exec.state.ttl only; time zones other than UTC are not supported)"
     )
 
 
@@ -45,6 +63,18 @@ class TableConfig:
     def add_configuration(self, configuration: Any) -> None:
         for key, value in _configuration_dict(configuration).items():
             self.set(key, value)
+
+    def set_idle_state_retention(self, duration: datetime.timedelta) -> None:
+        """PyFlink's setter of ``table.exec.state.ttl``: how long idle state is kept (0: forever)."""
+        if not isinstance(duration, datetime.timedelta):
+            raise TypeError(f"set_idle_state_retention takes a datetime.timedelta, got {duration!r}")
+        self.set(STATE_TTL, f"{int(duration / datetime.timedelta(milliseconds=1))} ms")
+
+    def get_idle_state_retention(self) -> datetime.timedelta:
+        return datetime.timedelta(milliseconds=self.state_ttl_ms())
+
+    def state_ttl_ms(self) -> int:
+        return state_ttl_ms(self._conf.get(STATE_TTL, "0"))
 
     def get_local_timezone(self) -> str:
         return self._conf.get("table.local-time-zone", "default")

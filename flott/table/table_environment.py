@@ -247,7 +247,8 @@ class TableEnvironment:
 
     def _context(self) -> TranslationContext:
         env = self._new_stream_env()
-        return TranslationContext(env, self._streaming, env.get_parallelism())
+        ttl = self._config.state_ttl_ms() if self._streaming else 0
+        return TranslationContext(env, self._streaming, env.get_parallelism(), state_ttl_ms=ttl)
 
     def _execute_collect(self, node: PlanNode) -> TableResult:
         ctx = self._context()

@@ -224,8 +224,8 @@ def test_compiled_calls_and_casts_find_their_own_constants_when_operands_add_lit
 def test_table_options_flott_does_not_honour_are_refused_when_set() -> None:
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     t_env.get_config().set("table.local-time-zone", "UTC")  # what flott computes in anyway
-    with pytest.raises(NotYetSupportedError, match=r"table\.exec\.state\.ttl"):
-        t_env.get_config().set("table.exec.state.ttl", "1 h")
+    with pytest.raises(NotYetSupportedError, match=r"table\.exec\.mini-batch\.enabled"):
+        t_env.get_config().set("table.exec.mini-batch.enabled", "true")
     with pytest.raises(NotYetSupportedError, match="Asia/Tokyo"):
         t_env.get_config().set_local_timezone("Asia/Tokyo")
 
