@@ -320,6 +320,8 @@ def call_type(name: str, operands: list[Rex]) -> DataType:
         return BooleanType(nullable)
     if name in ("isNull", "isNotNull", "isTrue", "isFalse", "isNotTrue", "isNotFalse"):
         return BooleanType(False)
+    if name in ("upper", "lower", "initCap") and ts and ts[0].type_root in _STRINGS:
+        return ts[0].with_nullability(nullable)  # Calcite's ARG0_NULLABLE: VARCHAR(2) stays VARCHAR(2)
     if name in _STRING_RESULT:
         return VarCharType(VarCharType.MAX_LENGTH, nullable)
     if name in ("charLength", "position"):

@@ -31,7 +31,7 @@ from flott.table.plan import (
     collect_aggregates,
     rewrite_over_aggregate,
 )
-from flott.table.planner import Rex, literal_type, make_call, table_error, validation_error
+from flott.table.planner import Rex, common_type, literal_type, make_call, table_error, validation_error
 from flott.table.sql_types import from_sqlglot
 from flott.table.sql_windows import RENAMED_BY_ALIAS, Rewritten, WatermarkClause, WindowTvfCall, rewrite
 from flott.table.table_result import TableResult
@@ -872,12 +872,65 @@ class SqlPlanner:
             else:
                 node = self.t_env._scan(name)
             qualifier = src.alias_or_name
+        elif isinstance(src, exp.Subquery) and isinstance(src.this, exp.Values):
+            node, qualifier = self._values(src.this, src.args.get("alias") or src.this.args.get("alias"))
+        elif isinstance(src, exp.Values):
+            node, qualifier = self._values(src, src.args.get("alias"))
         elif isinstance(src, exp.Subquery):
             node = self._query(src.this)
             qualifier = src.alias
         else:
             raise NotYetSupportedError(f"FROM {src.sql('spark')} is not yet supported by flott")
         return node, Scope([(qualifier, n, t) for n, t in zip(node.names, node.types, strict=True)])
+
+    def _values(self, values: Any, alias: Any) -> tuple[PlanNode, str]:
+        """``VALUES (..), (..) [AS t(a, b)]``: rows of constant expressions, evaluated when planned.
+        As Calcite: a column's type is the rows' common type (strings: VARCHAR of the longest, NOT
+        NULL unless a row is NULL), an untyped NULL is refused, columns are EXPR$0.. unless named."""
+        from flott.table.plan import Values
+        from flott.table.planner import calc_source
+        from flott.table.runtime import CompiledCode
+
+        empty = Values([()], [], [])
+        rows: list[tuple[Any, ...]] = []
+        row_types: list[list[Any]] = []
+        for row in values.expressions:
+            items = row.expressions if isinstance(row, exp.Tuple) else [row]
+            rexes = []
+            for item in items:
+                if isinstance(item, exp.Null):
+                    raise self._invalid(item, "Illegal use of 'NULL'")
+                rex = self._rex(item, Scope([]), empty, aggregates=False)
+                if rex.kind in ("udf", "agg"):
+                    raise NotYetSupportedError(f"'{item.sql('spark')}' in VALUES: only constants are")
+                rexes.append(rex)
+            if row_types and len(rexes) != len(row_types[0]):
+                raise self._invalid(row, "Values passed to VALUES operator must have compatible types")
+            consts: list[Any] = []
+            rows.append(CompiledCode(calc_source(rexes, None, consts, []), consts).function()(()))
+            row_types.append([r.type for r in rexes])
+        types = []
+        for k in range(len(row_types[0])):
+            t = common_type([ts[k] for ts in row_types])
+            if t.type_root == "CHAR":
+                t = DataTypes.VARCHAR(t.length).with_nullability(t.is_nullable)  # type: ignore[attr-defined]
+            types.append(t)
+        floats = [k for k, t in enumerate(types) if t.type_root in ("FLOAT", "DOUBLE")]
+        if floats:
+            rows = [
+                tuple(float(v) if k in floats and v is not None else v for k, v in enumerate(r))
+                for r in rows
+            ]
+        names = [f"EXPR${k}" for k in range(len(types))]
+        qualifier = ""
+        if alias is not None:
+            qualifier = alias.name
+            columns = [c.name for c in alias.args.get("columns") or []]
+            if columns:
+                if len(columns) != len(types):
+                    raise self._invalid(alias, "List of column aliases must have same degree as table")
+                names = columns
+        return Values(rows, names, types), qualifier
 
     def _window_tvf(self, call: WindowTvfCall) -> PlanNode:
         name = call.table.split(".")[-1].strip("`")
