@@ -280,11 +280,10 @@ class Table:
         return self._t_env._execute_inserts([(table_path_or_descriptor, self)])
 
     def to_pandas(self) -> Any:
-        import pandas as pd
+        """Collects the table into a pandas DataFrame with PyFlink's dtypes (see pandas_conversion)."""
+        from flott.table.pandas_conversion import rows_to_frame
 
-        with self.execute().collect() as rows:
-            data = [list(r) for r in rows if r.get_row_kind().value in (0, 2)]
-        return pd.DataFrame(data, columns=self._node.names)
+        return rows_to_frame(self)
 
     def explain(self, *extra_details: Any) -> str:
         from flott.table.plan import explain_plan
