@@ -252,7 +252,10 @@ class Table:
         return GroupWindowedTable(self, window)
 
     def over_window(self, *over_windows: Any) -> Any:
-        raise refuse("Table.over_window")
+        """One over window (flott.table.over_window): ``select`` then computes its over calls."""
+        from flott.table.over_window import over_windowed
+
+        return over_windowed(self, over_windows)
 
     def map(self, func: Any) -> Table:
         raise refuse("Table.map")
