@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from flott.errors import NotYetSupportedError
 from flott.table.expression import Expression
-from flott.table.over_window import Over
+from flott.table.over_window import Over, OverWindow
 from flott.table.planner import validation_error
 
 if TYPE_CHECKING:
     from flott.table.table import Table
 
-__all__ = ["GroupWindow", "Over", "Session", "Slide", "Tumble"]
+__all__ = ["GroupWindow", "Over", "OverWindow", "Session", "Slide", "Tumble"]
 
 
 def _refuse(what: str) -> NotYetSupportedError:
