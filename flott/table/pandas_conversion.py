@@ -11,7 +11,8 @@ Arrow step and builds the same columns directly (measured on PyFlink 2.3 with pa
 - TIMESTAMP(p): datetime64[s|ms|us|ns] by precision (0, 1-3, 4-6, 7-9), NaT for null;
 - TIMESTAMP_LTZ(p): the same, localized to the session time zone (``datetime64[ms, Etc/UTC]``);
 - ARRAY: object holding numpy arrays (their dtype by the same rules), MAP: lists of (key, value)
-  tuples, ROW: dicts;
+  tuples (a nullable key type is refused, as Flink's Arrow writer refuses it), ROW: dicts whose
+  values follow the column rules per field (an INT field with a null anywhere gives floats);
 - an empty result: ``DataFrame.from_records([], columns=names)``, every column object.
 
 pandas is optional (the ``pandas`` extra): it is imported only here, when a conversion is asked for.
@@ -131,7 +132,17 @@ def _numpy_column(np: Any, t: DataType, values: list[Any]) -> Any:
     if isinstance(t, ArrayType):
         arrays = [None if v is None else _numpy_column(np, t.element_type, list(v)) for v in values]
         return _objects(np, arrays)
-    if isinstance(t, _Chars | DecimalType | DateType | TimeType | MapType | RowType):
+    if isinstance(t, RowType):  # dicts whose values follow the column rules field by field
+        fields = []
+        for k, f in enumerate(t.fields):
+            child = _numpy_column(np, f.data_type, [None if v is None else list(v)[k] for v in values])
+            fields.append(child.tolist() if child.dtype.kind in "biuf" else list(child))
+        rows = [
+            None if v is None else {f.name: fields[k][i] for k, f in enumerate(t.fields)}
+            for i, v in enumerate(values)
+        ]
+        return _objects(np, rows)
+    if isinstance(t, _Chars | DecimalType | DateType | TimeType | MapType):
         return _objects(np, [_python_value(t, v) for v in values])
     raise NotYetSupportedError(f"Table.to_pandas: a column of type {t} is not yet supported by flott")
 
@@ -181,7 +192,15 @@ def _check_convertible(t: DataType) -> None:
     convertible = (_Integral, BooleanType, FloatType, DoubleType, TimestampType, _Chars, DecimalType)
     if isinstance(t, ArrayType):
         _check_convertible(t.element_type)
-    elif isinstance(t, MapType | RowType | DateType | TimeType):
+    elif isinstance(t, MapType):
+        if t.key_type.is_nullable:  # Flink's Arrow writer refuses it (IllegalArgumentException)
+            raise TableError("Map key type should be non-nullable")
+        _check_convertible(t.key_type)
+        _check_convertible(t.value_type)
+    elif isinstance(t, RowType):
+        for f in t.fields:
+            _check_convertible(f.data_type)
+    elif isinstance(t, DateType | TimeType):
         pass
     elif not isinstance(t, convertible):
         raise NotYetSupportedError(f"Table.to_pandas: a column of type {t} is not yet supported by flott")

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from flott.common.types import Row
 from flott.errors import NotYetSupportedError, TableError
 from flott.table import DataTypes, EnvironmentSettings, TableEnvironment
 from flott.table.expressions import col
@@ -44,7 +45,7 @@ ALL_TYPES = DataTypes.ROW(
         DataTypes.FIELD("ltz", DataTypes.TIMESTAMP_LTZ(3)),
         DataTypes.FIELD("byt", DataTypes.BYTES()),
         DataTypes.FIELD("arr", DataTypes.ARRAY(DataTypes.INT())),
-        DataTypes.FIELD("mp", DataTypes.MAP(DataTypes.STRING(), DataTypes.INT())),
+        DataTypes.FIELD("mp", DataTypes.MAP(DataTypes.STRING().not_null(), DataTypes.INT())),
     ]
 )
 ROW = (
@@ -82,6 +83,26 @@ def test_nulls_turn_integers_into_float64_and_booleans_into_objects() -> None:
     assert dtypes["ts3"] == "datetime64[ms]" and df["ts3"][1] is pd.NaT
     assert dtypes["ltz"] == "datetime64[ms, Etc/UTC]"
     assert list(df["s"]) == ["ab", None] and dtypes["s"] == "object"
+
+
+def test_nested_values_follow_the_column_rules_and_a_nullable_map_key_is_refused() -> None:
+    xy = DataTypes.ROW([DataTypes.FIELD("x", DataTypes.INT()), DataTypes.FIELD("y", DataTypes.STRING())])
+    schema = DataTypes.ROW(
+        [
+            DataTypes.FIELD("a", DataTypes.ARRAY(DataTypes.INT())),
+            DataTypes.FIELD("s", DataTypes.ARRAY(DataTypes.STRING())),
+            DataTypes.FIELD("r", xy),
+        ]
+    )
+    rows = [([1, None], ["p", None], Row(1, "q")), (None, None, None)]
+    df = _batch().from_elements(rows, schema).to_pandas()
+    assert df["a"][0].dtype == np.float64 and np.isnan(df["a"][0][1]) and df["a"][1] is None
+    assert df["s"][0].dtype == object and list(df["s"][0]) == ["p", None]
+    assert df["r"].tolist() == [{"x": 1.0, "y": "q"}, None]  # PyFlink: x is a float (the column has a null)
+    assert isinstance(df["r"][0]["x"], float)
+    nullable_key = DataTypes.ROW([DataTypes.FIELD("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()))])
+    with pytest.raises(TableError, match="Map key type should be non-nullable"):
+        _batch().from_elements([({"k": 1},)], nullable_key).to_pandas()
 
 
 def test_an_empty_result_has_object_columns() -> None:
