@@ -176,6 +176,11 @@ class OverWindowedTable:
         if not t._t_env._streaming:
             raise NotYetSupportedError("over windows in batch mode are not yet supported by flott")
         frame = _frame(w)
+        if node.is_updating(True):  # as Flink's planner: an over aggregate reads insert-only rows
+            raise TableError(
+                "OverAggregate doesn't support consuming update and delete changes: the over "
+                "window's input is an updating table"
+            )
         plain = t._resolver()
         order = plain.resolve(w.order_by) if isinstance(w.order_by, Expression) else None
         if order is None or order.kind != "input" or order.index != node.rowtime:

@@ -113,6 +113,9 @@ def test_refusals_as_in_flink() -> None:
         t.over_window(mixed).select(col("v").sum.over(col("w")))
     with pytest.raises(TableValidationError, match="Aggregate functions are not supported here"):
         t.over_window(w).select(col("id"), col("v").sum)
+    grouped = t.group_by(col("k")).select(col("k"), col("ts").max.alias("ts"))
+    with pytest.raises(TableError, match="doesn't support consuming update and delete changes"):
+        grouped.over_window(Over.order_by(col("ts")).alias("w")).select(col("k").count.over(col("w")))
 
 
 @pytest.mark.parametrize(
