@@ -8,9 +8,9 @@ a time interval (``lit(1).seconds``: a RANGE frame) or ``row_interval(n)`` (a RO
 default either way). As in Flink: one window per ``over_window`` call ("Currently, only a single
 over window is supported."), an over call naming another alias is "Could not resolve over call.",
 an unaliased over call is named ``_c<i>``, and over calls may sit inside expressions
-(``col("x").count.over(col("w")) + 1``). What flott's over aggregate cannot run (batch mode,
-processing time, PARTITION BY an expression, DISTINCT, following rows) is refused when ``select``
-is called.
+(``col("x").count.over(col("w")) + 1``). A partition key may be an expression (a column appended
+to the input). What flott's over aggregate cannot run (batch mode, processing time, DISTINCT,
+following rows) is refused when ``select`` is called.
 """
 
 from __future__ import annotations
@@ -188,11 +188,15 @@ class OverWindowedTable:
                 f"over windows ordered by anything but an event-time attribute ({w.order_by}) are not "
                 "yet supported by flott"
             )
-        partition = [plain.resolve(p) for p in w.partition_by]
-        if any(p.kind != "input" for p in partition):
-            raise NotYetSupportedError(
-                "over windows partitioned by an expression are not yet supported by flott"
-            )
+        partition_rexes = [plain.resolve(p) for p in w.partition_by]
+        keys: list[int] = []
+        computed: list[Rex] = []  # PARTITION BY an expression: a column appended to the input
+        for p in partition_rexes:
+            if p.kind == "input":
+                keys.append(int(p.index))
+            else:
+                keys.append(len(node.names) + len(computed))
+                computed.append(p)
         aggregates = t._resolver(aggregates=True)
         aggs: list[Rex] = []
         for a in over_aggs:
@@ -200,14 +204,17 @@ class OverWindowedTable:
             if agg.kind != "agg" or agg.value not in _OVER_AGGREGATES or agg.distinct:
                 raise NotYetSupportedError(f"'{a}' over a window: only count/sum/min/max/avg are supported")
             aggs.append(agg)
+        if computed:
+            identity = [Rex("input", typ, index=k) for k, typ in enumerate(node.types)]
+            hidden = [f"$partition{k}" for k in range(len(computed))]
+            node = Calc(node, identity + computed, [*node.names, *hidden])
         width = len(node.names)
         ids = [Rex("input", typ, index=k) for k, typ in enumerate(node.types)]
         agg_names = [f"$over{k}" for k in range(len(aggs))]
         grouped = aggregate_plan(node, ids, aggs, list(node.names), agg_names)
         over = OverAggregate(
-            grouped.input, width, [int(p.index) for p in partition], frame, grouped.specs, agg_names,
-            [a.type for a in aggs],
-        )  # fmt: skip
+            grouped.input, width, keys, frame, grouped.specs, agg_names, [a.type for a in aggs]
+        )
         resolver = Resolver([*node.names, *agg_names], over.types, t._t_env._functions, False)
         projections = [resolver.resolve(e) for e in rewritten]
         return Table(Calc(over, projections, names), t._t_env)

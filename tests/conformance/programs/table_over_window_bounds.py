@@ -1,6 +1,6 @@
 """Table API Over windows: the default (UNBOUNDED_RANGE), time ranges, row counts, unaliased calls."""
 from pyflink.table import EnvironmentSettings, TableEnvironment
-from pyflink.table.expressions import CURRENT_ROW, col, lit, row_interval
+from pyflink.table.expressions import CURRENT_ROW, UNBOUNDED_ROW, col, lit, row_interval
 from pyflink.table.window import Over
 
 
@@ -31,6 +31,9 @@ def main():
     readings.over_window(Over.order_by(col("ts")).preceding(row_interval(2)).following(CURRENT_ROW).alias("w")) \
         .select(col("id"), col("v"), col("v").avg.over(col("w")).alias("avg_last3"),
                 col("v").sum.over(col("w")).alias("sum_last3")) \
+        .execute().print()
+    readings.over_window(Over.partition_by(col("id") % 3).order_by(col("ts")).preceding(UNBOUNDED_ROW).alias("w")) \
+        .select(col("id"), col("id") % 3, col("v").sum.over(col("w")).alias("running")) \
         .execute().print()
 
 
