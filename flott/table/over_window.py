@@ -9,8 +9,8 @@ default either way). As in Flink: one window per ``over_window`` call ("Currentl
 over window is supported."), an over call naming another alias is "Could not resolve over call.",
 an unaliased over call is named ``_c<i>``, and over calls may sit inside expressions
 (``col("x").count.over(col("w")) + 1``). A partition key may be an expression (a column appended
-to the input). What flott's over aggregate cannot run (batch mode, processing time, DISTINCT,
-following rows) is refused when ``select`` is called.
+to the input). What flott's over aggregate cannot run (batch mode, processing time, following
+rows, aggregates other than count/sum/min/max/avg) is refused when ``select`` is called.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ class OverWindowedTable:
         aggs: list[Rex] = []
         for a in over_aggs:
             agg = aggregates.resolve(a)
-            if agg.kind != "agg" or agg.value not in _OVER_AGGREGATES or agg.distinct:
+            if agg.kind != "agg" or agg.value not in _OVER_AGGREGATES:
                 raise NotYetSupportedError(f"'{a}' over a window: only count/sum/min/max/avg are supported")
             aggs.append(agg)
         if computed:

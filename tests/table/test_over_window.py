@@ -106,6 +106,13 @@ def test_a_partition_key_may_be_an_expression() -> None:
     assert _rows(out) == [(1, 10), (2, 20), (3, 40), (4, 60), (5, 90)]  # as PyFlink printed
 
 
+def test_aggregates_of_expressions_and_distinct_aggregates() -> None:
+    t = _table().over_window(Over.order_by(col("ts")).alias("w"))
+    doubled = (col("v") * 2).sum.over(col("w")).alias("s")
+    out = t.select(col("id"), doubled, col("k").count.distinct.over(col("w")).alias("d"))
+    assert _rows(out) == [(1, 20, 1), (2, 120, 1), (3, 120, 1), (4, 200, 2), (5, 300, 2)]
+
+
 def test_refusals_as_in_flink() -> None:
     t = _table()
     w = _by_k().alias("w")
@@ -129,7 +136,7 @@ def test_refusals_as_in_flink() -> None:
     ("window", "call", "message"),
     [
         (lambda: Over.partition_by(col("k")).order_by(col("id")), col("v").sum, "event-time attribute"),
-        (lambda: Over.partition_by(col("k")).order_by(col("ts")), col("v").sum.distinct, "only count/sum"),
+        (lambda: Over.partition_by(col("k")).order_by(col("ts")), col("v").sum0, "only count/sum"),
     ],
 )
 def test_what_flott_does_not_run_yet_is_refused_at_select(
