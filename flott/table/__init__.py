@@ -27,6 +27,7 @@ the construct, never answered wrongly.
 from flott.common.types import Row, RowKind
 from flott.table.environment_settings import EnvironmentSettings
 from flott.table.expression import Expression
+from flott.table.over_window import OverWindowedTable
 from flott.table.schema import Schema, TableSchema
 from flott.table.statement_set import StatementSet
 from flott.table.table import GroupedTable, Table
@@ -45,6 +46,7 @@ __all__ = [
     "FormatDescriptor",
     "FunctionContext",
     "GroupedTable",
+    "OverWindowedTable",
     "ResultKind",
     "Row",
     "RowKind",

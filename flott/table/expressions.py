@@ -8,6 +8,10 @@ from typing import Any
 from flott.table.expression import Expression, _expr
 
 __all__ = [
+    "CURRENT_RANGE",
+    "CURRENT_ROW",
+    "UNBOUNDED_RANGE",
+    "UNBOUNDED_ROW",
     "and_",
     "call",
     "coalesce",
@@ -20,8 +24,24 @@ __all__ = [
     "not_",
     "null_of",
     "or_",
+    "row_interval",
     "with_all_columns",
 ]
+
+
+UNBOUNDED_ROW = Expression("over_bound", "UNBOUNDED_ROW")
+"""An over window's ``preceding``: every row of the partition before the current one (ROWS)."""
+UNBOUNDED_RANGE = Expression("over_bound", "UNBOUNDED_RANGE")
+"""An over window's ``preceding``: every row up to the current row's time (RANGE; the default)."""
+CURRENT_ROW = Expression("over_bound", "CURRENT_ROW")
+"""An over window's ``following`` for a ROWS frame: it ends at the current row."""
+CURRENT_RANGE = Expression("over_bound", "CURRENT_RANGE")
+"""An over window's ``following`` for a RANGE frame: it ends with the current row's peers."""
+
+
+def row_interval(rows: int) -> Expression:
+    """An over window's ``preceding`` as a row count: the current row and ``rows`` rows before it."""
+    return Expression("row_interval", rows)
 
 
 def col(name: str) -> Expression:

@@ -5,7 +5,8 @@ the watermark passes its timestamp (a row at or behind the watermark when it arr
 dropped), then the rows of that timestamp are emitted in arrival order, each with its aggregates:
 ROWS UNBOUNDED PRECEDING counts the rows before it and itself; RANGE UNBOUNDED PRECEDING all rows
 up to its timestamp (its peers too); RANGE INTERVAL 'n' PRECEDING the rows whose timestamps are
-within n of its own. Always append-only (``+I``).
+within n of its own; ROWS n PRECEDING the row and the n rows before it (the Table API's
+``row_interval(n)``). Always append-only (``+I``).
 """
 
 from __future__ import annotations
@@ -22,21 +23,19 @@ from flott.table.types import DataType
 
 
 class OverFrame:
-    """``ROWS``/``RANGE`` from ``preceding_ms`` (``None``: unbounded) to the current row."""
+    """``ROWS``/``RANGE`` from ``preceding`` (``None``: unbounded; else milliseconds for RANGE, a
+    row count for ROWS) to the current row."""
 
-    def __init__(self, kind: str, preceding_ms: int | None) -> None:
-        if kind == "ROWS" and preceding_ms is not None:
-            raise NotYetSupportedError("ROWS BETWEEN n PRECEDING is not yet supported by flott")
-        self.kind, self.preceding_ms = kind, preceding_ms
+    def __init__(self, kind: str, preceding: int | None) -> None:
+        if preceding is not None and preceding < 0:
+            raise NotYetSupportedError(f"{kind} frames with a negative preceding bound ({preceding})")
+        self.kind, self.preceding = kind, preceding
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, OverFrame) and (self.kind, self.preceding_ms) == (
-            other.kind,
-            other.preceding_ms,
-        )
+        return isinstance(other, OverFrame) and (self.kind, self.preceding) == (other.kind, other.preceding)
 
     def __hash__(self) -> int:
-        return hash((self.kind, self.preceding_ms))
+        return hash((self.kind, self.preceding))
 
 
 class OverAggregate(PlanNode):
@@ -103,7 +102,7 @@ class RowTimeOverFunction(KeyedProcessFunction):
         rows = pending.pop(timestamp, [])
         self._pending.update(pending)
         out: list[Any] = []
-        if self.frame.preceding_ms is None:
+        if self.frame.preceding is None:
             accs = self._accs.value() or [s.create() for s in self.specs]
             if self.frame.kind == "ROWS":
                 for row in rows:
@@ -116,7 +115,16 @@ class RowTimeOverFunction(KeyedProcessFunction):
             self._accs.update(accs)
             return out
         retained: list[tuple[int, Any]] = self._retained.value() or []
-        retained = [(t, r) for t, r in retained if t >= timestamp - self.frame.preceding_ms]
+        if self.frame.kind == "ROWS":  # each row with the n rows before it (in time, then arrival)
+            for row in rows:
+                retained = [*retained, (timestamp, row)][-(self.frame.preceding + 1) :]
+                accs = [s.create() for s in self.specs]
+                for _, r in retained:
+                    self._accumulate(accs, r)
+                out.append((0, self._row(row, accs)))
+            self._retained.update(retained)
+            return out
+        retained = [(t, r) for t, r in retained if t >= timestamp - self.frame.preceding]
         retained.extend((timestamp, r) for r in rows)
         self._retained.update(retained)
         accs = [s.create() for s in self.specs]

@@ -662,9 +662,13 @@ class SqlPlanner:
             side = spec.args.get("start_side", "PRECEDING") if spec is not None else "PRECEDING"
             if end != "CURRENT ROW" or side != "PRECEDING":
                 raise NotYetSupportedError("OVER frames must end at CURRENT ROW in flott")
-            if kind == "ROWS" and start != "UNBOUNDED":
-                raise NotYetSupportedError("ROWS BETWEEN n PRECEDING is not yet supported by flott")
-            preceding = None if start == "UNBOUNDED" else interval_ms(start, "RANGE preceding")
+            preceding: int | None = None
+            if start != "UNBOUNDED" and kind == "ROWS":
+                if not (isinstance(start, exp.Literal) and not start.is_string and str(start.this).isdigit()):
+                    raise self._invalid(e, f"ROWS BETWEEN {start} PRECEDING: the bound must be a row count")
+                preceding = int(str(start.this))
+            elif start != "UNBOUNDED":
+                preceding = interval_ms(start, "RANGE preceding")
             partition = [
                 self._rex(p, scope, source, aggregates=False) for p in w.args.get("partition_by") or []
             ]

@@ -252,7 +252,10 @@ class Table:
         return GroupWindowedTable(self, window)
 
     def over_window(self, *over_windows: Any) -> Any:
-        raise refuse("Table.over_window")
+        """One over window (flott.table.over_window): ``select`` then computes its over calls."""
+        from flott.table.over_window import over_windowed
+
+        return over_windowed(self, over_windows)
 
     def map(self, func: Any) -> Table:
         raise refuse("Table.map")
@@ -280,11 +283,10 @@ class Table:
         return self._t_env._execute_inserts([(table_path_or_descriptor, self)])
 
     def to_pandas(self) -> Any:
-        import pandas as pd
+        """Collects the table into a pandas DataFrame with PyFlink's dtypes (see pandas_conversion)."""
+        from flott.table.pandas_conversion import rows_to_frame
 
-        with self.execute().collect() as rows:
-            data = [list(r) for r in rows if r.get_row_kind().value in (0, 2)]
-        return pd.DataFrame(data, columns=self._node.names)
+        return rows_to_frame(self)
 
     def explain(self, *extra_details: Any) -> str:
         from flott.table.plan import explain_plan

@@ -90,6 +90,13 @@ class TableEnvironment:
                     raise validation_error(f"from_elements: the row {r!r} does not have {len(names)} fields")
         return Table(Values([tuple(r) for r in rows], list(names), list(types)), self)
 
+    def from_pandas(self, pdf: Any, schema: Any = None, splits_num: int = 1) -> Table:
+        """A table of a pandas DataFrame's rows; ``schema`` is a RowType, column names or DataTypes
+        (the rest inferred from the dtypes as PyFlink's pyarrow step infers them)."""
+        from flott.table.pandas_conversion import frame_to_plan
+
+        return Table(frame_to_plan(self, pdf, schema, splits_num), self)
+
     def from_path(self, path: str) -> Table:
         return Table(self._scan(path), self)
 

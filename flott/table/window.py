@@ -4,7 +4,8 @@ A group window on an event-time attribute (``Tumble.over(lit(5).seconds).on(col(
 is planned as the SQL window TVF of the same kind, aggregated per ``group_by`` keys and window:
 ``Table.window(w).group_by(col("w"), ...).select(..., col("w").start, col("w").end, aggregates)``
 (flott.table.window_aggregate). ``w.rowtime`` is the window's time (end - 1 ms). Processing-time
-windows, count windows (row intervals) and over windows are refused, naming what was asked for.
+windows and count windows (row intervals) are refused, naming what was asked for. Over windows are
+flott.table.over_window's (``Over`` is re-exported here, where PyFlink has it).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from flott.errors import NotYetSupportedError
 from flott.table.expression import Expression
+from flott.table.over_window import Over, OverWindow
 from flott.table.planner import validation_error
 
 if TYPE_CHECKING:
     from flott.table.table import Table
 
-__all__ = ["GroupWindow", "Over", "Session", "Slide", "Tumble"]
+__all__ = ["GroupWindow", "Over", "OverWindow", "Session", "Slide", "Tumble"]
 
 
 def _refuse(what: str) -> NotYetSupportedError:
@@ -71,16 +73,6 @@ class Session:
     @classmethod
     def with_gap(cls, gap: Any) -> GroupWindow:
         return GroupWindow("SESSION", [_interval_ms(gap, "Session.with_gap")])
-
-
-class Over:
-    @classmethod
-    def order_by(cls, order_by: Any) -> Any:
-        raise _refuse("Over")
-
-    @classmethod
-    def partition_by(cls, *partition_by: Any) -> Any:
-        raise _refuse("Over")
 
 
 _PROPERTIES = {"start": "window_start", "end": "window_end", "rowtime": "window_time"}

@@ -29,8 +29,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "read all of subtask 0's rows first; flott's datagen is one subtask counting 1, 2, 3, ... (a "
         "parallel one would match only when the two subtasks' rows arrive in that order)"
     ),
-    "table_over_window": "not yet in flott.table: Table API Over windows (UNBOUNDED_ROW)",
-    "table_to_pandas": "not yet in flott.table: Table.to_pandas and from_pandas",
     # <<< table/sql corpus
 }
 
