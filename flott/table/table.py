@@ -258,10 +258,19 @@ class Table:
         raise refuse("Table.map")
 
     def flat_map(self, func: Any) -> Table:
-        raise refuse("Table.flat_map")
+        from flott.table.lateral import flat_map
+
+        return flat_map(self, func)
 
     def join_lateral(self, table_function_call: Any, join_predicate: Any = None) -> Table:
-        raise refuse("Table.join_lateral")
+        from flott.table.lateral import join_lateral
+
+        return join_lateral(self, table_function_call, join_predicate, outer=False)
+
+    def left_outer_join_lateral(self, table_function_call: Any, join_predicate: Any = None) -> Table:
+        from flott.table.lateral import join_lateral
+
+        return join_lateral(self, table_function_call, join_predicate, outer=True)
 
     def minus(self, right: Table) -> Table:
         raise refuse("Table.minus")

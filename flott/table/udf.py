@@ -1,4 +1,5 @@
-"""Python user-defined functions: ``@udf`` / ``ScalarFunction`` and ``@udaf`` / ``AggregateFunction``.
+"""Python user-defined functions: ``@udf`` / ``ScalarFunction``, ``@udaf`` / ``AggregateFunction`` and
+``@udtf`` / ``TableFunction``.
 
 A wrapper carries the function and its declared result type; the planner types the call with it and
 the calc calls ``evaluator()`` per row (plain Python, in the task, no serialisation between JVM and
@@ -8,17 +9,22 @@ Python as in PyFlink). ``func_type='pandas'`` (vectorized UDFs) is refused until
 from __future__ import annotations
 
 import functools
+import types
 from typing import Any
 
+from flott.common.types import Row
 from flott.errors import NotYetSupportedError
 
 __all__ = [
     "AggregateFunction",
     "FunctionContext",
     "ScalarFunction",
+    "TableFunction",
     "UserDefinedFunctionWrapper",
+    "UserDefinedTableFunctionWrapper",
     "udaf",
     "udf",
+    "udtf",
 ]
 
 
@@ -45,6 +51,13 @@ class UserDefinedFunction:
 
 
 class ScalarFunction(UserDefinedFunction):
+    def eval(self, *args: Any) -> Any:
+        raise NotImplementedError
+
+
+class TableFunction(UserDefinedFunction):
+    """``eval`` yields (or returns a list/range/generator of) the rows one input row joins with."""
+
     def eval(self, *args: Any) -> Any:
         raise NotImplementedError
 
@@ -158,5 +171,91 @@ def udaf(
     return UserDefinedFunctionWrapper(f, "aggregate", result_type, name, input_types, accumulator_type)
 
 
-def udtf(f: Any = None, **kwargs: Any) -> Any:
-    raise NotYetSupportedError("table functions (@udtf) are not yet supported")
+class UserDefinedTableFunctionWrapper(UserDefinedFunctionWrapper):
+    """A ``@udtf``: its result columns (``f0, f1, ...`` unless a ``ROW<a ..., b ...>`` string names
+    them, as PyFlink's) and the names ``.alias(...)`` gave, for ``join_lateral(f.alias('a', 'b'))``
+    where the function takes the whole row."""
+
+    def __init__(self, fn: Any, result_types: Any, name: str | None, input_types: Any = None) -> None:
+        from flott.table.sql_types import parse_type
+        from flott.table.types import DataType, RowType
+
+        names: list[str] | None = None
+        if isinstance(result_types, str):
+            parsed = parse_type(result_types)
+            if isinstance(parsed, RowType):
+                names, result_types = parsed.field_names(), parsed.field_types()
+            else:
+                result_types = [parsed]
+        elif isinstance(result_types, RowType):
+            result_types = result_types.field_types()
+        elif isinstance(result_types, DataType):
+            result_types = [result_types]
+        elif result_types is None:
+            raise NotYetSupportedError(
+                "a Python table function needs its result_types (type inference is not yet supported)"
+            )
+        types = [parse_type(t) if isinstance(t, str) else t for t in result_types]
+        for t in types:
+            if not isinstance(t, DataType):
+                raise TypeError(
+                    f"Invalid result_type: result_type should be DataType or str but contains {t}"
+                )
+        super().__init__(fn, "table", RowType([]), name, input_types)
+        self.result_types: list[DataType] = types
+        self.result_names: list[str] = names or [f"f{i}" for i in range(len(types))]
+        self.alias_names: list[str] | None = None
+
+    def evaluator(self) -> Any:
+        return _TableFunctionEvaluator(self.fn)
+
+    def alias(self, *alias_names: str) -> UserDefinedTableFunctionWrapper:
+        self.alias_names = list(alias_names)
+        return self
+
+
+class _TableFunctionEvaluator(_FunctionEvaluator):
+    """The user's eval, opened once per subtask, its result as a list of rows (each a tuple of the
+    result columns), normalised as PyFlink does: None is no row; a list, range or generator is one
+    row per item; anything else one row. A row is a tuple's or Row's fields, else a single value."""
+
+    def __init__(self, fn: Any) -> None:
+        super().__init__(fn)
+        self._call = fn.eval if isinstance(fn, TableFunction) else fn
+
+    def __call__(self, *args: Any) -> Any:
+        if not self._opened:
+            self._opened = True
+            if isinstance(self.fn, UserDefinedFunction):
+                self.fn.open(FunctionContext())
+                self._call = self.fn.eval
+        result = self._call(*args)
+        if result is None:
+            return ()
+        if isinstance(result, (list, range, types.GeneratorType)):
+            return [_one_row(item) for item in result]
+        return [_one_row(result)]
+
+    def close(self) -> None:
+        if self._opened and isinstance(self.fn, UserDefinedFunction):
+            self.fn.close()
+
+
+def _one_row(value: Any) -> tuple[Any, ...]:
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, Row):
+        return tuple(value._values)
+    return (value,)
+
+
+def udtf(
+    f: Any = None,
+    input_types: Any = None,
+    result_types: Any = None,
+    deterministic: Any = None,
+    name: str | None = None,
+) -> Any:
+    if f is None:
+        return functools.partial(udtf, input_types=input_types, result_types=result_types, name=name)
+    return UserDefinedTableFunctionWrapper(f, result_types, name, input_types)
