@@ -250,13 +250,22 @@ def sql_lateral(
     call = table_call.expressions[0]
     name = planner.lateral_names.get(call.name, call.name)
     fn = planner.t_env._functions.get(name.lower())
-    if fn is None:
-        raise planner._invalid(call, f"No match found for function signature {name}(<ANY>)")
-    if not isinstance(fn, UserDefinedTableFunctionWrapper):
-        raise planner._invalid(call, f"Function '{name}' is not a table function")
     args = [planner._rex(a, scope, left, aggregates=False) for a in call.expressions]
+    if not isinstance(fn, UserDefinedTableFunctionWrapper):
+        signature = ", ".join(f"<{_type_family(a.type)}>" for a in args)
+        raise validation_error(
+            f"SQL validation failed. {_call_span(planner, call)}No match found for function signature "
+            f"{name}({signature})"
+        )
     alias = lateral.args.get("alias")
     columns = [c.name for c in alias.columns] if alias is not None and alias.columns else None
+    if columns is not None and len(columns) != len(fn.result_types):
+        listed = ", ".join(f"'{n}'" for n in fn.result_names)
+        raise planner._invalid(
+            alias.columns[0],
+            f"List of column aliases must have same degree as table; table has {len(fn.result_types)} "
+            f"columns ({listed}), whereas alias list has {len(columns)} columns",
+        )
     names = _result_names(fn, columns)
     qualifier = alias.name if alias is not None and alias.name else name
     outer = side == "LEFT"
@@ -271,3 +280,35 @@ def sql_lateral(
     node = LateralJoin(left, fn, args, unique, outer)
     new_scope = [(qualifier, n, t) for n, t in zip(names, node.types[len(left.names) :], strict=True)]
     return node, new_scope
+
+
+def _type_family(t: DataType) -> str:
+    """Calcite's name for an argument's type family in "No match found for function signature"."""
+    root = t.type_root
+    if root in ("CHAR", "VARCHAR"):
+        return "CHARACTER"
+    if root in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL"):
+        return "NUMERIC"
+    if root == "BOOLEAN":
+        return "BOOLEAN"
+    return "ANY"
+
+
+def _call_span(planner: Any, call: Any) -> str:
+    """``From line a, column b to line c, column d: `` over the whole call ``f(args)``, as Calcite
+    reports an unknown function (sqlglot's position covers only the name)."""
+    meta = call.meta
+    if "start" not in meta:
+        return ""
+    text, depth, end = planner.text, 0, meta["end"]
+    for i in range(meta["end"] + 1, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                end = i
+                break
+    l1, c1 = planner._position(meta["start"])
+    l2, c2 = planner._position(end)
+    return f"From line {l1}, column {c1} to line {l2}, column {c2}: "

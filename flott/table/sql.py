@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
-from flott.errors import NotYetSupportedError, SqlParseError
+from flott.errors import NotYetSupportedError, SqlParseError, TableError
 from flott.runtime.operators.timestamps_watermarks import auto_watermark_interval_ms
 from flott.table.plan import (
     Calc,
@@ -785,9 +785,10 @@ class SqlPlanner:
         on = join.args.get("on")
         if on is None or (isinstance(on, exp.Boolean) and on.this is True):
             return node, both
-        if side == "LEFT":
-            raise NotYetSupportedError(
-                "LEFT JOIN LATERAL TABLE(...) ON <condition>: only ON TRUE is supported by flott"
+        if side == "LEFT":  # Flink's planner refuses it too (TableException)
+            raise TableError(
+                "org.apache.flink.table.api.TableException: Currently Python correlate does not support "
+                "conditions in left join."
             )
         cond = self._rex(on, both, node, aggregates=False)
         ids = [Rex("input", t, index=i) for i, t in enumerate(node.types)]

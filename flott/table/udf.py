@@ -70,12 +70,24 @@ class AggregateFunction(UserDefinedFunction):
         raise NotImplementedError
 
     def retract(self, accumulator: Any, *args: Any) -> None:
-        raise NotYetSupportedError(
-            f"{type(self).__name__} has no retract(): it cannot aggregate an updating input"
-        )
+        raise RuntimeError("Method retract is not implemented")  # PyFlink's text
 
     def get_value(self, accumulator: Any) -> Any:
         raise NotImplementedError
+
+
+def require_retract(fn: Any) -> None:
+    """A Python aggregate over an updating input (a group aggregate's result, say) must retract what
+    a -U/-D row takes away. PyFlink fails the job on the first retraction ("Method retract is not
+    implemented"); flott refuses when the job is planned, before any row is read."""
+    if isinstance(fn, AggregateFunction) and type(fn).retract is AggregateFunction.retract:
+        from flott.errors import TableError
+
+        raise TableError(
+            f"org.apache.flink.table.api.TableException: the aggregate function {type(fn).__name__} is "
+            "applied to an updating input but defines no retract(accumulator, *args): Method retract "
+            "is not implemented"
+        )
 
 
 class _FunctionEvaluator:

@@ -17,10 +17,10 @@ def main():
     src = t_env.from_elements([("a", "x y"), ("b", "z"), ("a", "zz w")], ["k", "s"])
     latest = src.group_by(col("k")).select(col("k"), col("s").max.alias("m"))
     latest.join_lateral(split(col("m")).alias("word", "length")).execute().print()
-    t_env.create_temporary_function("split", split)
+    t_env.create_temporary_function("split_words", split)
     t_env.create_temporary_view("src", src)
     t_env.execute_sql(
-        "SELECT k, word FROM src, LATERAL TABLE(split(s)) AS T(word, length) WHERE length = 1").print()
+        "SELECT k, word FROM src, LATERAL TABLE(split_words(s)) AS T(word, length) WHERE length = 1").print()
 
 
 if __name__ == "__main__":
