@@ -205,6 +205,13 @@ def flat_map(table: Table, func: Any) -> Table:
 
 # --------------------------------------------------------------------------- SQL
 
+_FLINK_SCALAR_BUILTINS = frozenset(
+    {"SPLIT", "UPPER", "LOWER", "CONCAT", "CONCAT_WS", "SUBSTRING", "REPLACE", "TRIM", "REVERSE", "REPEAT"}
+    | {"LPAD", "RPAD", "ABS", "POWER", "MOD", "COALESCE", "IF", "CAST", "INITCAP", "SPLIT_INDEX"}
+)
+"""Flink built-in scalar functions a few table functions get named like: Flink resolves the built-in
+first (before a temporary catalog function of that name) and refuses it in LATERAL TABLE."""
+
 _LATERAL_CALL = re.compile(r"\bLATERAL\s+TABLE\s*\(\s*$", re.IGNORECASE)
 
 
@@ -251,6 +258,10 @@ def sql_lateral(
     name = planner.lateral_names.get(call.name, call.name)
     fn = planner.t_env._functions.get(name.lower())
     args = [planner._rex(a, scope, left, aggregates=False) for a in call.expressions]
+    if name.upper() in _FLINK_SCALAR_BUILTINS:
+        raise validation_error(
+            f"SQL validation failed. Function '{name}' cannot be used as a table function."
+        )
     if not isinstance(fn, UserDefinedTableFunctionWrapper):
         signature = ", ".join(f"<{_type_family(a.type)}>" for a in args)
         raise validation_error(
