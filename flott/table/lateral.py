@@ -112,7 +112,9 @@ def _table_function(value: Any, functions: dict[str, Any]) -> UserDefinedTableFu
     return fn
 
 
-def _resolve_call(table: Table, call: Any, what: str) -> tuple[UserDefinedTableFunctionWrapper, list[Rex], list[str] | None, bool]:
+def _resolve_call(
+    table: Table, call: Any, what: str
+) -> tuple[UserDefinedTableFunctionWrapper, list[Rex], list[str] | None, bool]:
     """The function, its argument expressions, the alias names (None when not aliased) and whether
     it takes the whole row (a @udtf passed uncalled, as PyFlink's ``join_lateral(f.alias('a'))``)."""
     node = table._node

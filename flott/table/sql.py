@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from flott.errors import NotYetSupportedError, SqlParseError, TableError
 from flott.runtime.operators.timestamps_watermarks import auto_watermark_interval_ms
+from flott.table.lateral import rename_lateral_calls, sql_lateral
 from flott.table.plan import (
     Calc,
     PlanNode,
@@ -31,7 +32,6 @@ from flott.table.plan import (
     collect_aggregates,
     rewrite_over_aggregate,
 )
-from flott.table.lateral import rename_lateral_calls, sql_lateral
 from flott.table.planner import Rex, literal_type, make_call, validation_error
 from flott.table.sql_types import from_sqlglot
 from flott.table.sql_windows import RENAMED_BY_ALIAS, Rewritten, WatermarkClause, WindowTvfCall, rewrite

@@ -4,7 +4,6 @@ from sqlglot's parsed DataType nodes."""
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 from flott.errors import NotYetSupportedError

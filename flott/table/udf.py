@@ -13,7 +13,7 @@ import types
 from typing import Any
 
 from flott.common.types import Row
-from flott.errors import NotYetSupportedError
+from flott.errors import NotYetSupportedError, TableError
 
 __all__ = [
     "AggregateFunction",
@@ -81,8 +81,6 @@ def require_retract(fn: Any) -> None:
     a -U/-D row takes away. PyFlink fails the job on the first retraction ("Method retract is not
     implemented"); flott refuses when the job is planned, before any row is read."""
     if isinstance(fn, AggregateFunction) and type(fn).retract is AggregateFunction.retract:
-        from flott.errors import TableError
-
         raise TableError(
             f"org.apache.flink.table.api.TableException: the aggregate function {type(fn).__name__} is "
             "applied to an updating input but defines no retract(accumulator, *args): Method retract "
@@ -238,7 +236,7 @@ class _TableFunctionEvaluator(_FunctionEvaluator):
     def __call__(self, *args: Any) -> Any:
         if not self._opened:
             self._opened = True
-            if isinstance(self.fn, UserDefinedFunction):
+            if isinstance(self.fn, TableFunction):
                 self.fn.open(FunctionContext())
                 self._call = self.fn.eval
         result = self._call(*args)
@@ -249,7 +247,7 @@ class _TableFunctionEvaluator(_FunctionEvaluator):
         return [_one_row(result)]
 
     def close(self) -> None:
-        if self._opened and isinstance(self.fn, UserDefinedFunction):
+        if self._opened and isinstance(self.fn, TableFunction):
             self.fn.close()
 
 
