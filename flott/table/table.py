@@ -272,6 +272,11 @@ class Table:
 
         return join_lateral(self, table_function_call, join_predicate, outer=True)
 
+    def flat_aggregate(self, func: Any) -> Any:
+        from flott.table.table_aggregate import flat_aggregate
+
+        return flat_aggregate(self, [], func)
+
     def minus(self, right: Table) -> Table:
         raise refuse("Table.minus")
 
@@ -323,4 +328,6 @@ class GroupedTable:
         raise refuse("GroupedTable.aggregate")
 
     def flat_aggregate(self, func: Any) -> Any:
-        raise refuse("GroupedTable.flat_aggregate")
+        from flott.table.table_aggregate import flat_aggregate
+
+        return flat_aggregate(self._table, self._keys, func)

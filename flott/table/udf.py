@@ -19,11 +19,13 @@ __all__ = [
     "AggregateFunction",
     "FunctionContext",
     "ScalarFunction",
+    "TableAggregateFunction",
     "TableFunction",
     "UserDefinedFunctionWrapper",
     "UserDefinedTableFunctionWrapper",
     "udaf",
     "udf",
+    "udtaf",
     "udtf",
 ]
 
@@ -80,12 +82,58 @@ def require_retract(fn: Any) -> None:
     """A Python aggregate over an updating input (a group aggregate's result, say) must retract what
     a -U/-D row takes away. PyFlink fails the job on the first retraction ("Method retract is not
     implemented"); flott refuses when the job is planned, before any row is read."""
-    if isinstance(fn, AggregateFunction) and type(fn).retract is AggregateFunction.retract:
+    inherited = type(fn).retract in (AggregateFunction.retract, TableAggregateFunction.retract)
+    if isinstance(fn, AggregateFunction | TableAggregateFunction) and inherited:
         raise TableError(
             f"org.apache.flink.table.api.TableException: the aggregate function {type(fn).__name__} is "
             "applied to an updating input but defines no retract(accumulator, *args): Method retract "
             "is not implemented"
         )
+
+
+class TableAggregateFunction(UserDefinedFunction):
+    """A group's accumulator gives any number of rows (``emit_value`` yields them): Table API's
+    ``flat_aggregate``."""
+
+    def create_accumulator(self) -> Any:
+        raise NotImplementedError
+
+    def accumulate(self, accumulator: Any, *args: Any) -> None:
+        raise NotImplementedError
+
+    def retract(self, accumulator: Any, *args: Any) -> None:
+        raise RuntimeError("Method retract is not implemented")  # PyFlink's text
+
+    def emit_value(self, accumulator: Any) -> Any:
+        raise NotImplementedError
+
+    def get_result_type(self) -> Any:
+        raise RuntimeError("Method get_result_type is not implemented")
+
+    def get_accumulator_type(self) -> Any:
+        raise RuntimeError("Method get_accumulator_type is not implemented")
+
+
+def udtaf(
+    f: Any = None,
+    input_types: Any = None,
+    result_type: Any = None,
+    accumulator_type: Any = None,
+    deterministic: Any = None,
+    name: str | None = None,
+    func_type: str = "general",
+) -> Any:
+    if func_type != "general":
+        raise NotYetSupportedError("vectorized (func_type='pandas') table aggregate functions are not supported")
+    if f is None:
+        return functools.partial(
+            udtaf, input_types=input_types, result_type=result_type, accumulator_type=accumulator_type, name=name
+        )
+    if not isinstance(f, TableAggregateFunction):
+        raise TypeError(f"udtaf takes a TableAggregateFunction instance, got {type(f).__name__}")
+    if result_type is None:
+        result_type = f.get_result_type()
+    return UserDefinedFunctionWrapper(f, "table_aggregate", result_type, name, input_types, accumulator_type)
 
 
 class _FunctionEvaluator:
@@ -130,7 +178,7 @@ class UserDefinedFunctionWrapper:
         )
 
     def evaluator(self) -> Any:
-        if self.kind == "aggregate":
+        if self.kind in ("aggregate", "table_aggregate"):
             return self.fn
         return _FunctionEvaluator(self.fn)
 
