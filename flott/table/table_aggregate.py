@@ -37,7 +37,8 @@ def _row_values(x: Any) -> tuple[Any, ...]:
 
 class GroupTableAggFunction(KeyedProcessFunction):
     def __init__(self, key_count: int, fn: Any, args: tuple[int, ...], width: int, emit_at_end: bool) -> None:
-        self.key_count, self.fn, self.args, self.width, self.emit_at_end = key_count, fn, args, width, emit_at_end
+        self.key_count, self.fn, self.args = key_count, fn, args
+        self.width, self.emit_at_end = width, emit_at_end
         self._state: Any = None
 
     def open(self, runtime_context: Any) -> None:
@@ -97,7 +98,12 @@ class GroupTableAggFunction(KeyedProcessFunction):
 
 class TableAggregate(PlanNode):
     def __init__(
-        self, input: PlanNode, key_count: int, fn: UserDefinedFunctionWrapper, names: list[str], types: list[DataType]
+        self,
+        input: PlanNode,
+        key_count: int,
+        fn: UserDefinedFunctionWrapper,
+        names: list[str],
+        types: list[DataType],
     ) -> None:
         self.input, self.key_count, self.fn, self.names, self.types = input, key_count, fn, names, types
 
@@ -156,11 +162,12 @@ def flat_aggregate(table: Table, keys: list[Expression], func: Any) -> FlatAggre
         if len(alias) != len(fields):
             raise validation_error(
                 f"List of column aliases must have same degree as table; the returned table of function "
-                f"'{type(fn.fn).__name__}' has {len(fields)} columns, whereas alias list has {len(alias)} columns"
+                f"'{type(fn.fn).__name__}' has {len(fields)} columns, whereas alias list has {len(alias)} "
+                "columns"
             )
         names = alias
-    pre = Calc(node, [*key_rexes, *arg_rexes], [f"$k{i}" for i in range(len(key_rexes))]
-               + [f"$a{i}" for i in range(len(arg_rexes))])
+    pre_names = [f"$k{i}" for i in range(len(key_rexes))] + [f"$a{i}" for i in range(len(arg_rexes))]
+    pre = Calc(node, [*key_rexes, *arg_rexes], pre_names)
     agg = TableAggregate(pre, len(key_rexes), fn, key_names + names, [r.type for r in key_rexes] + fields)
     ids = [Rex("input", t, index=i) for i, t in enumerate(agg.types)]
     return FlatAggregateTable(Table(Calc(agg, ids, list(agg.names)), table._t_env))

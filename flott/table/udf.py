@@ -124,10 +124,16 @@ def udtaf(
     func_type: str = "general",
 ) -> Any:
     if func_type != "general":
-        raise NotYetSupportedError("vectorized (func_type='pandas') table aggregate functions are not supported")
+        raise NotYetSupportedError(
+            "vectorized (func_type='pandas') table aggregate functions are not yet supported"
+        )
     if f is None:
         return functools.partial(
-            udtaf, input_types=input_types, result_type=result_type, accumulator_type=accumulator_type, name=name
+            udtaf,
+            input_types=input_types,
+            result_type=result_type,
+            accumulator_type=accumulator_type,
+            name=name,
         )
     if not isinstance(f, TableAggregateFunction):
         raise TypeError(f"udtaf takes a TableAggregateFunction instance, got {type(f).__name__}")
