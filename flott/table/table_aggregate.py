@@ -1,10 +1,10 @@
 """``flat_aggregate`` with a Python ``TableAggregateFunction`` (``@udtaf``): per group key one
 accumulator, and the rows ``emit_value`` yields from it.
 
-In streaming mode every change to a key's accumulator first withdraws what the key emitted last
-(``-D`` rows, the old accumulator's ``emit_value`` again) and then emits the new rows (``+I``), as
-PyFlink's GroupTableAggFunction does with one row per bundle. In batch mode each key's rows are
-emitted once, when the input ends. The output columns are the group keys, then the function's.
+Streaming mode only (Flink's batch planner cannot plan a table aggregate either). Every change to
+a key's accumulator first withdraws what the key emitted last (``-D`` rows, the old accumulator's
+``emit_value`` again) and then emits the new rows (``+I``), as PyFlink's GroupTableAggFunction does
+with one row per bundle. The output columns are the group keys, then the function's.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from flott.common.types import Row
 from flott.datastream.functions import KeyedProcessFunction
 from flott.datastream.state import ValueStateDescriptor
-from flott.errors import NotYetSupportedError
+from flott.errors import NotYetSupportedError, TableError
 from flott.table import runtime
 from flott.table.expression import Expression
 from flott.table.plan import Calc, PlanNode, TranslationContext
@@ -36,9 +36,8 @@ def _row_values(x: Any) -> tuple[Any, ...]:
 
 
 class GroupTableAggFunction(KeyedProcessFunction):
-    def __init__(self, key_count: int, fn: Any, args: tuple[int, ...], width: int, emit_at_end: bool) -> None:
-        self.key_count, self.fn, self.args = key_count, fn, args
-        self.width, self.emit_at_end = width, emit_at_end
+    def __init__(self, key_count: int, fn: Any, args: tuple[int, ...], width: int) -> None:
+        self.key_count, self.fn, self.args, self.width = key_count, fn, args, width
         self._state: Any = None
 
     def open(self, runtime_context: Any) -> None:
@@ -69,9 +68,7 @@ class GroupTableAggFunction(KeyedProcessFunction):
             if kind in (1, 3):
                 return None
             st = [0, self.fn.create_accumulator()]
-            if self.emit_at_end:
-                ctx.timer_service().register_event_time_timer(runtime.MAX_WATERMARK)
-        elif not self.emit_at_end:
+        else:
             out.extend(self._emit(key, st[1], 3))
         args = [vals[i] for i in self.args]
         if kind in (0, 2):
@@ -84,16 +81,8 @@ class GroupTableAggFunction(KeyedProcessFunction):
             self._state.clear()
             return out
         self._state.update(st)
-        if not self.emit_at_end:
-            out.extend(self._emit(key, st[1], 0))
+        out.extend(self._emit(key, st[1], 0))
         return out
-
-    def on_timer(self, timestamp: int, ctx: Any) -> Iterable[Any] | None:
-        st = self._state.value()
-        if st is None:
-            return None
-        self._state.clear()
-        return self._emit(tuple(ctx.get_current_key()), st[1], 0)
 
 
 class TableAggregate(PlanNode):
@@ -111,13 +100,18 @@ class TableAggregate(PlanNode):
         return streaming
 
     def _translate(self, ctx: TranslationContext) -> Any:
+        if not ctx.streaming:  # Flink's batch planner has no rule for a table aggregate
+            raise TableError(
+                "org.apache.flink.table.api.TableException: Cannot generate a valid execution plan for the "
+                "given query: flat_aggregate (a table aggregate function) runs in streaming mode only"
+            )
         fn = self.fn.evaluator()
         if self.input.is_updating(ctx.streaming):
             require_retract(fn)
         keys = tuple(range(self.key_count))
         args = tuple(range(self.key_count, len(self.input.names)))
         width = len(self.types) - self.key_count
-        process = GroupTableAggFunction(self.key_count, fn, args, width, emit_at_end=not ctx.streaming)
+        process = GroupTableAggFunction(self.key_count, fn, args, width)
         ds = self.input.translate(ctx).key_by(runtime.TupleKeySelector(keys))
         return ctx.uid(ds.process(process).name("GroupTableAggregate"), "group-table-aggregate")
 
