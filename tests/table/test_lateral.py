@@ -210,3 +210,13 @@ def test_a_python_aggregate_without_retract_over_an_updating_input_is_refused_wh
     plain = env.from_elements([("a", 1), ("a", 2)], ["k", "v"]).group_by(col("k")).select(sum_only(col("v")))
     with plain.execute().collect() as rows:
         assert [tuple(r) for r in rows][-1] == (3,)
+
+
+def test_a_registered_table_function_is_called_by_name_in_the_table_api() -> None:
+    from flott.table.expressions import call
+
+    _, t = _env()
+    joined = t.join_lateral(call("split_words", col("s")).alias("w", "n")).select(col("id"), col("w"))
+    assert _rows(joined) == [(1, "a"), (1, "bb")]
+    with pytest.raises(TableValidationError, match="Undefined function: nope"):
+        t.join_lateral(call("nope", col("s")).alias("w"))
