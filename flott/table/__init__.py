@@ -36,7 +36,13 @@ from flott.table.table_descriptor import FormatDescriptor, TableDescriptor
 from flott.table.table_environment import StreamTableEnvironment, TableEnvironment
 from flott.table.table_result import ResultKind, TableResult
 from flott.table.types import DataTypes
-from flott.table.udf import AggregateFunction, FunctionContext, ScalarFunction
+from flott.table.udf import (
+    AggregateFunction,
+    FunctionContext,
+    ScalarFunction,
+    TableAggregateFunction,
+    TableFunction,
+)
 
 __all__ = [
     "AggregateFunction",
@@ -54,9 +60,11 @@ __all__ = [
     "Schema",
     "StatementSet",
     "Table",
+    "TableAggregateFunction",
     "TableConfig",
     "TableDescriptor",
     "TableEnvironment",
+    "TableFunction",
     "TableResult",
     "TableSchema",
     "StreamTableEnvironment",

@@ -133,6 +133,12 @@ class Aggregate(PlanNode):
         return streaming
 
     def _translate(self, ctx: TranslationContext) -> Any:
+        if self.input.is_updating(ctx.streaming):
+            from flott.table.udf import require_retract
+
+            for spec in self.specs:
+                if spec.udaf is not None:
+                    require_retract(spec.udaf)
         keys = tuple(range(self.key_count))
         fn = runtime.GroupAggFunction(keys, self.specs, not ctx.streaming, ctx.state_ttl_ms)
         ds = self.input.translate(ctx)

@@ -434,6 +434,11 @@ class Resolver:
                 if not self.allow_aggregates:
                     raise validation_error("Aggregate functions are not supported here")
                 return Rex("agg", fn.result_type, value=fn, operands=operands)
+            if fn.kind == "table":
+                raise validation_error(
+                    "a table function (@udtf) cannot be called as a scalar expression: use join_lateral, "
+                    "left_outer_join_lateral, flat_map or SQL's LATERAL TABLE(...)"
+                )
             if fn.kind != "scalar":
                 raise NotYetSupportedError(f"{fn.kind} functions are not yet supported in this position")
             return Rex("udf", fn.result_type, value=fn, operands=operands)

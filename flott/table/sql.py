@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
-from flott.errors import NotYetSupportedError, SqlParseError
+from flott.errors import NotYetSupportedError, SqlParseError, TableError
 from flott.runtime.operators.timestamps_watermarks import auto_watermark_interval_ms
+from flott.table.lateral import rename_lateral_calls, sql_lateral
 from flott.table.plan import (
     Calc,
     PlanNode,
@@ -149,7 +150,6 @@ _FLINK_ONLY = [  # checked on the text after flott.table.sql_windows cut out wha
     (r"\bMATCH_RECOGNIZE\b", "MATCH_RECOGNIZE"),
     (r"\bPRIMARY KEY\b", "PRIMARY KEY constraints"),
     (r"\bMETADATA\b", "METADATA columns"),
-    (r"\bLATERAL TABLE\b", "LATERAL TABLE (table functions)"),
 ]
 
 
@@ -223,6 +223,8 @@ class SqlPlanner:
         self.text = text
         self.rewritten = Rewritten(text)
         self._rank_ranges: dict[int, tuple[str, int, int, bool]] = {}
+        self.lateral_names: dict[str, str] = {}
+        """Placeholder → table function name of each LATERAL TABLE call (flott.table.lateral)."""
 
     # --- positions and errors -----------------------------------------------------------------
 
@@ -272,6 +274,7 @@ class SqlPlanner:
     def _parse(self) -> Any:
         self.rewritten = rewrite(self.text)
         self._refuse_flink_only()
+        self.rewritten.text, self.lateral_names = rename_lateral_calls(self.rewritten.text)
         self._keyword_after_comma()
         try:
             statements = [s for s in sqlglot.parse(self.rewritten.text, read="spark") if s is not None]
@@ -793,6 +796,8 @@ class SqlPlanner:
         kind = (join.kind or "").upper()
         if isinstance(join.this, exp.Unnest) and kind == "CROSS" and not side:
             return self._cross_unnest(left, scope, join.this)
+        if isinstance(join.this, exp.Lateral):
+            return self._lateral(left, scope, join, side)
         if kind in ("CROSS",) or (not side and kind not in ("", "INNER")):
             raise NotYetSupportedError(f"SQL {kind} JOIN is not yet supported")
         right, right_scope = self._from(exp.From(this=join.this))
@@ -809,6 +814,21 @@ class SqlPlanner:
             unique.append(candidate)
         node = plan_join(left, right, cond, side or "INNER", unique)
         return node, Scope([(q, n, t) for (q, n, _), t in zip(both.columns, node.types, strict=True)])
+
+    def _lateral(self, left: PlanNode, scope: Scope, join: Any, side: str) -> tuple[PlanNode, Scope]:
+        node, columns = sql_lateral(self, left, scope, join.this, side)
+        both = Scope(scope.columns + columns)
+        on = join.args.get("on")
+        if on is None or (isinstance(on, exp.Boolean) and on.this is True):
+            return node, both
+        if side == "LEFT":  # Flink's planner refuses it too (TableException)
+            raise TableError(
+                "org.apache.flink.table.api.TableException: Currently Python correlate does not support "
+                "conditions in left join."
+            )
+        cond = self._rex(on, both, node, aggregates=False)
+        ids = [Rex("input", t, index=i) for i, t in enumerate(node.types)]
+        return Calc(node, ids, list(node.names), cond), both
 
     def _unnest_alias(self, unnest: Any) -> tuple[str, str]:
         alias = unnest.args.get("alias")

@@ -3,6 +3,7 @@ from sqlglot's parsed DataType nodes."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flott.errors import NotYetSupportedError
@@ -66,6 +67,7 @@ def parse_type(text: str) -> DataType:
     t = text.strip()
     if t.upper().endswith("NOT NULL"):
         nullable, t = False, t[: -len("NOT NULL")].strip()
+    t = re.sub(r"\bROW\s*<", "STRUCT<", t, flags=re.IGNORECASE)  # Flink's ROW<a INT>, Spark's STRUCT
     node = sqlglot.parse_one(f"CAST(NULL AS {t})", read="spark")
     assert isinstance(node, exp.Cast)
     return from_sqlglot(node.args["to"]).with_nullability(nullable)

@@ -261,10 +261,24 @@ class Table:
         raise refuse("Table.map")
 
     def flat_map(self, func: Any) -> Table:
-        raise refuse("Table.flat_map")
+        from flott.table.lateral import flat_map
+
+        return flat_map(self, func)
 
     def join_lateral(self, table_function_call: Any, join_predicate: Any = None) -> Table:
-        raise refuse("Table.join_lateral")
+        from flott.table.lateral import join_lateral
+
+        return join_lateral(self, table_function_call, join_predicate, outer=False)
+
+    def left_outer_join_lateral(self, table_function_call: Any, join_predicate: Any = None) -> Table:
+        from flott.table.lateral import join_lateral
+
+        return join_lateral(self, table_function_call, join_predicate, outer=True)
+
+    def flat_aggregate(self, func: Any) -> Any:
+        from flott.table.table_aggregate import flat_aggregate
+
+        return flat_aggregate(self, [], func)
 
     def minus(self, right: Table) -> Table:
         raise refuse("Table.minus")
@@ -316,4 +330,6 @@ class GroupedTable:
         raise refuse("GroupedTable.aggregate")
 
     def flat_aggregate(self, func: Any) -> Any:
-        raise refuse("GroupedTable.flat_aggregate")
+        from flott.table.table_aggregate import flat_aggregate
+
+        return flat_aggregate(self._table, self._keys, func)

@@ -1,4 +1,5 @@
-"""Python user-defined functions: ``@udf`` / ``ScalarFunction`` and ``@udaf`` / ``AggregateFunction``.
+"""Python user-defined functions: ``@udf`` / ``ScalarFunction``, ``@udaf`` / ``AggregateFunction`` and
+``@udtf`` / ``TableFunction``.
 
 A wrapper carries the function and its declared result type; the planner types the call with it and
 the calc calls ``evaluator()`` per row (plain Python, in the task, no serialisation between JVM and
@@ -8,17 +9,24 @@ Python as in PyFlink). ``func_type='pandas'`` (vectorized UDFs) is refused until
 from __future__ import annotations
 
 import functools
+import types
 from typing import Any
 
-from flott.errors import NotYetSupportedError
+from flott.common.types import Row
+from flott.errors import NotYetSupportedError, TableError
 
 __all__ = [
     "AggregateFunction",
     "FunctionContext",
     "ScalarFunction",
+    "TableAggregateFunction",
+    "TableFunction",
     "UserDefinedFunctionWrapper",
+    "UserDefinedTableFunctionWrapper",
     "udaf",
     "udf",
+    "udtaf",
+    "udtf",
 ]
 
 
@@ -49,6 +57,13 @@ class ScalarFunction(UserDefinedFunction):
         raise NotImplementedError
 
 
+class TableFunction(UserDefinedFunction):
+    """``eval`` yields (or returns a list/range/generator of) the rows one input row joins with."""
+
+    def eval(self, *args: Any) -> Any:
+        raise NotImplementedError
+
+
 class AggregateFunction(UserDefinedFunction):
     def create_accumulator(self) -> Any:
         raise NotImplementedError
@@ -57,12 +72,74 @@ class AggregateFunction(UserDefinedFunction):
         raise NotImplementedError
 
     def retract(self, accumulator: Any, *args: Any) -> None:
-        raise NotYetSupportedError(
-            f"{type(self).__name__} has no retract(): it cannot aggregate an updating input"
-        )
+        raise RuntimeError("Method retract is not implemented")  # PyFlink's text
 
     def get_value(self, accumulator: Any) -> Any:
         raise NotImplementedError
+
+
+def require_retract(fn: Any) -> None:
+    """A Python aggregate over an updating input (a group aggregate's result, say) must retract what
+    a -U/-D row takes away. PyFlink fails the job on the first retraction ("Method retract is not
+    implemented"); flott refuses when the job is planned, before any row is read."""
+    inherited = type(fn).retract in (AggregateFunction.retract, TableAggregateFunction.retract)
+    if isinstance(fn, AggregateFunction | TableAggregateFunction) and inherited:
+        raise TableError(
+            f"org.apache.flink.table.api.TableException: the aggregate function {type(fn).__name__} is "
+            "applied to an updating input but defines no retract(accumulator, *args): Method retract "
+            "is not implemented"
+        )
+
+
+class TableAggregateFunction(UserDefinedFunction):
+    """A group's accumulator gives any number of rows (``emit_value`` yields them): Table API's
+    ``flat_aggregate``."""
+
+    def create_accumulator(self) -> Any:
+        raise NotImplementedError
+
+    def accumulate(self, accumulator: Any, *args: Any) -> None:
+        raise NotImplementedError
+
+    def retract(self, accumulator: Any, *args: Any) -> None:
+        raise RuntimeError("Method retract is not implemented")  # PyFlink's text
+
+    def emit_value(self, accumulator: Any) -> Any:
+        raise NotImplementedError
+
+    def get_result_type(self) -> Any:
+        raise RuntimeError("Method get_result_type is not implemented")
+
+    def get_accumulator_type(self) -> Any:
+        raise RuntimeError("Method get_accumulator_type is not implemented")
+
+
+def udtaf(
+    f: Any = None,
+    input_types: Any = None,
+    result_type: Any = None,
+    accumulator_type: Any = None,
+    deterministic: Any = None,
+    name: str | None = None,
+    func_type: str = "general",
+) -> Any:
+    if func_type != "general":
+        raise NotYetSupportedError(
+            "vectorized (func_type='pandas') table aggregate functions are not yet supported"
+        )
+    if f is None:
+        return functools.partial(
+            udtaf,
+            input_types=input_types,
+            result_type=result_type,
+            accumulator_type=accumulator_type,
+            name=name,
+        )
+    if not isinstance(f, TableAggregateFunction):
+        raise TypeError(f"udtaf takes a TableAggregateFunction instance, got {type(f).__name__}")
+    if result_type is None:
+        result_type = f.get_result_type()
+    return UserDefinedFunctionWrapper(f, "table_aggregate", result_type, name, input_types, accumulator_type)
 
 
 class _FunctionEvaluator:
@@ -107,7 +184,7 @@ class UserDefinedFunctionWrapper:
         )
 
     def evaluator(self) -> Any:
-        if self.kind == "aggregate":
+        if self.kind in ("aggregate", "table_aggregate"):
             return self.fn
         return _FunctionEvaluator(self.fn)
 
@@ -158,5 +235,91 @@ def udaf(
     return UserDefinedFunctionWrapper(f, "aggregate", result_type, name, input_types, accumulator_type)
 
 
-def udtf(f: Any = None, **kwargs: Any) -> Any:
-    raise NotYetSupportedError("table functions (@udtf) are not yet supported")
+class UserDefinedTableFunctionWrapper(UserDefinedFunctionWrapper):
+    """A ``@udtf``: its result columns (``f0, f1, ...`` unless a ``ROW<a ..., b ...>`` string names
+    them, as PyFlink's) and the names ``.alias(...)`` gave, for ``join_lateral(f.alias('a', 'b'))``
+    where the function takes the whole row."""
+
+    def __init__(self, fn: Any, result_types: Any, name: str | None, input_types: Any = None) -> None:
+        from flott.table.sql_types import parse_type
+        from flott.table.types import DataType, RowType
+
+        names: list[str] | None = None
+        if isinstance(result_types, str):
+            parsed = parse_type(result_types)
+            if isinstance(parsed, RowType):
+                names, result_types = parsed.field_names(), parsed.field_types()
+            else:
+                result_types = [parsed]
+        elif isinstance(result_types, RowType):
+            result_types = result_types.field_types()
+        elif isinstance(result_types, DataType):
+            result_types = [result_types]
+        elif result_types is None:
+            raise NotYetSupportedError(
+                "a Python table function needs its result_types (type inference is not yet supported)"
+            )
+        types = [parse_type(t) if isinstance(t, str) else t for t in result_types]
+        for t in types:
+            if not isinstance(t, DataType):
+                raise TypeError(
+                    f"Invalid result_type: result_type should be DataType or str but contains {t}"
+                )
+        super().__init__(fn, "table", RowType([]), name, input_types)
+        self.result_types: list[DataType] = types
+        self.result_names: list[str] = names or [f"f{i}" for i in range(len(types))]
+        self.alias_names: list[str] | None = None
+
+    def evaluator(self) -> Any:
+        return _TableFunctionEvaluator(self.fn)
+
+    def alias(self, *alias_names: str) -> UserDefinedTableFunctionWrapper:
+        self.alias_names = list(alias_names)
+        return self
+
+
+class _TableFunctionEvaluator(_FunctionEvaluator):
+    """The user's eval, opened once per subtask, its result as a list of rows (each a tuple of the
+    result columns), normalised as PyFlink does: None is no row; a list, range or generator is one
+    row per item; anything else one row. A row is a tuple's or Row's fields, else a single value."""
+
+    def __init__(self, fn: Any) -> None:
+        super().__init__(fn)
+        self._call = fn.eval if isinstance(fn, TableFunction) else fn
+
+    def __call__(self, *args: Any) -> Any:
+        if not self._opened:
+            self._opened = True
+            if isinstance(self.fn, TableFunction):
+                self.fn.open(FunctionContext())
+                self._call = self.fn.eval
+        result = self._call(*args)
+        if result is None:
+            return ()
+        if isinstance(result, (list, range, types.GeneratorType)):
+            return [_one_row(item) for item in result]
+        return [_one_row(result)]
+
+    def close(self) -> None:
+        if self._opened and isinstance(self.fn, TableFunction):
+            self.fn.close()
+
+
+def _one_row(value: Any) -> tuple[Any, ...]:
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, Row):
+        return tuple(value._values)
+    return (value,)
+
+
+def udtf(
+    f: Any = None,
+    input_types: Any = None,
+    result_types: Any = None,
+    deterministic: Any = None,
+    name: str | None = None,
+) -> Any:
+    if f is None:
+        return functools.partial(udtf, input_types=input_types, result_types=result_types, name=name)
+    return UserDefinedTableFunctionWrapper(f, result_types, name, input_types)
