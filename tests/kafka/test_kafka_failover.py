@@ -185,12 +185,13 @@ def test_kafka_to_kafka_exactly_once_after_task_executor_kills_read_committed_ex
         detail = ""
     assert not expected - got, f"{sum((expected - got).values())} records lost; {detail}"
     if kafka_broker.is_tansu and got != expected:
-        # Open (issue 17): in about 1 run in 4 on Tansu the committed view holds records twice
-        # (2,047, 4,094 and 7,500 seen; 2,047 = 1 + 2 + ... + 1024, a restarted source's first
-        # ramp-up polls). Not yet known whether flott's sink commits a transaction it should not, or the
-        # view misreads what Tansu wrote after a fencing; a real Kafka (FLOTT_KAFKA_BOOTSTRAP)
-        # answers it. No loss is asserted above in every run.
-        pytest.xfail(f"{sum((got - expected).values())} records duplicated on Tansu (open); {detail}")
+        # Tansu deviation (issue 17, tests/kafka/test_broker.py): it hides a group's committed
+        # transactional offset while another transaction is open in that partition, so the sink's
+        # recovery reads the commit marker of a committed transaction as unset and writes its
+        # records again. In the duplicate runs analysed, every record found twice was one copy in a
+        # committed transaction and one in the recovery's rewrite of it. A real Kafka
+        # (FLOTT_KAFKA_BOOTSTRAP) shows the offset; there the check below is exact.
+        pytest.xfail(f"{sum((got - expected).values())} records written again by recovery on Tansu; {detail}")
     assert got == expected, f"{sum((got - expected).values())} records duplicated; {detail}"
 
 
