@@ -36,7 +36,13 @@ from flott.datastream.connectors.kafka import (
 from tests.e2e.conftest import read_output_lines
 from tests.e2e.test_checkpointing import task_executor_processes, wait_running
 from tests.kafka.broker import Broker
-from tests.kafka.committed_view import committed_values, summary, topic_view
+from tests.kafka.committed_view import (
+    committed_values,
+    committed_view,
+    partition_log,
+    summary,
+    topic_view,
+)
 
 PARTITIONS = 4
 
@@ -135,6 +141,31 @@ def kill_task_executors(client: object, times: int, every_s: float) -> tuple[thr
     return thread, kills
 
 
+def not_rewrites_of_committed_transactions(
+    broker: Broker, topic: str, partitions: int, twice: set[str]
+) -> set[str]:
+    """Of the records visible twice, those that are not a committed transaction's record and its
+    copy by the sink's recovery: the copy is in the same partition and written by the same producer
+    id (recovery uses the transaction's transactional id) with a higher epoch."""
+    copies: dict[str, list[tuple[int, int, int]]] = collections.defaultdict(list)
+    for p in range(partitions):
+        batches = partition_log(broker.bootstrap, topic, p)
+        producer_at = {r.offset: (b.producer_id, b.producer_epoch) for b in batches for r in b.records}
+        for r in committed_view(batches).visible:
+            value = r.value.decode() if r.value is not None else ""
+            if value in twice:
+                copies[value].append((p, *producer_at[r.offset]))
+    return {
+        v
+        for v in twice
+        if not (
+            len(copies[v]) == 2
+            and copies[v][0][:2] == copies[v][1][:2]
+            and copies[v][0][2] < copies[v][1][2]
+        )
+    }
+
+
 def counts(lines: list[str]) -> collections.Counter[str]:
     return collections.Counter(lines)
 
@@ -191,6 +222,8 @@ def test_kafka_to_kafka_exactly_once_after_task_executor_kills_read_committed_ex
         # records again. In the duplicate runs analysed, every record found twice was one copy in a
         # committed transaction and one in the recovery's rewrite of it. A real Kafka
         # (FLOTT_KAFKA_BOOTSTRAP) shows the offset; there the check below is exact.
+        unexplained = not_rewrites_of_committed_transactions(kafka_broker, dst, 3, set(got - expected))
+        assert not unexplained, f"records twice, not by a recovery's rewrite: {sorted(unexplained)[:10]}"
         pytest.xfail(f"{sum((got - expected).values())} records written again by recovery on Tansu; {detail}")
     assert got == expected, f"{sum((got - expected).values())} records duplicated; {detail}"
 
