@@ -5,8 +5,7 @@ Kafka -> FileSink checks the source alone (offsets in checkpoints, restored exac
 Kafka with EXACTLY_ONCE checks both ends for no loss and no duplicates: on a real Kafka
 (FLOTT_KAFKA_BOOTSTRAP) read with read_committed; on Tansu, which writes transaction markers but
 shows aborted records to read_committed readers, by reading the output's raw log and applying
-Kafka's read_committed rules (tests/kafka/committed_view.py). The savepoint test still checks
-only for loss on Tansu.
+Kafka's read_committed rules (tests/kafka/committed_view.py), in the savepoint test too.
 """
 
 from __future__ import annotations
@@ -268,14 +267,21 @@ def test_stop_with_savepoint_and_resume_at_another_parallelism_continues_at_the_
     while len(kafka_broker.read(dst, committed_only=False, idle_s=0.3, timeout_s=5)) < n:
         assert time.monotonic() < deadline, "the resumed job did not catch up"
     second.stop_with_savepoint(False, str(sp)).result(timeout=120)
-    # The resumed job fences what the first left open; Tansu aborts it (an ABORT marker) but its
-    # last stable offset can stay stuck at that transaction's first offset, holding read_committed
-    # readers back for good: on Tansu the check for loss reads everything written, a real Kafka is
-    # read committed-only and checked exactly (committed_view would make it exact on Tansu too).
-    committed_only = not kafka_broker.is_tansu
-    records = kafka_broker.read(dst, committed_only=committed_only, expect=n, idle_s=1.0)
-    got = counts(m.value().decode() for m in records)
     expected = counts(f"out-{i}" for i in range(n))
-    assert not expected - got, f"{sum((expected - got).values())} records lost"
-    if not kafka_broker.is_tansu:
-        assert got == expected, f"{sum((got - expected).values())} records duplicated"
+    if kafka_broker.is_tansu:
+        # Tansu's read_committed readers see aborted records and can be held back by a fenced
+        # transaction: its raw log is read with Kafka's read_committed rules instead
+        views = topic_view(kafka_broker.bootstrap, dst, 2)
+        got = counts(committed_values(views))
+        detail = summary(views)
+    else:
+        records = kafka_broker.read(dst, expect=n, idle_s=1.0)
+        got = counts(m.value().decode() for m in records)
+        detail = ""
+    assert not expected - got, f"{sum((expected - got).values())} records lost; {detail}"
+    if kafka_broker.is_tansu and got != expected:
+        # Tansu hides the sink's commit markers while other transactions are open (see the kill test)
+        unexplained = not_rewrites_of_committed_transactions(kafka_broker, dst, 2, set(got - expected))
+        assert not unexplained, f"records twice, not by a recovery's rewrite: {sorted(unexplained)[:10]}"
+        pytest.xfail(f"{sum((got - expected).values())} records written again by recovery on Tansu; {detail}")
+    assert got == expected, f"{sum((got - expected).values())} records duplicated; {detail}"
