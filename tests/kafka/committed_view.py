@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,23 +231,48 @@ def fetch_raw(sock: socket.socket, topic: str, partition: int, offset: int, corr
     return answer
 
 
-def partition_log(bootstrap: str, topic: str, partition: int) -> list[Batch]:
-    """Every batch of one partition, read raw from offset 0 until a fetch brings nothing new.
+def partition_log(bootstrap: str, topic: str, partition: int, timeout_s: float = 30.0) -> list[Batch]:
+    """Every batch of one partition, read raw from offset 0 up to its high watermark.
 
-    The end is where fetching stops giving batches, not the high watermark: Tansu 0.6 reports the
-    high watermark as the last batch's base offset + 1."""
+    Tansu 0.6 reports the high watermark as the last batch's base offset + 1 (not its last
+    offset + 1), so the log is read once the offset passed it. Until then an answer without
+    batches is asked again: Tansu sometimes answers a fetch below the high watermark with no
+    records (seen under load on the kill test's output), and taking that for the end read a
+    partition as empty."""
     host, port = bootstrap.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        correlations = iter(range(1, 1_000_000_000))
+
+        def fetch(offset: int) -> tuple[int, list[Batch]]:
+            answer = fetch_raw(sock, topic, partition, offset, next(correlations))
+            return int(answer.high_watermark), decode_batches(answer.records or b"")
+
+        return read_log(fetch, f"{topic}/{partition}", timeout_s)
+
+
+def read_log(
+    fetch: Callable[[int], tuple[int, list[Batch]]], name: str, timeout_s: float = 30.0
+) -> list[Batch]:
+    """The batches ``fetch(offset) -> (high watermark, batches from offset)`` gives from offset 0
+    until the offset reached the high watermark (see :func:`partition_log`)."""
     out: list[Batch] = []
     offset = 0
-    with socket.create_connection((host, int(port)), timeout=30) as sock:
-        for correlation in range(1, 1_000_000):
-            answer = fetch_raw(sock, topic, partition, offset, correlation)
-            new = [b for b in decode_batches(answer.records or b"") if b.last_offset >= offset]
-            if not new:
-                return out
+    deadline = time.monotonic() + timeout_s
+    while True:
+        high_watermark, batches = fetch(offset)
+        new = [b for b in batches if b.last_offset >= offset]
+        if new:
             out.extend(new)
             offset = new[-1].last_offset + 1
-    raise RuntimeError(f"{topic}/{partition}: the log did not end")
+            continue
+        if offset >= high_watermark:
+            return out
+        if time.monotonic() > deadline:
+            raise RuntimeError(
+                f"{name}: no batches at offset {offset}, below the high watermark {high_watermark}, "
+                f"for {timeout_s:.0f} s"
+            )
+        time.sleep(0.05)
 
 
 def topic_view(bootstrap: str, topic: str, partitions: int) -> dict[int, PartitionView]:

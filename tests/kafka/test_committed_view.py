@@ -19,6 +19,7 @@ from tests.kafka.committed_view import (
     committed_view,
     decode_batches,
     partition_log,
+    read_log,
     summary,
     topic_view,
 )
@@ -157,6 +158,28 @@ def test_writes_of_a_fenced_epoch_are_dropped_and_a_bumped_marker_epoch_closes_t
 
 
 # --- against the test broker, transactions driven by hand ---------------------------------------
+
+
+def test_the_log_is_read_to_the_high_watermark_past_an_answer_without_batches() -> None:
+    # Tansu sometimes answers a fetch below the high watermark with no records: the kill test then
+    # read a whole partition as empty and reported its records lost (issue 17)
+    log = decode_batches(batch_bytes(0, [b"a", b"b"]) + batch_bytes(2, [b"c"]))
+    high_watermark = 3  # Tansu's: the last batch's base offset + 1
+    answers = iter([[], [], log, []])
+    asked: list[int] = []
+
+    def fetch(offset: int) -> tuple[int, list[Any]]:
+        asked.append(offset)
+        return high_watermark, next(answers)
+
+    got = read_log(fetch, "t/0", timeout_s=5)
+    assert [r.value for b in got for r in b.records] == [b"a", b"b", b"c"]
+    assert asked == [0, 0, 0, 3]
+
+
+def test_a_log_that_stays_short_of_its_high_watermark_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match="below the high watermark 5"):
+        read_log(lambda offset: (5, []), "t/0", timeout_s=0.2)
 
 
 def transactional(broker: Broker, tid: str) -> Any:

@@ -5,8 +5,7 @@ Kafka -> FileSink checks the source alone (offsets in checkpoints, restored exac
 Kafka with EXACTLY_ONCE checks both ends for no loss and no duplicates: on a real Kafka
 (FLOTT_KAFKA_BOOTSTRAP) read with read_committed; on Tansu, which writes transaction markers but
 shows aborted records to read_committed readers, by reading the output's raw log and applying
-Kafka's read_committed rules (tests/kafka/committed_view.py). The savepoint test still checks
-only for loss on Tansu.
+Kafka's read_committed rules (tests/kafka/committed_view.py), in the savepoint test too.
 """
 
 from __future__ import annotations
@@ -36,7 +35,13 @@ from flott.datastream.connectors.kafka import (
 from tests.e2e.conftest import read_output_lines
 from tests.e2e.test_checkpointing import task_executor_processes, wait_running
 from tests.kafka.broker import Broker
-from tests.kafka.committed_view import committed_values, summary, topic_view
+from tests.kafka.committed_view import (
+    committed_values,
+    committed_view,
+    partition_log,
+    summary,
+    topic_view,
+)
 
 PARTITIONS = 4
 
@@ -135,6 +140,31 @@ def kill_task_executors(client: object, times: int, every_s: float) -> tuple[thr
     return thread, kills
 
 
+def not_rewrites_of_committed_transactions(
+    broker: Broker, topic: str, partitions: int, twice: set[str]
+) -> set[str]:
+    """Of the records visible twice, those that are not a committed transaction's record and its
+    copy by the sink's recovery: the copy is in the same partition and written by the same producer
+    id (recovery uses the transaction's transactional id) with a higher epoch."""
+    copies: dict[str, list[tuple[int, int, int]]] = collections.defaultdict(list)
+    for p in range(partitions):
+        batches = partition_log(broker.bootstrap, topic, p)
+        producer_at = {r.offset: (b.producer_id, b.producer_epoch) for b in batches for r in b.records}
+        for r in committed_view(batches).visible:
+            value = r.value.decode() if r.value is not None else ""
+            if value in twice:
+                copies[value].append((p, *producer_at[r.offset]))
+    return {
+        v
+        for v in twice
+        if not (
+            len(copies[v]) == 2
+            and copies[v][0][:2] == copies[v][1][:2]
+            and copies[v][0][2] < copies[v][1][2]
+        )
+    }
+
+
 def counts(lines: list[str]) -> collections.Counter[str]:
     return collections.Counter(lines)
 
@@ -185,12 +215,15 @@ def test_kafka_to_kafka_exactly_once_after_task_executor_kills_read_committed_ex
         detail = ""
     assert not expected - got, f"{sum((expected - got).values())} records lost; {detail}"
     if kafka_broker.is_tansu and got != expected:
-        # Open (issue 17): in about 1 run in 4 on Tansu the committed view holds records twice
-        # (2,047, 4,094 and 7,500 seen; 2,047 = 1 + 2 + ... + 1024, a restarted source's first
-        # ramp-up polls). Not yet known whether flott's sink commits a transaction it should not, or the
-        # view misreads what Tansu wrote after a fencing; a real Kafka (FLOTT_KAFKA_BOOTSTRAP)
-        # answers it. No loss is asserted above in every run.
-        pytest.xfail(f"{sum((got - expected).values())} records duplicated on Tansu (open); {detail}")
+        # Tansu deviation (issue 17, tests/kafka/test_broker.py): it hides a group's committed
+        # transactional offset while another transaction is open in that partition, so the sink's
+        # recovery reads the commit marker of a committed transaction as unset and writes its
+        # records again. In the duplicate runs analysed, every record found twice was one copy in a
+        # committed transaction and one in the recovery's rewrite of it. A real Kafka
+        # (FLOTT_KAFKA_BOOTSTRAP) shows the offset; there the check below is exact.
+        unexplained = not_rewrites_of_committed_transactions(kafka_broker, dst, 3, set(got - expected))
+        assert not unexplained, f"records twice, not by a recovery's rewrite: {sorted(unexplained)[:10]}"
+        pytest.xfail(f"{sum((got - expected).values())} records written again by recovery on Tansu; {detail}")
     assert got == expected, f"{sum((got - expected).values())} records duplicated; {detail}"
 
 
@@ -234,14 +267,21 @@ def test_stop_with_savepoint_and_resume_at_another_parallelism_continues_at_the_
     while len(kafka_broker.read(dst, committed_only=False, idle_s=0.3, timeout_s=5)) < n:
         assert time.monotonic() < deadline, "the resumed job did not catch up"
     second.stop_with_savepoint(False, str(sp)).result(timeout=120)
-    # The resumed job fences what the first left open; Tansu aborts it (an ABORT marker) but its
-    # last stable offset can stay stuck at that transaction's first offset, holding read_committed
-    # readers back for good: on Tansu the check for loss reads everything written, a real Kafka is
-    # read committed-only and checked exactly (committed_view would make it exact on Tansu too).
-    committed_only = not kafka_broker.is_tansu
-    records = kafka_broker.read(dst, committed_only=committed_only, expect=n, idle_s=1.0)
-    got = counts(m.value().decode() for m in records)
     expected = counts(f"out-{i}" for i in range(n))
-    assert not expected - got, f"{sum((expected - got).values())} records lost"
-    if not kafka_broker.is_tansu:
-        assert got == expected, f"{sum((got - expected).values())} records duplicated"
+    if kafka_broker.is_tansu:
+        # Tansu's read_committed readers see aborted records and can be held back by a fenced
+        # transaction: its raw log is read with Kafka's read_committed rules instead
+        views = topic_view(kafka_broker.bootstrap, dst, 2)
+        got = counts(committed_values(views))
+        detail = summary(views)
+    else:
+        records = kafka_broker.read(dst, expect=n, idle_s=1.0)
+        got = counts(m.value().decode() for m in records)
+        detail = ""
+    assert not expected - got, f"{sum((expected - got).values())} records lost; {detail}"
+    if kafka_broker.is_tansu and got != expected:
+        # Tansu hides the sink's commit markers while other transactions are open (see the kill test)
+        unexplained = not_rewrites_of_committed_transactions(kafka_broker, dst, 2, set(got - expected))
+        assert not unexplained, f"records twice, not by a recovery's rewrite: {sorted(unexplained)[:10]}"
+        pytest.xfail(f"{sum((got - expected).values())} records written again by recovery on Tansu; {detail}")
+    assert got == expected, f"{sum((got - expected).values())} records duplicated; {detail}"

@@ -198,9 +198,11 @@ def test_restoring_at_a_lower_parallelism_aborts_the_transactions_of_subtasks_th
         writer._precommitted.clear()
         writer._producer = None
         writer.close()
-    if not kafka_broker.is_tansu:  # Tansu keeps a fenced producer's records and holds read_committed back
+    if kafka_broker.is_tansu:  # Tansu shows aborted records to read_committed readers: its raw log is read
+        got = sorted(committed_values(topic_view(kafka_broker.bootstrap, topic, 3)))
+    else:
         got = values(kafka_broker, topic, expect=3, idle_s=1.0, timeout_s=20)
-        assert got == ["new0", "new1", "stray"], "the aborted transactions do not hold readers back"
+    assert got == ["new0", "new1", "stray"], "the aborted transactions do not hold readers back"
 
 
 class _FieldS(SerializationSchema):
