@@ -60,18 +60,22 @@ def capture_table(table: dict[Any, Any]) -> dict[Any, Any] | bytes:
     else the table pickled (a deep copy made in C: 7x faster than copying the values one by one
     in Python; the writer unpickles it, see :func:`split_by_key_group`)."""
     values = table.values()
-    if all(map(_is_atomic_type, map(type, values))) or _all_flat_tuples(values):
+    types = set(map(type, values))
+    if types <= _ATOMIC or (types == _TUPLE and _all_flat_tuples(values)):
         return table.copy()
     return pickle.dumps(table, protocol=5)
 
 
+_TUPLE: frozenset[type] = frozenset({tuple})
+
+
 def _all_flat_tuples(values: Any) -> bool:
-    """Whether every value is a tuple of immutable atoms (a reduce's ``(word, count)``, a Row-less
-    Tuple type): immutable as a whole, so shared by ``dict.copy`` instead of pickled on the task
-    thread and unpickled again on the writer. Checked in C: the values' types, then the types of
-    their items chained together; a nested tuple or a list inside fails it (and is pickled)."""
-    types = set(map(type, values))
-    return types == {tuple} and all(map(_is_atomic_type, map(type, chain.from_iterable(values))))
+    """Whether every item of these tuples is an immutable atom (a reduce's ``(word, count)``, a
+    Row-less Tuple type): each tuple is then immutable as a whole, so shared by ``dict.copy``
+    instead of pickled on the task thread and unpickled again on the writer. Checked in C, as
+    the set of the items' types chained together (a quarter fewer instructions than ``all`` over
+    them, callgrind); a nested tuple or a list inside fails it (and is pickled)."""
+    return set(map(type, chain.from_iterable(values))) <= _ATOMIC
 
 
 class KeyGroupIndex:
