@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from flott.runtime.checkpoint.snapshot import capture_keyed_backend, restore_keyed_backend
+from flott.runtime.checkpoint.snapshot import capture_keyed_backend, key_group_blobs, restore_keyed_backend
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
 from flott.runtime.state.heap import HeapKeyedStateBackend
 from flott.runtime.state.rocksdb import RocksDBKeyedStateBackend
@@ -53,8 +53,8 @@ def _roundtrip(backend: Any, tmp_path: Path, restored: Any) -> None:
     t.join(60)
     capture.release()
     subtask = result["s"]
-    assert sorted(written) == sorted(h.path for h in subtask.key_groups)
-    restore_keyed_backend(storage, restored, [join(directory, h.path) for h in subtask.key_groups])
+    assert sorted(written) == sorted({h.path for h in subtask.key_groups})  # one file of key groups
+    restore_keyed_backend(storage, restored, key_group_blobs(directory, subtask.key_groups))
     assert state_of(restored) == expected
     assert state_of(backend) != expected
 
@@ -120,11 +120,11 @@ def test_successive_heap_checkpoints_follow_new_and_removed_keys(tmp_path: Path)
         table.pop("after the barrier")
         for handle in subtask.key_groups:
             restored = HeapKeyedStateBackend(MAX_PAR, ALL)
-            restore_keyed_backend(storage, restored, [join(directory, handle.path)])
+            restore_keyed_backend(storage, restored, key_group_blobs(directory, [handle]))
             keys = restored.state_table("counts", "value")
             assert {assign_to_key_group(k, MAX_PAR) for k in keys} == {handle.key_group}
         restored = HeapKeyedStateBackend(MAX_PAR, ALL)
-        restore_keyed_backend(storage, restored, [join(directory, h.path) for h in subtask.key_groups])
+        restore_keyed_backend(storage, restored, key_group_blobs(directory, subtask.key_groups))
         assert dict(restored.state_table("counts", "value")) == expected
         assert backend.entries_by_key_group("counts") == {
             g: {k: v for k, v in expected.items() if assign_to_key_group(k, MAX_PAR) == g}
