@@ -9,7 +9,11 @@ namespaced states). Any backend (heap, an embedded store) writes and reads the s
 state of kind ``"timer"`` (``{key: [(timestamp, namespace), ...]}``), so they are split per key
 group and redistributed on rescale like any state.
 
-File layout (both kinds)::
+Since format 2 a subtask's key-group blobs are concatenated in one file (``keyed-<i>.bin``),
+each handle giving its blob's offset and size; format 1 wrote each blob as its own file
+(``kg-<n>.bin``), and both are read.
+
+Blob / file layout (both kinds)::
 
     4 bytes magic (b"FKG1" key group / b"FOS1" operator state)
     2 bytes format version, little endian
@@ -412,10 +416,11 @@ def snapshot_keyed_backend(
     """Snapshot the keyed state and timers of one subtask's operator, from any keyed state backend,
     synchronously: :func:`capture_keyed_backend` and :meth:`KeyedStateCapture.write` in one go.
 
-    Writes one canonical file per key group that has state or timers (the same bytes whichever
-    backend holds the state), plus the operator list states if given, and returns what the
-    subtask acknowledges. Timers are in the files as state of kind ``"timer"`` named after their
-    queue (``_timer_state/event_<service>`` ...). The backend must not change while this runs.
+    Writes one canonical blob per key group that has state or timers (the same bytes whichever
+    backend holds the state), all in one file of the subtask, plus the operator list states if
+    given, and returns what the subtask acknowledges. Timers are in the blobs as state of kind
+    ``"timer"`` named after their queue (``_timer_state/event_<service>`` ...). The backend must
+    not change while this runs.
     """
     capture = capture_keyed_backend(
         backend,
