@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from flott.runtime.checkpoint.coordinator import (
@@ -104,7 +105,7 @@ def restore_counts(storage: FsspecCheckpointStorage, snapshot_dir: str, parallel
     restored: dict[Any, int] = {}
     for sub in plan["counter"]:
         backend = HeapKeyedStateBackend(sub.max_parallelism, sub.key_group_range)
-        restore_heap_backend(storage, backend, [p for _, p in sub.key_group_files])
+        restore_heap_backend(storage, backend, sub.key_group_files)
         for key, value in backend.state_table("count", "value").items():
             assert key not in restored, f"{key} restored twice"
             restored[key] = value
@@ -130,7 +131,7 @@ def test_metadata_round_trip(tmp_path: Path) -> None:
     assert meta.operator("source").state_sizes() == {"offsets": 6, "watermark": 2}
     assert meta.state_size > 0
     group = counter.key_groups[0]
-    state = read_key_group(storage, f"{path}/{group.path}")
+    state = read_key_group(storage, f"{path}/{group.path}", group.offset, group.size)
     assert set(state) == {"count", "seen"} and len(state["count"][1]) == group.entries["count"]
     # No temporary files left behind by the atomic writes.
     assert not [p for p in Path(path).rglob("*") if "inprogress" in p.name]
@@ -145,7 +146,7 @@ def test_restore_at_other_parallelism_gives_every_key_group_once(tmp_path: Path,
     assert [s.subtask_index for s in subs] == list(range(parallelism))
     covered = [g for s in subs for g in s.key_group_range]
     assert covered == list(range(MAX_PAR))  # every key group exactly once, in order
-    files = [g for s in subs for g, _ in s.key_group_files]
+    files = [g for s in subs for g, *_ in s.key_group_files]
     assert files == [h.key_group for h in meta.operator("counter").key_groups]
     assert restore_counts(storage, path, parallelism) == expected_counts()
     # Operator state: SPLIT_DISTRIBUTE elements each exactly once, UNION everywhere.
@@ -165,6 +166,32 @@ def test_moved_savepoint_still_restores(tmp_path: Path) -> None:
     shutil.move(path, moved)
     assert restore_counts(storage, str(moved), 4) == expected_counts()
     assert restore_counts(storage, f"file://{moved}", 1) == expected_counts()  # any fsspec URL
+
+
+def test_format_1_snapshots_a_file_per_key_group_still_restore(tmp_path: Path) -> None:
+    """Format 2 keeps a subtask's key groups in one file at offsets; a snapshot of format 1 (one
+    ``kg-<n>.bin`` per key group, handles without an offset) restores as before, rescaled too."""
+    path, storage = take_savepoint(tmp_path)
+    meta = load_metadata(storage, path)
+    assert meta.format_version == FORMAT_VERSION == 2
+    counter = meta.operator("counter")
+    assert len({h.path for h in counter.key_groups}) == 2  # one file per subtask, not per key group
+    old_ops = []
+    for op in meta.operators:
+        handles = []
+        for h in op.key_groups:
+            blob = (Path(path) / h.path).read_bytes()[h.offset : h.offset + h.size]
+            rel = f"op-{op.operator_id}/kg-{h.key_group:05d}.bin"
+            (Path(path) / rel).write_bytes(blob)
+            handles.append(msgspec.structs.replace(h, path=rel, offset=-1))
+        old_ops.append(msgspec.structs.replace(op, key_groups=handles))
+    for f in Path(path).rglob("keyed-*.bin"):
+        f.unlink()
+    old = msgspec.structs.replace(meta, operators=old_ops, format_version=1)
+    (Path(path) / METADATA_FILE).write_bytes(encode_metadata(old).replace(b',"offset":-1', b""))
+    assert b'"offset"' not in (Path(path) / METADATA_FILE).read_bytes()
+    for parallelism in (1, 3):
+        assert restore_counts(storage, path, parallelism) == expected_counts()
 
 
 def test_restore_plan_by_uid_and_allow_non_restored_state(tmp_path: Path) -> None:
@@ -194,7 +221,7 @@ def test_missing_or_corrupt_metadata_is_a_clear_error(tmp_path: Path) -> None:
     meta_file.write_bytes(b'{"format": "something-else"}')
     with pytest.raises(SnapshotFormatError, match="not a flott snapshot"):
         load_metadata(storage, path)
-    meta_file.write_bytes(good.replace(b'"format_version":1', b'"format_version":99'))
+    meta_file.write_bytes(good.replace(b'"format_version":2', b'"format_version":99'))
     with pytest.raises(SnapshotFormatError, match="format version 99"):
         load_metadata(storage, path)
     meta_file.write_bytes(good)

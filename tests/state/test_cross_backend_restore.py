@@ -16,13 +16,14 @@ from flott.datastream.state import (
 )
 from flott.datastream.window import TimeWindow
 from flott.runtime.checkpoint.snapshot import (
+    key_group_blobs,
     read_key_group,
     restore_heap_backend,
     restore_keyed_backend,
     snapshot_heap_backend,
     snapshot_keyed_backend,
 )
-from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.state.heap import HeapKeyedStateBackend
 from flott.runtime.state.key_groups import KeyGroupRange
 from flott.runtime.state.rocksdb import RocksDBKeyedStateBackend
@@ -117,11 +118,11 @@ def snapshot(backend: Any, storage: FsspecCheckpointStorage, directory: str) -> 
     sub = snapshot_keyed_backend(
         storage, directory, backend, operator_id="op", subtask_index=0, parallelism=1
     )
-    return [join(directory, h.path) for h in sub.key_groups], sub
+    return key_group_blobs(directory, sub.key_groups), sub
 
 
-def file_contents(storage: FsspecCheckpointStorage, files: list[str]) -> dict[str, Any]:
-    return {path.rsplit("/", 1)[-1]: read_key_group(storage, path) for path in files}
+def file_contents(storage: FsspecCheckpointStorage, files: list[tuple[int, str, int, int]]) -> dict[int, Any]:
+    return {group: read_key_group(storage, path, offset, size) for group, path, offset, size in files}
 
 
 def test_heap_to_rocksdb_to_heap(tmp_path: Path) -> None:
@@ -164,7 +165,7 @@ def test_rocksdb_snapshot_restores_split_over_two_heap_subtasks(tmp_path: Path) 
     merged: dict[str, Any] = {}
     for kgr in halves:
         part = HeapKeyedStateBackend(MAX_PAR, kgr)
-        mine = [join(str(tmp_path / "snap"), h.path) for h in sub.key_groups if h.key_group in kgr]
+        mine = key_group_blobs(str(tmp_path / "snap"), [h for h in sub.key_groups if h.key_group in kgr])
         restore_keyed_backend(storage, part, mine)
         got = state_of(part)
         for name, value in got.items():

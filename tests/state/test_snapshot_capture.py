@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from flott.runtime.checkpoint.snapshot import capture_keyed_backend, restore_keyed_backend
+from flott.runtime.checkpoint.snapshot import capture_keyed_backend, key_group_blobs, restore_keyed_backend
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
 from flott.runtime.state.heap import HeapKeyedStateBackend
 from flott.runtime.state.rocksdb import RocksDBKeyedStateBackend
@@ -53,8 +53,8 @@ def _roundtrip(backend: Any, tmp_path: Path, restored: Any) -> None:
     t.join(60)
     capture.release()
     subtask = result["s"]
-    assert sorted(written) == sorted(h.path for h in subtask.key_groups)
-    restore_keyed_backend(storage, restored, [join(directory, h.path) for h in subtask.key_groups])
+    assert sorted(written) == sorted({h.path for h in subtask.key_groups})  # one file of key groups
+    restore_keyed_backend(storage, restored, key_group_blobs(directory, subtask.key_groups))
     assert state_of(restored) == expected
     assert state_of(backend) != expected
 
@@ -88,3 +88,45 @@ def test_flat_tuple_values_are_shared_and_tuples_holding_lists_are_copied_deeply
 
     nested = {"a": (("x", 1), 2)}  # a tuple inside a tuple is not checked deeper: pickled
     assert isinstance(capture_table(nested), bytes)
+
+
+def test_successive_heap_checkpoints_follow_new_and_removed_keys(tmp_path: Path) -> None:
+    """The heap backend keeps each state's keys per key group from one checkpoint to the next
+    (heap_snapshot.KeyGroupIndex); keys added, removed, removed and re-added between checkpoints
+    still land in the right key-group files with the values of their own barrier."""
+    from flott.runtime.state.key_groups import assign_to_key_group
+
+    backend = HeapKeyedStateBackend(MAX_PAR, ALL)
+    table = backend.state_table("counts", "value")
+    storage = FsspecCheckpointStorage()
+    for k in range(300):
+        table[k] = (k, 0)
+    rounds = [
+        lambda: None,  # the same keys, new values only
+        lambda: [table.pop(k) for k in range(0, 300, 3)],  # removals (whole key groups among them)
+        lambda: table.update({f"new-{k}": (k, 1) for k in range(50)}),  # new keys
+        lambda: [table.pop(k) for k in range(1, 40, 3)] and table.update({1: (1, 99)}),  # both
+        lambda: table.clear(),
+    ]
+    for n, change in enumerate(rounds):
+        change()
+        for k in list(table)[::2]:
+            table[k] = (table[k][0], n)
+        expected = dict(table)
+        directory = join(str(tmp_path), f"chk-{n}")
+        capture = capture_keyed_backend(backend, operator_id="op", subtask_index=0, parallelism=1)
+        table["after the barrier"] = ("x", -1)
+        subtask = capture.write(storage, directory)
+        table.pop("after the barrier")
+        for handle in subtask.key_groups:
+            restored = HeapKeyedStateBackend(MAX_PAR, ALL)
+            restore_keyed_backend(storage, restored, key_group_blobs(directory, [handle]))
+            keys = restored.state_table("counts", "value")
+            assert {assign_to_key_group(k, MAX_PAR) for k in keys} == {handle.key_group}
+        restored = HeapKeyedStateBackend(MAX_PAR, ALL)
+        restore_keyed_backend(storage, restored, key_group_blobs(directory, subtask.key_groups))
+        assert dict(restored.state_table("counts", "value")) == expected
+        assert backend.entries_by_key_group("counts") == {
+            g: {k: v for k, v in expected.items() if assign_to_key_group(k, MAX_PAR) == g}
+            for g in {assign_to_key_group(k, MAX_PAR) for k in expected}
+        }

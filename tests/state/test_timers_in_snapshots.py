@@ -14,7 +14,12 @@ from flott.datastream.state import ValueStateDescriptor
 from flott.datastream.window import TumblingEventTimeWindows, TumblingProcessingTimeWindows
 from flott.runtime.checkpoint.metadata import CheckpointMetadata, merge_operator_states
 from flott.runtime.checkpoint.restore import restore_assignment
-from flott.runtime.checkpoint.snapshot import read_key_group, restore_keyed_backend, snapshot_keyed_backend
+from flott.runtime.checkpoint.snapshot import (
+    key_group_blobs,
+    read_key_group,
+    restore_keyed_backend,
+    snapshot_keyed_backend,
+)
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.operators import OperatorSetup, StreamOperator
 from flott.runtime.operators.processing_time import ProcessingTimeService
@@ -185,8 +190,8 @@ def test_keyed_process_function_timers_survive_restore_and_rescale(
     for s in old:
         s.operator.close()
     # Timers are in the key-group files, as state of kind "timer".
-    some_file = plan[0].key_group_files[0][1]
-    kinds = {name: kind for name, (kind, _) in read_key_group(storage, some_file).items()}
+    _, some_file, offset, size = plan[0].key_group_files[0]
+    kinds = {name: kind for name, (kind, _) in read_key_group(storage, some_file, offset, size).items()}
     assert kinds["_timer_state/processing_user-timers"] == "timer"
 
     new = restore_into(storage, plan, make, config_of(after, tmp_path))
@@ -318,7 +323,7 @@ def test_a_timer_service_created_on_restored_timers_schedules_them(tmp_path: Pat
     source.dispose()
 
     target = create_keyed_state_backend(config, MAX_PAR, kgr, operator_id="o", subtask_index=0)
-    assert restore_keyed_backend(storage, target, [str(tmp_path / "s" / h.path) for h in sub.key_groups]) == 6
+    assert restore_keyed_backend(storage, target, key_group_blobs(str(tmp_path / "s"), sub.key_groups)) == 6
     pts = ProcessingTimeService(clock)
     rec = Recording(target)
     restored = InternalTimerService("svc", target, pts, rec)  # created after the restore

@@ -23,8 +23,13 @@ from flott.datastream.state import (
 )
 from flott.datastream.window import TimeWindow
 from flott.errors import NotYetSupportedError
-from flott.runtime.checkpoint.snapshot import read_key_group, restore_keyed_backend, snapshot_keyed_backend
-from flott.runtime.checkpoint.storage import FsspecCheckpointStorage, join
+from flott.runtime.checkpoint.snapshot import (
+    key_group_blobs,
+    read_key_group,
+    restore_keyed_backend,
+    snapshot_keyed_backend,
+)
+from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.state.ttl import TtlValue
 from tests.state.conftest import MakeBackend
 
@@ -551,11 +556,13 @@ def test_rocksdb_background_cleanup_drops_expired_entries_leaving_the_object_cac
 # --- snapshots and restore -------------------------------------------------------------------
 
 
-def snapshot_files(backend: Any, storage: FsspecCheckpointStorage, directory: str) -> list[str]:
+def snapshot_files(
+    backend: Any, storage: FsspecCheckpointStorage, directory: str
+) -> list[tuple[int, str, int, int]]:
     sub = snapshot_keyed_backend(
         storage, directory, backend, operator_id="op", subtask_index=0, parallelism=1
     )
-    return [join(directory, h.path) for h in sub.key_groups]
+    return key_group_blobs(directory, sub.key_groups)
 
 
 @pytest.mark.parametrize("target_type", ["hashmap", "rocksdb"])
@@ -581,7 +588,7 @@ def test_timestamps_survive_snapshot_and_restore(
     lst.add("late")
     m.put("late", 2)
     files = snapshot_files(source, storage, str(tmp_path / "chk"))
-    contents = [read_key_group(storage, f) for f in files]
+    contents = [read_key_group(storage, path, offset, size) for _, path, offset, size in files]
     assert any(state.get("v", ("", {}))[1] == {"k": TtlValue("x", 1_000)} for state in contents)
 
     from tests.state.conftest import create_keyed_state_backend

@@ -27,7 +27,8 @@ from flott.datastream.connectors.file_sink import FileSink
 from flott.datastream.connectors.number_seq import NumberSequenceSource
 from flott.datastream.functions import KeyedProcessFunction
 from flott.datastream.state import ListStateDescriptor, StateTtlConfig, ValueStateDescriptor
-from flott.runtime.checkpoint.snapshot import read_key_group
+from flott.runtime.checkpoint.metadata import load_metadata
+from flott.runtime.checkpoint.snapshot import key_group_blobs, read_key_group
 from flott.runtime.checkpoint.storage import FsspecCheckpointStorage
 from flott.runtime.state.ttl import TtlValue
 from tests.e2e.conftest import embedded as embedded
@@ -148,10 +149,12 @@ def saved_state(savepoint: str, name: str) -> dict[Any, Any]:
     """``key -> stored value`` of state ``name`` in every key-group file of a savepoint."""
     storage = FsspecCheckpointStorage()
     out: dict[Any, Any] = {}
-    for path in Path(savepoint.removeprefix("file://")).rglob("kg-*.bin"):
-        states = read_key_group(storage, str(path))
-        if name in states:
-            out.update(states[name][1])
+    directory = savepoint.removeprefix("file://")
+    for op in load_metadata(storage, directory).operators:
+        for _, path, offset, size in key_group_blobs(directory, op.key_groups):
+            states = read_key_group(storage, path, offset, size)
+            if name in states:
+                out.update(states[name][1])
     return out
 
 

@@ -3,7 +3,10 @@
 A checkpoint or savepoint is a directory::
 
     <dir>/_metadata                         JSON, this module (written last, atomically)
-    <dir>/op-<operator id>/kg-<n>.bin       keyed state of one operator, one key group (snapshot.py)
+    <dir>/op-<operator id>/keyed-<i>.bin    keyed state of one operator in subtask i: one framed
+                                            blob per key group, at the offsets its handles give
+                                            (format 2; format 1 wrote kg-<n>.bin, a file per key
+                                            group, still read) (snapshot.py)
     <dir>/op-<operator id>/os-<i>.bin       operator (non-keyed) list state of subtask i (snapshot.py)
     <dir>/op-<operator id>/db-<i>/...       incremental RocksDB checkpoints: subtask i's private files
     <dir>/../shared/<backend>-<n>.sst       incremental RocksDB checkpoints: table files, shared by
@@ -28,8 +31,10 @@ from flott.runtime.checkpoint.errors import SnapshotFormatError
 from flott.runtime.checkpoint.storage import CheckpointStorage, join
 
 FORMAT_NAME = "flott-snapshot"
-FORMAT_VERSION = 1
-SUPPORTED_FORMAT_VERSIONS = frozenset({1})
+FORMAT_VERSION = 2
+"""2: a subtask's key groups in one file at offsets (``KeyGroupStateHandle.offset``); 1: a file
+per key group. Both are read; a reader of version 1 refuses version 2 instead of misreading it."""
+SUPPORTED_FORMAT_VERSIONS = frozenset({1, 2})
 METADATA_FILE = "_metadata"
 SAVEPOINT_MARKER_FILE = "_savepoint-marker"
 SHARED_DIR = "shared"
@@ -46,14 +51,18 @@ old subtask ``i mod old parallelism``, so scaling out spreads the reads round-ro
 
 
 class KeyGroupStateHandle(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
-    """Keyed state of one operator in one key group: one file."""
+    """Keyed state of one operator in one key group: a framed blob, a whole file or part of one."""
 
     key_group: int
     path: str
     """Relative to the snapshot directory."""
     size: int
+    """Bytes of this key group's framed blob."""
     entries: dict[str, int] = {}
     """Number of keys per state name (for ``savepoint inspect``)."""
+    offset: int = -1
+    """Where the blob starts in ``path`` (the subtask's key groups share one file, format 2);
+    -1: the whole file is the blob (format 1, a file per key group)."""
 
 
 class OperatorListStateInfo(msgspec.Struct, frozen=True):
@@ -223,7 +232,8 @@ class CheckpointMetadata(msgspec.Struct, frozen=True):
         """Every state file the snapshot names, relative to its directory."""
         files = [h.path for op in self.operators for h in op.key_groups]
         files += [f.path for op in self.operators for h in op.incremental for f in h.private]
-        return files + [h.path for op in self.operators for h in op.operator_states]
+        files += [h.path for op in self.operators for h in op.operator_states]
+        return list(dict.fromkeys(files))  # key groups share their subtask's file
 
     def shared_files(self) -> list[str]:
         """The shared files (incremental checkpoints) it refers to, relative to the job's

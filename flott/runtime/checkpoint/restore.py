@@ -70,8 +70,9 @@ class SubtaskRestore:
     parallelism: int
     max_parallelism: int
     key_group_range: KeyGroupRange
-    key_group_files: list[tuple[int, str]] = field(default_factory=list)
-    """``(key group, absolute path)`` for the key groups of the range that have state."""
+    key_group_files: list[tuple[int, str, int, int]] = field(default_factory=list)
+    """``(key group, absolute path, offset, size)`` for the key groups of the range that have
+    state; offset -1: the whole file (format 1)."""
     keyed_state_kinds: dict[str, str] = field(default_factory=dict)
     operator_state: list[OperatorStateSlice] = field(default_factory=list)
     union_state_files: list[str] = field(default_factory=list)
@@ -119,7 +120,11 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
     out = []
     for i in range(new_parallelism):
         kgr = compute_key_group_range_for_operator_index(op.max_parallelism, new_parallelism, i)
-        files = [(g, join(snapshot_dir, by_group[g].path)) for g in kgr if g in by_group]
+        files = [
+            (g, join(snapshot_dir, by_group[g].path), by_group[g].offset, by_group[g].size)
+            for g in kgr
+            if g in by_group
+        ]
         incremental = [
             (
                 h.key_group_range,

@@ -132,7 +132,7 @@ class FsspecCheckpointStorage:
         self._options = storage_options
         self._made_dirs: set[str] = set()
         # In-progress names: one random token per storage object and a counter, instead of a
-        # getrandom() call per file (a checkpoint writes a file per key group; the profile of a
+        # getrandom() call per file (format 1 wrote a file per key group; the profile of a
         # checkpoint every second showed those calls). next() on a count is atomic under the GIL;
         # the pid keeps names apart if the object is copied into another process.
         self._tmp_prefix = f".inprogress-{secrets.token_hex(6)}-"
@@ -154,7 +154,7 @@ class FsspecCheckpointStorage:
     def write_atomic(self, path: str, data: bytes) -> None:
         local = self._local_path(path)
         if local is not None:
-            # Direct OS calls: a checkpoint writes a file per key group, and fsspec's per-call
+            # Direct OS calls: format 1 wrote a file per key group, and fsspec's per-call
             # filesystem resolution cost milliseconds each (bench/checkpoint_bench.py's profile).
             parent = os.path.dirname(local)
             if parent and parent not in self._made_dirs:

@@ -80,8 +80,10 @@ class OperatorRestore(msgspec.Struct, frozen=True):
     Paths are absolute (the snapshot directory joined with the relative paths in its metadata).
     """
 
-    key_group_files: list[tuple[int, str]] = []
-    """``(key group, file)`` for the key groups of the subtask's range that have state."""
+    key_group_files: list[tuple[int, str, int, int]] = []
+    """``(key group, file, offset, size)`` for the key groups of the subtask's range that have
+    state; offset -1: the whole file (format 1, a file per key group), else ``size`` bytes from
+    ``offset`` of a file the subtask's key groups share (format 2)."""
     operator_state: list[tuple[str, str, int, int]] = []
     """``(file, state name, start, end)``: elements ``[start, end)`` of a SPLIT_DISTRIBUTE list state."""
     union_state_files: list[str] = []

@@ -12,7 +12,8 @@ aligned on it, the **synchronous part**:
 
 The **asynchronous part** (:class:`~flott.runtime.tasks.async_checkpoint_runner.AsyncCheckpointRunner`,
 one worker per task) writes the captured state into the checkpoint's directory (keyed state one
-file per key group, operator list state one file per subtask) and then sends the JobMaster the
+file per operator and subtask holding a blob per key group, operator list state one file per
+subtask) and then sends the JobMaster the
 acknowledgement with the handles, or a decline if writing failed. An aborted checkpoint stops
 its writer, which deletes what it wrote.
 

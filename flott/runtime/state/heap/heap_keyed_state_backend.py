@@ -28,9 +28,13 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
 from flott.runtime.state.backend import StateKind
-from flott.runtime.state.heap.heap_snapshot import capture_table, copy_table, split_by_key_group
+from flott.runtime.state.heap.heap_snapshot import (
+    KeyGroupIndex,
+    capture_table,
+    copy_table,
+    split_by_key_group,
+)
 from flott.runtime.state.heap.table_backend import TableKeyedStateBackend, descriptor_name
-from flott.runtime.state.key_groups import assign_to_key_group
 
 __all__ = ["HeapKeyedStateBackend", "StateKind", "descriptor_name"]
 
@@ -47,28 +51,25 @@ class HeapKeyedStateBackend(TableKeyedStateBackend):
     def namespaced_table(self, name: str, kind: StateKind) -> dict[Any, dict[Any, Any]]:
         return cast(dict[Any, dict[Any, Any]], super().namespaced_table(name, kind))
 
+    def _index(self, name: str) -> KeyGroupIndex:
+        """The :class:`KeyGroupIndex` of state ``name`` (made on first use)."""
+        indexes: dict[str, KeyGroupIndex] = self.__dict__.setdefault("_key_group_indexes", {})
+        index = indexes.get(name)
+        if index is None:
+            index = indexes.setdefault(name, KeyGroupIndex(self.max_parallelism))
+        return index
+
     def entries_by_key_group(self, name: str) -> dict[int, dict[Any, Any]]:
         """State ``name`` split per key group: what a checkpoint writes and a rescale redistributes.
 
-        A key's group is computed once and remembered (hashing the key's stable encoding costs
-        microseconds; a checkpoint every second would redo it for every key every time).
+        A key's group is computed once and kept in the state's :class:`KeyGroupIndex` (hashing a
+        key's stable encoding costs microseconds; a checkpoint every second would redo it for
+        every key every time).
         """
-        out: dict[int, dict[Any, Any]] = {}
-        max_par = self.max_parallelism
-        caches: dict[str, dict[Any, int]] = self.__dict__.setdefault("_key_group_of", {})
-        known = caches.get(name, {})
-        groups: dict[Any, int] = {}  # rebuilt each time: keys no longer in the state are forgotten
-        for key, value in self._tables.get(name, {}).items():
-            group = known.get(key)
-            if group is None:
-                group = assign_to_key_group(key, max_par)
-            groups[key] = group
-            bucket = out.get(group)
-            if bucket is None:
-                bucket = out[group] = {}
-            bucket[key] = value
-        caches[name] = groups
-        return out
+        table = self._tables.get(name)
+        if not table:
+            return {}
+        return dict(self._index(name).split(table))
 
     def capture_key_group_entries(
         self,
@@ -82,9 +83,8 @@ class HeapKeyedStateBackend(TableKeyedStateBackend):
             ]
             return copied, lambda: None
         tables = {name: capture_table(cast(dict[Any, Any], table)) for name, table in self._tables.items()}
-        caches: dict[str, dict[Any, int]] = self.__dict__.setdefault("_key_group_of", {})
-        entries = split_by_key_group(tables, self.max_parallelism, dict(caches), caches.__setitem__)
-        return entries, lambda: None
+        indexes = {name: self._index(name) for name in tables}
+        return split_by_key_group(tables, indexes), lambda: None
 
     def _scan_key_group_entries(self) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
         """Every state split per key group, one key group at a time, ascending.

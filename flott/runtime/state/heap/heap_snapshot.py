@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import copy
 import pickle
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any
 
@@ -59,47 +60,110 @@ def capture_table(table: dict[Any, Any]) -> dict[Any, Any] | bytes:
     else the table pickled (a deep copy made in C: 7x faster than copying the values one by one
     in Python; the writer unpickles it, see :func:`split_by_key_group`)."""
     values = table.values()
-    if all(map(_is_atomic_type, map(type, values))) or _all_flat_tuples(values):
+    types = set(map(type, values))
+    if types <= _ATOMIC or (types == _TUPLE and _all_flat_tuples(values)):
         return table.copy()
     return pickle.dumps(table, protocol=5)
 
 
+_TUPLE: frozenset[type] = frozenset({tuple})
+
+
 def _all_flat_tuples(values: Any) -> bool:
-    """Whether every value is a tuple of immutable atoms (a reduce's ``(word, count)``, a Row-less
-    Tuple type): immutable as a whole, so shared by ``dict.copy`` instead of pickled on the task
-    thread and unpickled again on the writer. Checked in C: the values' types, then the types of
-    their items chained together; a nested tuple or a list inside fails it (and is pickled)."""
-    types = set(map(type, values))
-    return types == {tuple} and all(map(_is_atomic_type, map(type, chain.from_iterable(values))))
+    """Whether every item of these tuples is an immutable atom (a reduce's ``(word, count)``, a
+    Row-less Tuple type): each tuple is then immutable as a whole, so shared by ``dict.copy``
+    instead of pickled on the task thread and unpickled again on the writer. Checked in C, as
+    the set of the items' types chained together (a quarter fewer instructions than ``all`` over
+    them, callgrind); a nested tuple or a list inside fails it (and is pickled)."""
+    return set(map(type, chain.from_iterable(values))) <= _ATOMIC
+
+
+class KeyGroupIndex:
+    """The keys of one state table per key group, kept from one checkpoint to the next.
+
+    Hashing a key to its key group costs microseconds in Python, and even with the groups
+    remembered, splitting a table key by key in Python was most of the writer thread's time with
+    a checkpoint every second. Between two checkpoints the key set of a table rarely changes
+    much, so the index keeps each group's keys as a list: when the captured table has the same
+    keys as last time (one comparison of two key views, in C) a group's entries are
+    ``dict(zip(keys, map(table.__getitem__, keys)))``, in C. New keys are hashed once, removed
+    keys rebuild only their groups' lists.
+
+    Used from the writer thread while the task thread goes on: member lists are never changed
+    in place once made (a split in progress for another checkpoint may still read them), and
+    the lock keeps two writers from updating the index at once.
+    """
+
+    def __init__(self, max_parallelism: int) -> None:
+        self.max_parallelism = max_parallelism
+        self._group_of: dict[Any, int] = {}
+        self._members: dict[int, list[Any]] = {}
+        self._sorted_groups: list[int] = []
+        self._lock = threading.Lock()
+
+    def groups(self, table: Mapping[Any, Any]) -> list[tuple[int, list[Any]]]:
+        """``(key group, its keys in table)`` ascending, for the keys of ``table`` now."""
+        with self._lock:
+            group_of = self._group_of
+            if group_of.keys() != table.keys():
+                self._update(table)
+            members = self._members
+            return [(group, members[group]) for group in self._sorted_groups]
+
+    def _update(self, table: Mapping[Any, Any]) -> None:
+        group_of, members = self._group_of, self._members
+        known = group_of.keys()
+        removed = known - table.keys()
+        added = table.keys() - known if removed or len(known) != len(table) else set()
+        touched: set[int] = set()
+        if removed:
+            for key in removed:
+                touched.add(group_of.pop(key))
+            for group in touched:
+                kept = [key for key in members[group] if key in group_of]
+                if kept:
+                    members[group] = kept
+                else:
+                    del members[group]
+        if added:
+            max_par = self.max_parallelism
+            new: dict[int, list[Any]] = {}
+            for key in table:  # the table's order, not the set's: files keep insertion order
+                if key in added:
+                    group = assign_to_key_group(key, max_par)
+                    group_of[key] = group
+                    bucket = new.get(group)
+                    if bucket is None:
+                        bucket = new[group] = []
+                    bucket.append(key)
+            for group, keys in new.items():
+                old = members.get(group)
+                members[group] = keys if old is None else old + keys
+        self._sorted_groups = sorted(members)
+
+    def split(self, table: Mapping[Any, Any]) -> Iterator[tuple[int, dict[Any, Any]]]:
+        """``(key group, {key: value})`` of ``table`` ascending, each group's dict built in C."""
+        get = table.__getitem__
+        for group, keys in self.groups(table):
+            yield group, dict(zip(keys, map(get, keys), strict=True))
 
 
 def split_by_key_group(
     tables: dict[str, dict[Any, Any] | bytes],
-    max_parallelism: int,
-    known_groups: dict[str, dict[Any, int]],
-    remember: Callable[[str, dict[Any, int]], None],
+    indexes: dict[str, KeyGroupIndex],
 ) -> Iterator[tuple[int, dict[str, dict[Any, Any]]]]:
     """Captured tables -> ``(key group, {state: {key: value}})`` ascending (on the writer).
 
-    ``known_groups`` are key groups computed before (hashing a key costs microseconds);
-    ``remember(name, groups)`` hands the groups of each state back for the next checkpoint."""
+    ``indexes`` are the :class:`KeyGroupIndex` of each state (kept by the backend across
+    checkpoints); pickled captures are unpickled here, off the task thread."""
     per_group: dict[int, dict[str, dict[Any, Any]]] = {}
     for name, captured in tables.items():
         table: dict[Any, Any] = pickle.loads(captured) if isinstance(captured, bytes) else captured
-        known = known_groups.get(name, {})
-        groups: dict[Any, int] = {}
-        for key, value in table.items():
-            group = known.get(key)
-            if group is None:
-                group = assign_to_key_group(key, max_parallelism)
-            groups[key] = group
+        for group, entries in indexes[name].split(table):
             states = per_group.get(group)
             if states is None:
-                states = per_group[group] = {}
-            entries = states.get(name)
-            if entries is None:
-                entries = states[name] = {}
-            entries[key] = value
-        remember(name, groups)
+                per_group[group] = {name: entries}
+            else:
+                states[name] = entries
     for group in sorted(per_group):
         yield group, per_group[group]
