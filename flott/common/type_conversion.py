@@ -692,19 +692,19 @@ def _canonical_expr(type_info: Any, x: str) -> str | None:
             bits = _INT_BITS.get(basic.value, 64)
             lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
             if hi <= _COMPACT_INT:
-                return f"({x}.__class__ is int and {x} >= {lo} and {x} <= {hi})"
+                return f"({x}.__class__ is INT and {x} >= {lo} and {x} <= {hi})"
             # Comparisons with one-digit constants are specialised by the interpreter (3.11's
             # COMPARE_OP_INT_JUMP), the full range is compared only for larger values.
             compact = f"{x} <= {_COMPACT_INT} and {x} >= {-_COMPACT_INT}"
-            return f"({x}.__class__ is int and ({compact} or {lo} <= {x} <= {hi}))"
+            return f"({x}.__class__ is INT and ({compact} or {lo} <= {x} <= {hi}))"
         if basic in (ti.BasicType.STRING, ti.BasicType.CHAR):
-            return f"{x}.__class__ is str"
+            return f"{x}.__class__ is STR"
         if basic is ti.BasicType.BOOLEAN:
-            return f"{x}.__class__ is bool"
+            return f"{x}.__class__ is BOOL"
         if basic is ti.BasicType.DOUBLE:
-            return f"{x}.__class__ is float"
+            return f"{x}.__class__ is FLOAT"
         if basic is ti.BasicType.FLOAT:
-            return f"({x}.__class__ is float and F32({x}) == {x})"
+            return f"({x}.__class__ is FLOAT and F32({x}) == {x})"
         return None
     if isinstance(type_info, ti.DateTypeInfo):
         return f"{x}.__class__ is DATE"
@@ -714,15 +714,23 @@ def _canonical_expr(type_info: Any, x: str) -> str | None:
         if any(p is None for p in parts):
             return None
         checks = "".join(f" and {p}" for p in parts)
-        return f"({x}.__class__ is tuple and len({x}) == {len(types)}{checks})"
+        return f"({x}.__class__ is TUPLE and len({x}) == {len(types)}{checks})"
     return None
 
 
 _COMPACT_INT = (1 << 30) - 1
 """The largest int CPython stores in one digit: comparisons with it take the interpreter's fast path."""
 
-_CANONICAL_NAMESPACE: dict[str, Any] = {"F32": to_float32, "DATE": _dt.date}
-"""The names :func:`_canonical_expr`'s expressions use."""
+_CANONICAL_NAMESPACE: dict[str, Any] = {
+    "F32": to_float32,
+    "DATE": _dt.date,
+    "INT": int,
+    "STR": str,
+    "BOOL": bool,
+    "FLOAT": float,
+    "TUPLE": tuple,
+}
+"""The names :func:`_canonical_expr`'s expressions use (generated checks bind them as locals)."""
 
 _MAX_GENERATED_FIELDS = 32
 
@@ -780,15 +788,17 @@ def output_type_check(type_info: Any, *, none_allowed: bool, timestamped: bool =
             append((c, r[1]) if timestamped else c)
         return out
 
-    expr = _canonical_expr(type_info, "v")
-    if expr is None:
+    from flott.common.fit_check import LOCALS, fit_branch, namespace
+
+    var, head = ("v", ["        v = r[0]"]) if timestamped else ("r", [])
+    fits = fit_branch(type_info, var, ["continue"], "        ")
+    if fits is None:
         return slow
-    head = "    for r in batch:\n        v = r[0]\n" if timestamped else "    for v in batch:\n"
-    source = f"def check(batch):\n{head}        if not {expr}:\n            return SLOW(batch)\n"
-    source += "    return batch\n"
-    namespace: dict[str, Any] = {"SLOW": slow, **_CANONICAL_NAMESPACE}
-    exec(compile(source, f"<output type check {type_info!r}>", "exec"), namespace)
-    return namespace["check"]  # type: ignore[no-any-return]
+    tail = ["        return SLOW(batch)", "    return batch", ""]
+    source = "\n".join([f"def check(batch, {LOCALS}):", "    for r in batch:", *head, *fits, *tail])
+    compiled = namespace(SLOW=slow)
+    exec(compile(source, f"<output type check {type_info!r}>", "exec"), compiled)
+    return compiled["check"]  # type: ignore[no-any-return]
 
 
 LazyCheck = Callable[[Iterable[Any]], Iterator[Any]]
@@ -829,13 +839,15 @@ def output_type_check_lazy(
             raise on_mismatch(e) from None
         return (c, r[1]) if timestamped else c
 
-    expr = _canonical_expr(type_info, "v") or "False"
-    value = "r[0]" if timestamped else "r"
-    head = f"    for r in records:\n        v = {value}\n"
-    source = f"def check(records):\n{head}        if not {expr}:\n            r = SLOW(r)\n        yield r\n"
-    namespace: dict[str, Any] = {"SLOW": slow_one, **_CANONICAL_NAMESPACE}
-    exec(compile(source, f"<lazy output type check {type_info!r}>", "exec"), namespace)
-    return namespace["check"]  # type: ignore[no-any-return]
+    from flott.common.fit_check import LOCALS, fit_branch, namespace
+
+    var, head = ("v", ["        v = r[0]"]) if timestamped else ("r", [])
+    fits = fit_branch(type_info, var, ["yield r", "continue"], "        ") or []
+    tail = ["        yield SLOW(r)", ""]
+    source = "\n".join([f"def check(records, {LOCALS}):", "    for r in records:", *head, *fits, *tail])
+    compiled = namespace(SLOW=slow_one)
+    exec(compile(source, f"<lazy output type check {type_info!r}>", "exec"), compiled)
+    return compiled["check"]  # type: ignore[no-any-return]
 
 
 # --- Declared key types: key_by(key_selector, key_type) -----------------------------------------
