@@ -45,6 +45,7 @@ __all__ = [
     "output_converter",
     "output_type_check",
     "output_type_check_lazy",
+    "output_value_fix",
     "with_declared_key_type",
 ]
 
@@ -802,19 +803,19 @@ def output_type_check(type_info: Any, *, none_allowed: bool, timestamped: bool =
 
 
 LazyCheck = Callable[[Iterable[Any]], Iterator[Any]]
+ValueFix = Callable[[Any], Any]
 
 
-def output_type_check_lazy(
+def output_value_fix(
     type_info: Any,
     *,
     none_allowed: bool,
     timestamped: bool = False,
     on_mismatch: Callable[[OutputTypeMismatch], Exception] | None = None,
-) -> LazyCheck | None:
-    """:func:`output_type_check` as an iterator over the records, for a check in the middle of a
-    lazily composed chain: each record is checked while the operator before it just made it (a
-    separate pass over a batch costs more than the check, in cache misses). Records that fit pass
-    as they are, others are converted; ``on_mismatch`` turns a mismatch into the error to raise."""
+) -> ValueFix | None:
+    """The slow path of a per-record check: one record (``(value, timestamp)`` if ``timestamped``)
+    that a generated check found not to fit as it is, converted as the coder would, or the error
+    ``on_mismatch`` makes of the mismatch raised. None when there is nothing to check."""
     from flott.common import typeinfo as ti
 
     if type_info is None or isinstance(type_info, ti.PickledBytesTypeInfo):
@@ -823,7 +824,7 @@ def output_type_check_lazy(
     if conv is _identity:
         return None
 
-    def slow_one(r: Any) -> Any:
+    def fix(r: Any) -> Any:
         v = r[0] if timestamped else r
         try:
             if v is None:
@@ -839,13 +840,32 @@ def output_type_check_lazy(
             raise on_mismatch(e) from None
         return (c, r[1]) if timestamped else c
 
+    return fix
+
+
+def output_type_check_lazy(
+    type_info: Any,
+    *,
+    none_allowed: bool,
+    timestamped: bool = False,
+    on_mismatch: Callable[[OutputTypeMismatch], Exception] | None = None,
+) -> LazyCheck | None:
+    """:func:`output_type_check` as an iterator over the records, for a check in the middle of a
+    lazily composed chain: each record is checked while the operator before it just made it (a
+    separate pass over a batch costs more than the check, in cache misses). Records that fit pass
+    as they are, others are converted; ``on_mismatch`` turns a mismatch into the error to raise."""
+    fix = output_value_fix(
+        type_info, none_allowed=none_allowed, timestamped=timestamped, on_mismatch=on_mismatch
+    )
+    if fix is None:
+        return None
     from flott.common.fit_check import LOCALS, fit_branch, namespace
 
     var, head = ("v", ["        v = r[0]"]) if timestamped else ("r", [])
     fits = fit_branch(type_info, var, ["yield r", "continue"], "        ") or []
     tail = ["        yield SLOW(r)", ""]
     source = "\n".join([f"def check(records, {LOCALS}):", "    for r in records:", *head, *fits, *tail])
-    compiled = namespace(SLOW=slow_one)
+    compiled = namespace(SLOW=fix)
     exec(compile(source, f"<lazy output type check {type_info!r}>", "exec"), compiled)
     return compiled["check"]  # type: ignore[no-any-return]
 

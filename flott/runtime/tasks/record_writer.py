@@ -41,6 +41,7 @@ from flott.common.type_conversion import (
     OutputTypeMismatch,
     java_serializer_takes_null,
     output_type_check_lazy,
+    output_value_fix,
 )
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
@@ -117,11 +118,17 @@ def check_declared_input(operator: StreamOperator, env: TaskEnvironment, config:
     def error(e: OutputTypeMismatch) -> Exception:
         return declared_type_error(e, producer, type_info, task_name)
 
+    none_allowed = keyed or java_serializer_takes_null(type_info)
+    timestamped = bool(config.get(TIMESTAMPED_INPUT, False))
+    fold = getattr(operator, "fold_input_check", None)
+    if fold is not None:
+        fix = output_value_fix(
+            type_info, none_allowed=none_allowed, timestamped=timestamped, on_mismatch=error
+        )
+        if fix is None or fold(type_info, fix):
+            return
     checked = output_type_check_lazy(
-        type_info,
-        none_allowed=keyed or java_serializer_takes_null(type_info),
-        timestamped=bool(config.get(TIMESTAMPED_INPUT, False)),
-        on_mismatch=error,
+        type_info, none_allowed=none_allowed, timestamped=timestamped, on_mismatch=error
     )
     if checked is None:
         return
