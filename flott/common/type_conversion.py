@@ -45,6 +45,7 @@ __all__ = [
     "output_converter",
     "output_type_check",
     "output_type_check_lazy",
+    "output_value_fix",
     "with_declared_key_type",
 ]
 
@@ -692,19 +693,19 @@ def _canonical_expr(type_info: Any, x: str) -> str | None:
             bits = _INT_BITS.get(basic.value, 64)
             lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
             if hi <= _COMPACT_INT:
-                return f"({x}.__class__ is int and {x} >= {lo} and {x} <= {hi})"
+                return f"({x}.__class__ is INT and {x} >= {lo} and {x} <= {hi})"
             # Comparisons with one-digit constants are specialised by the interpreter (3.11's
             # COMPARE_OP_INT_JUMP), the full range is compared only for larger values.
             compact = f"{x} <= {_COMPACT_INT} and {x} >= {-_COMPACT_INT}"
-            return f"({x}.__class__ is int and ({compact} or {lo} <= {x} <= {hi}))"
+            return f"({x}.__class__ is INT and ({compact} or {lo} <= {x} <= {hi}))"
         if basic in (ti.BasicType.STRING, ti.BasicType.CHAR):
-            return f"{x}.__class__ is str"
+            return f"{x}.__class__ is STR"
         if basic is ti.BasicType.BOOLEAN:
-            return f"{x}.__class__ is bool"
+            return f"{x}.__class__ is BOOL"
         if basic is ti.BasicType.DOUBLE:
-            return f"{x}.__class__ is float"
+            return f"{x}.__class__ is FLOAT"
         if basic is ti.BasicType.FLOAT:
-            return f"({x}.__class__ is float and F32({x}) == {x})"
+            return f"({x}.__class__ is FLOAT and F32({x}) == {x})"
         return None
     if isinstance(type_info, ti.DateTypeInfo):
         return f"{x}.__class__ is DATE"
@@ -714,15 +715,23 @@ def _canonical_expr(type_info: Any, x: str) -> str | None:
         if any(p is None for p in parts):
             return None
         checks = "".join(f" and {p}" for p in parts)
-        return f"({x}.__class__ is tuple and len({x}) == {len(types)}{checks})"
+        return f"({x}.__class__ is TUPLE and len({x}) == {len(types)}{checks})"
     return None
 
 
 _COMPACT_INT = (1 << 30) - 1
 """The largest int CPython stores in one digit: comparisons with it take the interpreter's fast path."""
 
-_CANONICAL_NAMESPACE: dict[str, Any] = {"F32": to_float32, "DATE": _dt.date}
-"""The names :func:`_canonical_expr`'s expressions use."""
+_CANONICAL_NAMESPACE: dict[str, Any] = {
+    "F32": to_float32,
+    "DATE": _dt.date,
+    "INT": int,
+    "STR": str,
+    "BOOL": bool,
+    "FLOAT": float,
+    "TUPLE": tuple,
+}
+"""The names :func:`_canonical_expr`'s expressions use (generated checks bind them as locals)."""
 
 _MAX_GENERATED_FIELDS = 32
 
@@ -780,31 +789,33 @@ def output_type_check(type_info: Any, *, none_allowed: bool, timestamped: bool =
             append((c, r[1]) if timestamped else c)
         return out
 
-    expr = _canonical_expr(type_info, "v")
-    if expr is None:
+    from flott.common.fit_check import LOCALS, fit_branch, namespace
+
+    var, head = ("v", ["        v = r[0]"]) if timestamped else ("r", [])
+    fits = fit_branch(type_info, var, ["continue"], "        ")
+    if fits is None:
         return slow
-    head = "    for r in batch:\n        v = r[0]\n" if timestamped else "    for v in batch:\n"
-    source = f"def check(batch):\n{head}        if not {expr}:\n            return SLOW(batch)\n"
-    source += "    return batch\n"
-    namespace: dict[str, Any] = {"SLOW": slow, **_CANONICAL_NAMESPACE}
-    exec(compile(source, f"<output type check {type_info!r}>", "exec"), namespace)
-    return namespace["check"]  # type: ignore[no-any-return]
+    tail = ["        return SLOW(batch)", "    return batch", ""]
+    source = "\n".join([f"def check(batch, {LOCALS}):", "    for r in batch:", *head, *fits, *tail])
+    compiled = namespace(SLOW=slow)
+    exec(compile(source, f"<output type check {type_info!r}>", "exec"), compiled)
+    return compiled["check"]  # type: ignore[no-any-return]
 
 
 LazyCheck = Callable[[Iterable[Any]], Iterator[Any]]
+ValueFix = Callable[[Any], Any]
 
 
-def output_type_check_lazy(
+def output_value_fix(
     type_info: Any,
     *,
     none_allowed: bool,
     timestamped: bool = False,
     on_mismatch: Callable[[OutputTypeMismatch], Exception] | None = None,
-) -> LazyCheck | None:
-    """:func:`output_type_check` as an iterator over the records, for a check in the middle of a
-    lazily composed chain: each record is checked while the operator before it just made it (a
-    separate pass over a batch costs more than the check, in cache misses). Records that fit pass
-    as they are, others are converted; ``on_mismatch`` turns a mismatch into the error to raise."""
+) -> ValueFix | None:
+    """The slow path of a per-record check: one record (``(value, timestamp)`` if ``timestamped``)
+    that a generated check found not to fit as it is, converted as the coder would, or the error
+    ``on_mismatch`` makes of the mismatch raised. None when there is nothing to check."""
     from flott.common import typeinfo as ti
 
     if type_info is None or isinstance(type_info, ti.PickledBytesTypeInfo):
@@ -813,7 +824,7 @@ def output_type_check_lazy(
     if conv is _identity:
         return None
 
-    def slow_one(r: Any) -> Any:
+    def fix(r: Any) -> Any:
         v = r[0] if timestamped else r
         try:
             if v is None:
@@ -829,13 +840,34 @@ def output_type_check_lazy(
             raise on_mismatch(e) from None
         return (c, r[1]) if timestamped else c
 
-    expr = _canonical_expr(type_info, "v") or "False"
-    value = "r[0]" if timestamped else "r"
-    head = f"    for r in records:\n        v = {value}\n"
-    source = f"def check(records):\n{head}        if not {expr}:\n            r = SLOW(r)\n        yield r\n"
-    namespace: dict[str, Any] = {"SLOW": slow_one, **_CANONICAL_NAMESPACE}
-    exec(compile(source, f"<lazy output type check {type_info!r}>", "exec"), namespace)
-    return namespace["check"]  # type: ignore[no-any-return]
+    return fix
+
+
+def output_type_check_lazy(
+    type_info: Any,
+    *,
+    none_allowed: bool,
+    timestamped: bool = False,
+    on_mismatch: Callable[[OutputTypeMismatch], Exception] | None = None,
+) -> LazyCheck | None:
+    """:func:`output_type_check` as an iterator over the records, for a check in the middle of a
+    lazily composed chain: each record is checked while the operator before it just made it (a
+    separate pass over a batch costs more than the check, in cache misses). Records that fit pass
+    as they are, others are converted; ``on_mismatch`` turns a mismatch into the error to raise."""
+    fix = output_value_fix(
+        type_info, none_allowed=none_allowed, timestamped=timestamped, on_mismatch=on_mismatch
+    )
+    if fix is None:
+        return None
+    from flott.common.fit_check import LOCALS, fit_branch, namespace
+
+    var, head = ("v", ["        v = r[0]"]) if timestamped else ("r", [])
+    fits = fit_branch(type_info, var, ["yield r", "continue"], "        ") or []
+    tail = ["        yield SLOW(r)", ""]
+    source = "\n".join([f"def check(records, {LOCALS}):", "    for r in records:", *head, *fits, *tail])
+    compiled = namespace(SLOW=fix)
+    exec(compile(source, f"<lazy output type check {type_info!r}>", "exec"), compiled)
+    return compiled["check"]  # type: ignore[no-any-return]
 
 
 # --- Declared key types: key_by(key_selector, key_type) -----------------------------------------

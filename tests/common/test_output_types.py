@@ -103,6 +103,30 @@ def test_a_batch_that_fits_passes_without_a_copy() -> None:
     assert converted == [("a", 1), ("b", 1)] and type(converted[1][1]) is int
 
 
+NESTED = Types.TUPLE(
+    [Types.STRING(), Types.TUPLE([Types.LONG(), Types.DOUBLE()]), Types.TUPLE([Types.BOOLEAN()])]
+)
+
+
+@pytest.mark.parametrize("timestamped", [False, True])
+def test_nested_tuples_that_fit_pass_and_the_others_are_converted_or_refused(timestamped: bool) -> None:
+    check = output_type_check(NESTED, none_allowed=False, timestamped=timestamped)
+    assert check is not None
+
+    def records(*values: Any) -> list[Any]:
+        return [(v, 7) for v in values] if timestamped else list(values)
+
+    batch = records(("a", (1, 2.5), (True,)), ("b", (-(2**40), 0.0), (False,)))
+    assert check(batch) is batch
+    # an int where DOUBLE is declared, a 2-tuple where a 1-tuple is: Java hands back 3.0 and (True,)
+    assert check(records(("a", (1, 3), (True, 9)))) == records(("a", (1, 3.0), (True,)))
+    with pytest.raises(OutputTypeMismatch) as info:
+        check(records(("a", (1, 2.5), (True,)), ("a", [1, 2.5], (True,))))
+    assert info.value.value == ("a", [1, 2.5], (True,))
+    with pytest.raises(OutputTypeMismatch):
+        check(records(("a", (2**63, 2.5), (True,))))
+
+
 def test_timestamped_records_keep_their_timestamps() -> None:
     check = output_type_check(Types.DOUBLE(), none_allowed=False, timestamped=True)
     assert check is not None

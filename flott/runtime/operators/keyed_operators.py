@@ -23,6 +23,8 @@ from typing import Any
 from flott.api.common.output_tag import OutputTag
 from flott.api.streaming.functions import KeyedProcessFunction
 from flott.api.streaming.time_domain import TimeDomain
+from flott.common.fit_check import LOCALS, fit_branch, namespace
+from flott.common.type_conversion import ValueFix
 from flott.runtime.operators.aggregation import create_aggregator
 from flott.runtime.operators.stateless_operators import without_side_outputs
 from flott.runtime.operators.stream_operator import (
@@ -75,6 +77,51 @@ class StreamGroupedReduceOperator(StreamOperator):
         ctx = self._setup.runtime_context(self.backend)
         open_user_function(self._key_object, ctx)
         open_user_function(self._function, ctx)
+
+    def fold_input_check(self, type_info: Any, fix: ValueFix) -> bool:
+        """Check the input against its producer's declared ``type_info`` inside the BATCH loop
+        (a BATCH combiner, fed by the function before key_by); ``fix`` converts or refuses a record
+        that does not fit as it is. False where the operator has no such loop (STREAMING,
+        timestamped input, a type without a generated check): its caller then checks the input
+        in front of it. In the loop the check costs no call and no generator step per record."""
+        if self._streaming or self._timestamped:
+            return False
+        body = [
+            "key = key_of(value)",
+            "backend.current_key = key",
+            "if key in values:",
+            "    value = reduce(values[key], value)",
+            "values[key] = value",
+        ]
+        fits = fit_branch(type_info, "value", [*body, "continue"], "            ")
+        if fits is None:
+            return False
+        source = "\n".join(
+            [
+                f"def run(batch, key_of, reduce, values, backend, {LOCALS}):",
+                "    key = None",
+                "    try:",
+                "        for value in batch:",
+                *fits,
+                "            value = SLOW(value)",
+                *(f"            {line}" for line in body),
+                "    except TypeError as e:",
+                "        RETHROW(key, e)",
+                "        raise",
+                "    return []",
+                "",
+            ]
+        )
+        compiled = namespace(SLOW=fix, RETHROW=_rethrow_unhashable)
+        exec(compile(source, f"<checked batch reduce '{self.name}'>", "exec"), compiled)
+        run = compiled["run"]
+        key_of, reduce, values, backend = self._key, self._reduce, self._values, self.backend
+
+        def process_batch(batch: Iterable[Any]) -> list[Any]:
+            return run(batch, key_of, reduce, values, backend)  # type: ignore[no-any-return]
+
+        self.process_batch = process_batch  # type: ignore[method-assign]
+        return True
 
     def process_batch(self, batch: Iterable[Any]) -> list[Any]:
         key_of = self._key

@@ -41,6 +41,7 @@ from flott.common.type_conversion import (
     OutputTypeMismatch,
     java_serializer_takes_null,
     output_type_check_lazy,
+    output_value_fix,
 )
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
@@ -105,7 +106,9 @@ def check_declared_input(operator: StreamOperator, env: TaskEnvironment, config:
     The check wraps the operator's batch entry point once, at build time, so operators without
     it pay nothing; with it, each record is checked by a generated generator as the operator pulls
     it, while the record is fresh in the cache (a second pass over a materialised batch cost twice
-    as much in a BATCH word count)."""
+    as much in a BATCH word count). An operator with ``fold_input_check`` (the BATCH reduce, which
+    is what a combiner is) may take the check into its own loop instead, saving the generator's
+    step per record (about 250 instructions in the BATCH word count)."""
     spec = config.get(CHECK_INPUT)
     if not spec:
         return
@@ -117,11 +120,17 @@ def check_declared_input(operator: StreamOperator, env: TaskEnvironment, config:
     def error(e: OutputTypeMismatch) -> Exception:
         return declared_type_error(e, producer, type_info, task_name)
 
+    none_allowed = keyed or java_serializer_takes_null(type_info)
+    timestamped = bool(config.get(TIMESTAMPED_INPUT, False))
+    fold = getattr(operator, "fold_input_check", None)
+    if fold is not None:
+        fix = output_value_fix(
+            type_info, none_allowed=none_allowed, timestamped=timestamped, on_mismatch=error
+        )
+        if fix is None or fold(type_info, fix):
+            return
     checked = output_type_check_lazy(
-        type_info,
-        none_allowed=keyed or java_serializer_takes_null(type_info),
-        timestamped=bool(config.get(TIMESTAMPED_INPUT, False)),
-        on_mismatch=error,
+        type_info, none_allowed=none_allowed, timestamped=timestamped, on_mismatch=error
     )
     if checked is None:
         return
