@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from flott.rest.handler.job.job_handlers import _TerminalRows
+import msgspec
+
+from flott.rest.handler.job.job_handlers import _TerminalRows, overview_row
+from flott.rest.messages.job import MultipleJobsDetails
 from flott.runtime.messages.job import JobDetails
 
 
@@ -28,3 +31,13 @@ def test_a_terminal_jobs_row_is_reused_while_the_dispatcher_answers_with_the_sam
     # A new row object from the Dispatcher (another process, a re-archived job) is never mistaken
     # for the one kept, even with equal fields.
     assert rows.rows([_details("done", "FINISHED", 8)])[0] is not first[1]
+
+
+def test_the_answer_splices_the_kept_json_of_terminal_rows_into_the_same_bytes() -> None:
+    rows = _TerminalRows()
+    jobs = [_details("live", "RUNNING", 3), _details("done", "FINISHED", 8), _details("gone", "FAILED", 2)]
+    answer = rows.answer(jobs)
+    assert isinstance(answer[1], msgspec.Raw) and not isinstance(answer[0], msgspec.Raw)
+    plain = MultipleJobsDetails(jobs=[overview_row(d) for d in jobs])
+    assert msgspec.json.encode(MultipleJobsDetails(jobs=answer)) == msgspec.json.encode(plain)
+    assert rows.answer(jobs)[2] is answer[2], "the archived job's JSON is not encoded again"
