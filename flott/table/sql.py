@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
-from flott.errors import NotYetSupportedError, SqlParseError, TableError
+from flott.errors import NotYetSupportedError, SqlParseError
 from flott.runtime.operators.timestamps_watermarks import auto_watermark_interval_ms
 from flott.table.lateral import rename_lateral_calls, sql_lateral
 from flott.table.plan import (
@@ -31,7 +31,7 @@ from flott.table.plan import (
     collect_aggregates,
     rewrite_over_aggregate,
 )
-from flott.table.planner import Rex, common_type, literal_type, make_call, validation_error
+from flott.table.planner import Rex, common_type, literal_type, make_call, table_error, validation_error
 from flott.table.sql_over import RANK_FUNCTIONS, OverPlanning
 from flott.table.sql_scope import Scope
 from flott.table.sql_types import from_sqlglot
@@ -626,8 +626,8 @@ class SqlPlanner(OverPlanning):
         if on is None or (isinstance(on, exp.Boolean) and on.this is True):
             return node, both
         if side == "LEFT":  # Flink's planner refuses it too (TableException)
-            raise TableError(
-                "org.apache.flink.table.api.TableException: Currently Python correlate does not support "
+            raise table_error(
+                "Currently Python correlate does not support "
                 "conditions in left join."
             )
         cond = self._rex(on, both, node, aggregates=False)

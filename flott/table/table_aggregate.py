@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from flott.common.types import Row
 from flott.datastream.functions import KeyedProcessFunction
 from flott.datastream.state import ValueStateDescriptor
-from flott.errors import NotYetSupportedError, TableError
+from flott.errors import NotYetSupportedError
 from flott.table import runtime
 from flott.table.expression import Expression
 from flott.table.plan import Calc, PlanNode, TranslationContext
-from flott.table.planner import Resolver, Rex, validation_error
+from flott.table.planner import Resolver, Rex, table_error, validation_error
 from flott.table.types import DataType, RowType
 from flott.table.udf import FunctionContext, UserDefinedFunctionWrapper, require_retract
 
@@ -101,8 +101,8 @@ class TableAggregate(PlanNode):
 
     def _translate(self, ctx: TranslationContext) -> Any:
         if not ctx.streaming:  # Flink's batch planner has no rule for a table aggregate
-            raise TableError(
-                "org.apache.flink.table.api.TableException: Cannot generate a valid execution plan for the "
+            raise table_error(
+                "Cannot generate a valid execution plan for the "
                 "given query: flat_aggregate (a table aggregate function) runs in streaming mode only"
             )
         fn = self.fn.evaluator()

@@ -13,7 +13,8 @@ import types
 from typing import Any
 
 from flott.common.types import Row
-from flott.errors import NotYetSupportedError, TableError
+from flott.errors import NotYetSupportedError
+from flott.table.planner import table_error
 
 __all__ = [
     "AggregateFunction",
@@ -84,8 +85,8 @@ def require_retract(fn: Any) -> None:
     implemented"); flott refuses when the job is planned, before any row is read."""
     inherited = type(fn).retract in (AggregateFunction.retract, TableAggregateFunction.retract)
     if isinstance(fn, AggregateFunction | TableAggregateFunction) and inherited:
-        raise TableError(
-            f"org.apache.flink.table.api.TableException: the aggregate function {type(fn).__name__} is "
+        raise table_error(
+            f"the aggregate function {type(fn).__name__} is "
             "applied to an updating input but defines no retract(accumulator, *args): Method retract "
             "is not implemented"
         )
