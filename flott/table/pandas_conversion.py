@@ -162,8 +162,7 @@ def materialize(rows: Any) -> list[list[Any]]:
 
 def local_time_zone(t_env: TableEnvironment) -> str:
     """The session time zone's id as Java's ZoneId gives it; flott computes in UTC only."""
-    configured = t_env.get_config().get_local_timezone()
-    return "Etc/UTC" if configured == "default" else str(configured)
+    return t_env.get_config().get_local_timezone()
 
 
 def rows_to_frame(table: Table) -> Any:

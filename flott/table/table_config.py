@@ -77,7 +77,10 @@ class TableConfig:
         return state_ttl_ms(self._conf.get(STATE_TTL, "0"))
 
     def get_local_timezone(self) -> str:
-        return self._conf.get("table.local-time-zone", "default")
+        """The session time zone as Java's ZoneId names it. Flink resolves "default" to the
+        machine's zone; flott computes in UTC only (other zones are refused), so that is UTC."""
+        configured = self._conf.get("table.local-time-zone", "default")
+        return "Etc/UTC" if configured == "default" else configured
 
     def set_local_timezone(self, timezone_id: str) -> None:
         self.set("table.local-time-zone", timezone_id)

@@ -223,7 +223,10 @@ def test_compiled_calls_and_casts_find_their_own_constants_when_operands_add_lit
 
 def test_table_options_flott_does_not_honour_are_refused_when_set() -> None:
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    # unset, the zone is what flott computes in; PyFlink names the machine's zone (Etc/UTC here)
+    assert t_env.get_config().get_local_timezone() == "Etc/UTC"
     t_env.get_config().set("table.local-time-zone", "UTC")  # what flott computes in anyway
+    assert t_env.get_config().get_local_timezone() == "UTC"
     with pytest.raises(NotYetSupportedError, match=r"table\.exec\.mini-batch\.enabled"):
         t_env.get_config().set("table.exec.mini-batch.enabled", "true")
     with pytest.raises(NotYetSupportedError, match="Asia/Tokyo"):
