@@ -107,6 +107,8 @@ class _LeaderTerm:
         rm = ResourceManager(o.rpc, o.config)
         rm.fenced, rm.fencing_token, rm.resource_manager_id = True, sid, sid
         self.resource_manager = rm
+        if o._driver is not None:
+            rm.count_task_executors_of(o._driver)
         await rm.start()
         rm_gateway = o.rpc.connect(
             o.rpc.address, RESOURCE_MANAGER_ENDPOINT, ResourceManagerGateway, fencing_token=sid
@@ -206,11 +208,13 @@ class HaSessionClusterEntrypoint:
         self.election = ha.get_process_leader_election_service(
             {DISPATCHER: self.rpc.address, RESOURCE_MANAGER: self.rpc.address, REST_SERVER: rest_url}
         )
-        self.election.start(self)
         if self.local_task_managers > 0:
+            # before the election: every leader term's ResourceManager counts these as the
+            # cluster's own (registered or still starting) when it judges a job's slots
             self._driver = LocalProcessDriver(self.config, self.rpc.address, self._on_task_manager_exit)
             for _ in range(self.local_task_managers):
                 self._driver.start_task_executor(new_id())
+        self.election.start(self)
         log.info(
             "JobManager (HA, ZooKeeper %s, cluster %s) RPC at %s, REST at %s, BlobServer at %s; "
             "waiting for leadership",

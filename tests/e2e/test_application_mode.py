@@ -10,14 +10,19 @@ by PID that nothing is left behind.
 from __future__ import annotations
 
 import collections
+import json
+import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -412,3 +417,83 @@ def test_ha_application_resumes_after_losing_its_jobmanager_and_runs_its_job_onc
     assert f"Job {job_id} FINISHED" in said
     assert_counts(app.out, n)
     app.assert_nothing_left()
+
+
+TM_GATE = """
+# Test hook of one test (tests/e2e/test_application_mode.py), loaded by every Python process of
+# the run through PYTHONPATH: the first TaskExecutor starts at once, the others wait (before
+# flott is even imported, so they cannot register) until the test creates the file "open".
+import os, pathlib, time
+
+if b"flott.runtime.taskexecutor" in pathlib.Path("/proc/self/cmdline").read_bytes().split(b"\\0"):
+    _gate = pathlib.Path(os.environ["FLOTT_TEST_TM_GATE"])
+    try:
+        os.close(os.open(_gate / "first", os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        _deadline = time.monotonic() + 60
+        while not (_gate / "open").exists() and time.monotonic() < _deadline:
+            time.sleep(0.05)
+"""
+
+
+def test_ha_application_admits_its_job_before_its_own_second_taskmanager_registered(
+    app: App, zookeeper: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The HA application cluster starts ``ceil(parallelism / slots)`` TaskExecutors itself; its
+    job must not be refused as "needing more slots than the cluster has" while one of them has
+    not registered yet (under load the program can submit first). The second TaskExecutor is held
+    back before it can register until the job has been admitted, which makes the race certain."""
+    gate = app.tmp / "gate"
+    gate.mkdir()
+    (gate / "sitecustomize.py").write_text(TM_GATE)
+    monkeypatch.setenv("FLOTT_TEST_TM_GATE", str(gate))
+    path = [str(gate), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
+    ha = {
+        "high-availability.type": "zookeeper",
+        "high-availability.zookeeper.quorum": zookeeper,
+        "high-availability.storageDir": (app.tmp / "ha").as_uri(),
+        "high-availability.cluster-id": f"/application-{app.marker}",
+    }
+    job_id = application_job_id(Configuration(ha))
+    port = free_port()
+    conf = [*app.conf, "-D", f"rest.port={port}", "-D", "jobmanager.rpc.port=0"]
+    conf += [arg for key, value in ha.items() for arg in ("-D", f"{key}={value}")]
+    n = 2000
+    cmd = [*FLOTT, "jobmanager", "start-application", "-p", "2", *conf, str(app.script), str(app.out), str(n)]
+    with (app.tmp / "app.log").open("wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while rest_status(port, f"/jobs/{job_id}") != 200:  # admitted: the job is known
+            assert proc.poll() is None, (app.tmp / "app.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "the job was never submitted"
+            time.sleep(0.1)
+        assert len(rest_json(port, "/taskmanagers")["taskmanagers"]) == 1  # the other is held back
+        (gate / "open").touch()
+        code = proc.wait(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    said = flat((app.tmp / "app.log").read_text())
+    assert code == 0, said[-3000:]
+    assert f"Job {job_id} FINISHED" in said, said[-3000:]
+    assert_counts(app.out, n)
+    app.assert_nothing_left()
+
+
+def rest_json(port: int, path: str) -> Any:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+        return json.loads(response.read())
+
+
+def rest_status(port: int, path: str) -> int:
+    """The HTTP status of a GET (0: nobody answered yet)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+    except OSError:
+        return 0

@@ -28,8 +28,11 @@ key                                            default  whose   bounds
 A cluster *can grow* when its ResourceManager starts TaskExecutors on demand
 (application mode); a session cluster, standalone or with a fixed number of
 local TaskExecutors, cannot: its capacity is the slots of the TaskExecutors that
-are registered or being started. Recovered jobs (HA) are not re-checked: they
-were admitted once and their slots may simply not be back yet.
+are registered or being started by the cluster itself (the session cluster's and
+the HA cluster's local ones, and so the HA application cluster's: a job its
+program submits before the last of them registered is judged against them).
+Recovered jobs (HA) are not re-checked: they were admitted once and their slots
+may simply not be back yet.
 """
 
 from __future__ import annotations
@@ -142,10 +145,16 @@ def check_cluster_limits(
         return
     # A standalone cluster whose TaskManagers have not registered yet is still starting (its
     # operator starts them in any order, as with Flink): the job waits for slots, as in Flink.
+    # TaskExecutors the cluster started itself and that have not registered yet count with their
+    # slots (total_slots has them): the cluster will have them, so a job submitted while they come
+    # up (application mode submits at once) is judged against them, not refused.
     if capacity.task_executors > 0 and needed > capacity.total_slots:
+        starting = capacity.task_executors_starting
+        them = f", {starting} of them starting" if starting else ""
         raise JobAdmissionError(
             f"job {graph.job_id} needs {needed} task slots but this cluster has {capacity.total_slots} "
-            f"({capacity.task_executors} TaskManager(s)) and does not start TaskManagers on demand, so "
+            f"({capacity.task_executors + starting} TaskManager(s){them}) and does not start "
+            "TaskManagers on demand, so "
             f"the job could never run; lower its parallelism, add TaskManagers first, or set "
             f"{REFUSE_UNSCHEDULABLE_KEY}: false to let it wait for slots"
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 import msgspec
@@ -27,8 +28,34 @@ class SlotCapacity(msgspec.Struct, frozen=True):
     """Slots of the registered TaskExecutors plus those of TaskExecutors being started."""
     free_slots: int
     task_executors: int
+    """TaskExecutors registered."""
     can_grow: bool
     """The ResourceManager starts TaskExecutors on demand (more slots appear when jobs ask)."""
+    task_executors_starting: int = 0
+    """TaskExecutors this cluster started itself that have not registered yet (their slots are
+    in ``total_slots``: the cluster will have them, so a job is judged against them)."""
+
+
+def slot_capacity(
+    registered_slots: Mapping[str, int],
+    started: Iterable[str],
+    slots_per_started: int,
+    free_slots: int,
+    can_grow: bool,
+) -> SlotCapacity:
+    """The capacity of a cluster whose TaskExecutors ``registered_slots`` (resource id: slots)
+    are registered and ``started`` (resource ids of the processes the cluster itself started,
+    each with ``slots_per_started`` slots) are running; a started one not registered yet counts
+    as starting, so a job submitted while the cluster's own TaskExecutors are still coming up is
+    judged against the slots the cluster will have, not refused for the ones not there yet."""
+    starting = len({rid for rid in started if rid not in registered_slots})
+    return SlotCapacity(
+        total_slots=sum(registered_slots.values()) + starting * slots_per_started,
+        free_slots=free_slots,
+        task_executors=len(registered_slots),
+        can_grow=can_grow,
+        task_executors_starting=starting,
+    )
 
 
 class ResourceManagerGateway(Protocol):

@@ -21,7 +21,11 @@ from flott.errors import FlottError, TaskExecutorLostError
 from flott.runtime.entrypoint.log_files import LogFileInfo
 from flott.runtime.entrypoint.thread_dump import ThreadStack
 from flott.runtime.gateways.job_master_gateway import JobMasterGateway
-from flott.runtime.gateways.resource_manager_gateway import RESOURCE_MANAGER_ENDPOINT, SlotCapacity
+from flott.runtime.gateways.resource_manager_gateway import (
+    RESOURCE_MANAGER_ENDPOINT,
+    SlotCapacity,
+    slot_capacity,
+)
 from flott.runtime.gateways.task_executor_gateway import TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway
 from flott.runtime.heartbeat.heartbeat_manager import check_period, watch_heartbeats
 from flott.runtime.heartbeat.heartbeat_monitor import (
@@ -79,6 +83,8 @@ class ResourceManager(RpcEndpoint):
         self.slots = SlotManager()
         self.task_executors: dict[str, _Registered] = {}
         self.driver: LocalProcessDriver | None = None
+        self._cluster_driver: LocalProcessDriver | None = None
+        """TaskExecutors the cluster runs outside this ResourceManager (:meth:`count_task_executors_of`)."""
         self._heartbeat_interval = config.get_seconds("heartbeat.interval")
         self._heartbeat_timeout = config.get_seconds("heartbeat.timeout")
         self._heartbeats = HeartbeatMonitor(self._heartbeat_timeout)
@@ -275,16 +281,22 @@ class ResourceManager(RpcEndpoint):
 
     async def request_slot_capacity(self) -> SlotCapacity:
         per_worker = max(1, self._config.get_int("taskmanager.numberOfTaskSlots"))
-        starting = 0
-        if self.driver is not None:
-            starting = sum(1 for rid in self.driver.processes if rid not in self.task_executors)
-        registered = sum(r.registration.num_slots for r in self.task_executors.values())
-        return SlotCapacity(
-            total_slots=registered + starting * per_worker,
-            free_slots=self.slots.free_slots(),
-            task_executors=len(self.task_executors),
-            can_grow=self._workers_on_demand,
+        started = [rid for d in (self.driver, self._cluster_driver) if d is not None for rid in d.processes]
+        return slot_capacity(
+            {rid: r.registration.num_slots for rid, r in self.task_executors.items()},
+            started,
+            per_worker,
+            self.slots.free_slots(),
+            self._workers_on_demand,
         )
+
+    def count_task_executors_of(self, driver: LocalProcessDriver) -> None:
+        """Count the TaskExecutors ``driver`` runs as this cluster's own when judging its
+        capacity, registered or not yet: the HA cluster starts its local TaskExecutors outside
+        the ResourceManager (they outlive a leader term, so this ResourceManager neither replaces
+        nor stops them), and a job submitted before the last of them registered must be judged
+        against the slots the cluster will have (application mode submits at once)."""
+        self._cluster_driver = driver
 
     # -- active mode: TaskExecutor processes started on demand (application clusters) ----------
 
