@@ -132,7 +132,9 @@ def exchange_codec(streaming: bool, typed: bool, declared: DeclaredOutputType | 
         return serialize, pickle.loads
     encode = None
     if streaming and typed and declared is not None:
-        encode = typed_encoder(WORD_PAIR, none_allowed=declared.none_allowed, timestamped=False, fallback=serialize)
+        encode = typed_encoder(
+            WORD_PAIR, none_allowed=declared.none_allowed, timestamped=False, fallback=serialize
+        )
     return encode or serialize, deserialize
 
 

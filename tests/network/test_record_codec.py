@@ -39,7 +39,9 @@ CASES: list[tuple[str, Any, list[Any]]] = [
     ("TUPLE", Types.TUPLE([Types.STRING(), Types.INT()]), [("word", 1), ("", -5)]),
     (
         "nested TUPLE",
-        Types.TUPLE([Types.STRING(), Types.TUPLE([Types.LONG(), Types.TUPLE([Types.BOOLEAN(), Types.DOUBLE()])])]),
+        Types.TUPLE(
+            [Types.STRING(), Types.TUPLE([Types.LONG(), Types.TUPLE([Types.BOOLEAN(), Types.DOUBLE()])])]
+        ),
         [("a", (1, (True, 2.5))), ("b", (-(2**63), (False, -0.0)))],
     ),
     ("1-TUPLE", Types.TUPLE([Types.INT()]), [(1,), (2,)]),
@@ -56,7 +58,8 @@ def test_checked_batches_round_trip_as_pickle_would(
     keyed edge (or a type Flink writes null for) carries None records."""
     none_allowed = keyed or None in values
     values = [v for v in values if v is not None] + ([None] if none_allowed else [])
-    batch = [(v, ts) for v, ts in zip(values, [None, 0, -1, 2**62] * len(values))] if timestamped else values
+    stamps = [None, 0, -1, 2**62] * len(values)
+    batch = [(v, stamps[i]) for i, v in enumerate(values)] if timestamped else values
     check = output_type_check(type_info, none_allowed=none_allowed, timestamped=timestamped)
     assert check is not None
     checked = check(batch)

@@ -24,7 +24,6 @@ import threading
 from collections.abc import Callable
 
 from flott.errors import DataExchangeError, TaskCancelledError
-from flott.runtime.io.network.record_codec import deserialize
 from flott.runtime.io.network.partition import (
     _FAILED,
     _OPEN,
@@ -32,6 +31,7 @@ from flott.runtime.io.network.partition import (
     ResultPartition,
     ResultSubpartition,
 )
+from flott.runtime.io.network.record_codec import deserialize
 
 __all__ = ["BlockingResultPartition"]
 

@@ -31,8 +31,8 @@ from flott.errors import DataExchangeError, TaskCancelledError
 from flott.runtime.io.network import protocol
 from flott.runtime.io.network.api import EndOfPartition
 from flott.runtime.io.network.config import InputChannelSpec
-from flott.runtime.io.network.record_codec import deserialize
 from flott.runtime.io.network.partition import END_OF_PARTITION, ResultSubpartition
+from flott.runtime.io.network.record_codec import deserialize
 
 _CLOSED = -1
 """Sentinel put into a gate's queue by close() to wake a blocked poll."""

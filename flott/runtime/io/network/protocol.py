@@ -10,8 +10,9 @@ chose. Every message is one frame::
     +----------------+---------+-----------------+----------------------+
 
 A fixed 9-byte header keeps parsing to one ``struct.unpack_from`` per frame
-(never per record). Data buffers are one pickle (protocol 5) of a whole batch, or
-for a typed stream one msgpack array (see record_codec.py). The payload is decoded on the consumer *task* thread, never on the event loop.
+(never per record). Data buffers are one pickle (protocol 5) of a whole batch, or for
+a typed stream one msgpack array (see record_codec.py). The payload is decoded on
+the consumer *task* thread, never on the event loop.
 Frames are only ever exchanged between TaskExecutors of one cluster, which
 already trust each other with user code; the stream is as trusted as Flink's.
 """

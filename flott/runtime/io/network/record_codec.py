@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable
-from typing import Any, Optional, Union
+from typing import Any
 
 import msgspec
 
@@ -35,7 +35,7 @@ TYPED = 0x01
 
 _INT_TYPES = ("Byte", "Short", "Integer", "Long", "BigInteger")
 _LEAVES: dict[str, Any] = {"s": str, "i": int, "f": float, "b": bool}
-_TIMESTAMP = Union[int, float, None]  # noqa: UP007 - built at run time from parsed schemas
+_TIMESTAMP = int | float | None
 
 
 def _leaf(type_info: Any) -> str | None:
@@ -95,7 +95,7 @@ def _parse(schema: str, pos: int) -> tuple[Any, int]:
     else:
         raise ValueError(f"bad schema {schema!r} at {pos}")
     if pos < len(schema) and schema[pos] == "?":
-        return Optional[kind], pos + 1  # noqa: UP007 - built at run time
+        return kind | None, pos + 1
     return kind, pos
 
 
@@ -105,7 +105,7 @@ def python_type(schema: str) -> Any:
     kind, end = _parse(schema, 1 if timestamped else 0)
     if end != len(schema):
         raise ValueError(f"bad schema {schema!r}: trailing {schema[end:]!r}")
-    return tuple[kind, _TIMESTAMP] if timestamped else kind
+    return tuple[kind, _TIMESTAMP] if timestamped else kind  # type: ignore[valid-type]
 
 
 _decoders: dict[bytes, Callable[[Any], Any]] = {}
@@ -135,7 +135,9 @@ def deserialize(payload: bytes | memoryview) -> Any:
 Encode = Callable[[list[Any]], bytes]
 
 
-def typed_encoder(type_info: Any, *, none_allowed: bool, timestamped: bool, fallback: Encode) -> Encode | None:
+def typed_encoder(
+    type_info: Any, *, none_allowed: bool, timestamped: bool, fallback: Encode
+) -> Encode | None:
     """The encoder of a checked stream's batches (``fallback`` for a batch msgpack cannot
     carry), or None when the type is not covered. Only for records that passed the declared
     type's check with the same ``none_allowed`` and ``timestamped``."""
