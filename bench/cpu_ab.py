@@ -51,7 +51,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, required=True)
     ap.add_argument("--after", type=Path, default=HERE.parent)
-    ap.add_argument("--mode", choices=["flott", "flott-streaming", "flott-untyped", "flott-streaming-untyped"], default="flott")
+    ap.add_argument(
+        "--mode",
+        choices=["flott", "flott-streaming", "flott-untyped", "flott-streaming-untyped"],
+        default="flott",
+    )
     ap.add_argument("--parallelism", type=int, default=2)
     ap.add_argument("--lines", type=int, default=300_000)
     ap.add_argument("--rounds", type=int, default=3)
