@@ -18,9 +18,9 @@ process. The chain is built and warmed up first; the measured pass is the script
 user functions in a hand-written loop), ``untyped`` and ``typed`` (the BATCH producer chain with
 the combiner), ``streaming-untyped`` and ``streaming-typed`` (chain, then the declared output
 check a RecordWriter applies). ``--exchange`` adds what a remote channel does to every output
-batch: the partition's encoder (pickle; for ``streaming-typed`` the typed stream's msgpack encoder of
-record_codec.py where the tree has it) and the consumer's decoder. Without valgrind, ``--time`` prints the best CPU time of 5 rounds
-of every case (noisy on a shared machine).
+batch: the partition's encoder (pickle; for ``streaming-typed`` the typed stream's msgpack
+encoder of record_codec.py where the tree has it) and the consumer's decoder. Without valgrind,
+``--time`` prints the best CPU time of 5 rounds of every case (noisy on a shared machine).
 """
 
 from __future__ import annotations
