@@ -6,7 +6,7 @@ from ``RUSAGE_CHILDREN``) are much steadier. This runs ``bench/wc_runner.py`` (t
 ``bench/word_count.py``) with ``PYTHONPATH`` pointing at each checkout in turn, round after round,
 and prints the CPU seconds per side (median, min-max).
 
-Run: ``python bench/cpu_ab.py --before /path/to/old/checkout [--after .] [--mode flott|flott-streaming]
+Run: ``python bench/cpu_ab.py --before /path/to/old/checkout [--after .] [--mode flott|flott-streaming,...]
 [--parallelism 2] [--lines 300000] [--rounds 3]``. Compile both checkouts first
 (``python -m compileall -q <checkout>/flott``) when ``PYTHONDONTWRITEBYTECODE`` is set, or the
 larger tree pays for compiling its sources in every run.
@@ -51,25 +51,40 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, required=True)
     ap.add_argument("--after", type=Path, default=HERE.parent)
-    ap.add_argument("--mode", choices=["flott", "flott-streaming"], default="flott")
+    modes = ["flott", "flott-streaming", "flott-untyped", "flott-streaming-untyped"]
+    ap.add_argument(
+        "--mode",
+        default="flott",
+        help=f"one of {', '.join(modes)}, or several separated by commas (interleaved in every round)",
+    )
     ap.add_argument("--parallelism", type=int, default=2)
     ap.add_argument("--lines", type=int, default=300_000)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    chosen = args.mode.split(",")
+    unknown = sorted(set(chosen) - set(modes))
+    if unknown:
+        ap.error(f"unknown mode(s): {', '.join(unknown)}")
     sides = {"before": args.before.resolve(), "after": args.after.resolve()}
-    cpu: dict[str, list[float]] = {side: [] for side in sides}
+    cpu: dict[tuple[str, str], list[float]] = {(side, mode): [] for mode in chosen for side in sides}
     with tempfile.TemporaryDirectory(prefix="flott-cpu-ab-") as tmp:
         src = Path(tmp) / "input.txt"
         generate(src, args.lines)
-        for _ in range(args.rounds):
-            for side, checkout in sides.items():
-                cpu[side].append(cpu_of_run(checkout, args.mode, args.parallelism, src, Path(tmp) / side))
-    print(f"| {args.mode} p={args.parallelism}, {args.lines * 10:,} words | CPU s median | min–max |")
-    print("|---|---|---|")
-    for side, values in cpu.items():
-        spread = f"{min(values):.2f}–{max(values):.2f}"
-        print(f"| {side} ({sides[side]}) | {statistics.median(values):.2f} | {spread} |")
-
+        for round_no in range(args.rounds):
+            order = list(sides.items())
+            if round_no % 2:  # alternate which side runs first: the machine's load drifts
+                order.reverse()
+            for mode in chosen:
+                for side, checkout in order:
+                    out = Path(tmp) / f"{side}-{mode}"
+                    cpu[(side, mode)].append(cpu_of_run(checkout, mode, args.parallelism, src, out))
+    for mode in chosen:
+        print(f"| {mode} p={args.parallelism}, {args.lines * 10:,} words | CPU s median | min–max |")
+        print("|---|---|---|")
+        for side in sides:
+            values = cpu[(side, mode)]
+            spread = f"{min(values):.2f}–{max(values):.2f}"
+            print(f"| {side} ({sides[side]}) | {statistics.median(values):.2f} | {spread} |")
 
 if __name__ == "__main__":
     main()

@@ -17,8 +17,10 @@ process. The chain is built and warmed up first; the measured pass is the script
 (``python`` must be the interpreter binary, not a pyenv shim script.) ``--case``: ``bare`` (the
 user functions in a hand-written loop), ``untyped`` and ``typed`` (the BATCH producer chain with
 the combiner), ``streaming-untyped`` and ``streaming-typed`` (chain, then the declared output
-check a RecordWriter applies). Without valgrind, ``--time`` prints the best CPU time of 5 rounds
-of every case (noisy on a shared machine).
+check a RecordWriter applies). ``--exchange`` adds what a remote channel does to every output
+batch: the partition's encoder (pickle; for ``streaming-typed`` the typed stream's msgpack
+encoder of record_codec.py where the tree has it) and the consumer's decoder. Without valgrind,
+``--time`` prints the best CPU time of 5 rounds of every case (noisy on a shared machine).
 """
 
 from __future__ import annotations
@@ -117,7 +119,28 @@ def bare(lines: list[str]) -> int:
     return len(counts)
 
 
-def prepare(case: str, batch_size: int) -> Callable[[list[str]], int]:
+def exchange_codec(streaming: bool, typed: bool, declared: DeclaredOutputType | None) -> tuple[
+    Callable[[list[Any]], bytes], Callable[[bytes], Any]
+]:
+    """What a remote channel does to the chain's output: the partition's encoder (the typed
+    stream's schema-driven one where the tree has it, else pickle) and the consumer's decoder."""
+    import pickle
+
+    from flott.runtime.io.network.protocol import serialize
+
+    try:
+        from flott.runtime.io.network.record_codec import deserialize, typed_encoder
+    except ImportError:  # a checkout from before the typed encoder: pickle both ways
+        return serialize, pickle.loads
+    encode = None
+    if streaming and typed and declared is not None:
+        encode = typed_encoder(
+            WORD_PAIR, none_allowed=declared.none_allowed, timestamped=False, fallback=serialize
+        )
+    return encode or serialize, deserialize
+
+
+def prepare(case: str, batch_size: int, exchange: bool = False) -> Callable[[list[str]], int]:
     """The case's chain, built and opened: a function pushing lines through it in batches."""
     if case == "bare":
         return bare
@@ -130,6 +153,7 @@ def prepare(case: str, batch_size: int) -> Callable[[list[str]], int]:
         else None
     )
     process = chain.process
+    encode, decode = exchange_codec(streaming, typed, declared) if exchange else (None, None)
 
     def drive(lines: list[str]) -> int:
         n = 0
@@ -137,6 +161,8 @@ def prepare(case: str, batch_size: int) -> Callable[[list[str]], int]:
             out = process(lines[start : start + batch_size])
             if declared is not None and out:
                 out = declared.apply(out)
+            if encode is not None and decode is not None and out:
+                out = decode(encode(out))
             n += len(out)
         return n
 
@@ -159,11 +185,16 @@ def main() -> None:
     parser.add_argument("--case", choices=CASES, default="typed")
     parser.add_argument("--words", type=int, default=200_000)
     parser.add_argument("--batch-size", type=int, default=1024)
+    parser.add_argument(
+        "--exchange",
+        action="store_true",
+        help="also encode each output batch as a remote channel does and decode it as its consumer does",
+    )
     parser.add_argument("--time", action="store_true", help="best CPU time of 5 rounds per case")
     args = parser.parse_args()
     lines = make_lines(args.words)
     if not args.time:
-        drive = prepare(args.case, args.batch_size)
+        drive = prepare(args.case, args.batch_size, args.exchange)
         drive(lines)  # warm up: the interpreter specialises the loops' bytecode
         # The measured pass is the only call of operator.call: --toggle-collect=_operator_call.
         operator.call(drive, lines)
@@ -171,7 +202,7 @@ def main() -> None:
     for case in CASES:
         best = float("inf")
         for _ in range(5):
-            drive = prepare(case, args.batch_size)
+            drive = prepare(case, args.batch_size, args.exchange)
             start = time.process_time()
             drive(lines)
             best = min(best, time.process_time() - start)

@@ -5,7 +5,8 @@
 SYSTEM is ``bare`` (the per-record loop; N processes splitting the file by byte
 ranges, dicts merged with the same ``add``), ``bare-streaming`` (the same loop in
 one process writing every running count as a sink line: STREAMING's yardstick),
-``flott`` (BATCH), ``flott-streaming`` (STREAMING, every update to the FileSink),
+``flott`` (BATCH), ``flott-streaming`` (STREAMING, every update to the FileSink), both with
+the pair's declared ``output_type`` (``flott-untyped``, ``flott-streaming-untyped``: without),
 ``bytewax`` or ``pyflink`` (the last two from bench/.venv-peers). Every system calls the same
 functions from wc_functions.py. The output goes to DIR (checked by the caller);
 the last stdout line is JSON: {"elapsed": seconds from job start to job end}.
@@ -87,7 +88,15 @@ def run_flott_streaming(src: Path, out: Path, parallelism: int) -> float:
     return run_flott(src, out, parallelism, streaming=True)
 
 
-def run_flott(src: Path, out: Path, parallelism: int, streaming: bool = False) -> float:
+def run_flott_untyped(src: Path, out: Path, parallelism: int) -> float:
+    return run_flott(src, out, parallelism, typed=False)
+
+
+def run_flott_streaming_untyped(src: Path, out: Path, parallelism: int) -> float:
+    return run_flott(src, out, parallelism, streaming=True, typed=False)
+
+
+def run_flott(src: Path, out: Path, parallelism: int, streaming: bool = False, typed: bool = True) -> float:
     import cloudpickle
 
     from flott.common import Encoder, Types, WatermarkStrategy
@@ -113,7 +122,7 @@ def run_flott(src: Path, out: Path, parallelism: int, streaming: bool = False) -
     )
     (
         ds.flat_map(split)
-        .map(pair, output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        .map(pair, output_type=Types.TUPLE([Types.STRING(), Types.INT()]) if typed else None)
         .key_by(key)
         .reduce(add)
         .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
@@ -257,6 +266,8 @@ RUNNERS = {
     "bare-streaming": run_bare_streaming,
     "flott": run_flott,
     "flott-streaming": run_flott_streaming,
+    "flott-untyped": run_flott_untyped,
+    "flott-streaming-untyped": run_flott_streaming_untyped,
     "bytewax": run_bytewax,
     "pyflink": run_pyflink,
 }

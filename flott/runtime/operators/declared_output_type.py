@@ -22,10 +22,14 @@ from flott.errors import UserCodeError
 class DeclaredOutputType:
     """The check of one output (main or side) against its declared type, with the error to raise."""
 
-    __slots__ = ("_check", "_producer", "_task_name", "_type_info")
+    __slots__ = ("_check", "_producer", "_task_name", "_type_info", "none_allowed")
 
-    def __init__(self, check: BatchCheck, type_info: Any, producer: str, task_name: str) -> None:
+    def __init__(
+        self, check: BatchCheck, type_info: Any, producer: str, task_name: str, none_allowed: bool = False
+    ) -> None:
         self._check = check
+        self.none_allowed = none_allowed
+        """Whether a ``None`` record passes the check (what an encoder of the checked records must carry)."""
         self._type_info = type_info
         self._producer = producer
         self._task_name = task_name
@@ -47,7 +51,7 @@ class DeclaredOutputType:
         if none_allowed is None:
             none_allowed = keyed or java_serializer_takes_null(type_info)
         check = output_type_check(type_info, none_allowed=none_allowed, timestamped=timestamped)
-        return None if check is None else cls(check, type_info, producer, task_name)
+        return None if check is None else cls(check, type_info, producer, task_name, none_allowed)
 
     def apply(self, batch: list[Any]) -> list[Any]:
         try:

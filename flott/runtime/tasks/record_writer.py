@@ -45,6 +45,8 @@ from flott.common.type_conversion import (
 )
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
+from flott.runtime.io.network.protocol import serialize
+from flott.runtime.io.network.record_codec import typed_encoder
 from flott.runtime.operators.declared_output_type import DeclaredOutputType, declared_type_error
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
 from flott.runtime.operators.stream_operator import (
@@ -140,6 +142,21 @@ def check_declared_input(operator: StreamOperator, env: TaskEnvironment, config:
     else:
         process_batch = operator.process_batch
         operator.process_batch = lambda batch: process_batch(checked(batch))  # type: ignore[method-assign,arg-type]
+
+
+def _use_typed_encoder(
+    writers: list[ResultPartitionWriter], type_info: Any, *, none_allowed: bool, timestamped: bool
+) -> None:
+    """Let the partitions of a checked main output encode its batches by their schema instead of
+    pickling them (record_codec.py): every record written to them passed the declared type's
+    check, so it is exactly what the schema decodes back. Writers without the hook keep pickle."""
+    encode = typed_encoder(type_info, none_allowed=none_allowed, timestamped=timestamped, fallback=serialize)
+    if encode is None:
+        return
+    for writer in writers:
+        set_encoder = getattr(writer, "set_record_encoder", None)
+        if set_encoder is not None:
+            set_encoder(encode)
 
 
 class RecordWriter:
@@ -329,13 +346,21 @@ class RecordWriterDelegate:
                 )
 
             if last.output_type is not None and not last.config.get(UNCHECKED_OUTPUT):
+                declared_type = load(last.output_type)
                 declared = DeclaredOutputType.of(
-                    load(last.output_type),
+                    declared_type,
                     producer,
                     env.task_name_with_subtasks,
                     keyed=keyed,
                     timestamped=timestamped,
                 )
+                if declared is not None:
+                    _use_typed_encoder(
+                        [o.writer for o, tag in zip(env.outputs, tags, strict=True) if tag is None],
+                        declared_type,
+                        none_allowed=declared.none_allowed,
+                        timestamped=timestamped,
+                    )
         return cls(writers, env.metrics, buffer_timeout_ms, tags, timestamped, declared, side_type_check)
 
     def write(self, batch: list[Any]) -> None:

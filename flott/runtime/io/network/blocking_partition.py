@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import tempfile
 import threading
 from collections.abc import Callable
 
 from flott.errors import DataExchangeError, TaskCancelledError
-from flott.runtime.io.network import protocol
 from flott.runtime.io.network.partition import (
     _FAILED,
     _OPEN,
@@ -33,6 +31,7 @@ from flott.runtime.io.network.partition import (
     ResultPartition,
     ResultSubpartition,
 )
+from flott.runtime.io.network.record_codec import deserialize
 
 __all__ = ["BlockingResultPartition"]
 
@@ -57,7 +56,7 @@ class BlockingResultSubpartition(ResultSubpartition):
     def add(self, item: object) -> None:
         """Store one batch or event; never blocks (the producer runs before its consumers)."""
         if type(item) is list:
-            item = self._partition._store(protocol.serialize(item))
+            item = self._partition._store(self._partition.encode_records(item))
         with self._cond:
             if self._state != _OPEN:
                 self._raise_closed_locked()
@@ -101,7 +100,7 @@ class BlockingResultSubpartition(ResultSubpartition):
         reader = self._reader
         if reader is not None and reader.is_remote:
             return reader.from_payload(payload)
-        return pickle.loads(payload)
+        return deserialize(payload)
 
 
 class BlockingResultPartition(ResultPartition):

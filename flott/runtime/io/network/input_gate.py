@@ -21,7 +21,6 @@ channel stays in order.
 from __future__ import annotations
 
 import asyncio
-import pickle
 import queue
 import threading
 from collections import deque
@@ -33,6 +32,7 @@ from flott.runtime.io.network import protocol
 from flott.runtime.io.network.api import EndOfPartition
 from flott.runtime.io.network.config import InputChannelSpec
 from flott.runtime.io.network.partition import END_OF_PARTITION, ResultSubpartition
+from flott.runtime.io.network.record_codec import deserialize
 
 _CLOSED = -1
 """Sentinel put into a gate's queue by close() to wake a blocked poll."""
@@ -81,11 +81,11 @@ class LocalInputChannel(InputChannel):
         self._released = False
 
     # SubpartitionReader
-    def serialize(self, records: list) -> object:
+    def serialize(self, records: list, encode: Callable[[list], bytes]) -> object:
         return records
 
     def from_payload(self, payload: bytes) -> object:
-        return pickle.loads(payload)
+        return deserialize(payload)
 
     def notify_data_available(self) -> None:
         self._gate_queue.put(self.index)
@@ -267,7 +267,7 @@ class RemoteInputChannel(InputChannel):
             return END_OF_PARTITION, more
         self.num_bytes_received += len(payload)
         try:
-            item = pickle.loads(payload)
+            item = deserialize(payload)
         except Exception as e:
             raise DataExchangeError(f"cannot deserialise a buffer of {self.describe()}: {e!r}") from e
         if msg_type == protocol.BUFFER:

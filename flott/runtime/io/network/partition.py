@@ -27,6 +27,7 @@ from typing import Protocol
 
 from flott.errors import DataExchangeError, TaskCancelledError
 from flott.runtime.io.network.api import EndOfPartition
+from flott.runtime.io.network.protocol import serialize
 
 END_OF_PARTITION = EndOfPartition()
 """The one EndOfPartition instance the layer hands out (compare by type, not identity)."""
@@ -45,8 +46,9 @@ class SubpartitionReader(Protocol):
         """True if buffers should be serialised on the producer thread (see :meth:`serialize`)."""
         ...
 
-    def serialize(self, records: list) -> object:
-        """Turn a batch into its wire form (called on the producer thread, outside any lock)."""
+    def serialize(self, records: list, encode: Callable[[list], bytes]) -> object:
+        """Turn a batch into its wire form with ``encode`` (its payload: a pickle, or a typed
+        stream's encoding); called on the producer thread, outside any lock."""
         ...
 
     def from_payload(self, payload: bytes) -> object:
@@ -134,7 +136,7 @@ class ResultSubpartition:
         if reader is not None and type(item) is list and reader.is_remote:
             # Serialise on the producer thread, outside the lock: keeps the event loop
             # free for heartbeats and charges the cost to the producer.
-            item = reader.serialize(item)
+            item = reader.serialize(item, self._partition.encode_records)
         with self._cond:
             if self._state != _OPEN or len(self._buffers) >= self._capacity:
                 self._await_space_locked()
@@ -316,6 +318,9 @@ class ResultPartition:
         self._failure: str | None = None
         self._released = False
         self._done_reported = False
+        self.encode_records: Callable[[list], bytes] = serialize
+        """How a batch for a remote consumer (or a blocking partition) becomes a payload: pickle,
+        unless the writer of a typed stream sets its schema-driven encoder (:meth:`set_record_encoder`)."""
 
     # ------------------------------------------------------------------ ResultPartitionWriter
 
@@ -326,6 +331,11 @@ class ResultPartition:
     def emit(self, subpartition: int, records: list) -> None:
         """Queue a batch for one consumer; ownership of ``records`` passes to the exchange layer."""
         self._subpartitions[subpartition].add(records)
+
+    def set_record_encoder(self, encode: Callable[[list], bytes]) -> None:
+        """Use ``encode`` for this partition's batches: only for records checked against the
+        declared type the encoder was built from (see record_codec.py)."""
+        self.encode_records = encode
 
     def broadcast_event(self, event: object) -> None:
         """Queue an in-band event on every subpartition, after everything emitted before it.

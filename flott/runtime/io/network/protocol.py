@@ -10,8 +10,9 @@ chose. Every message is one frame::
     +----------------+---------+-----------------+----------------------+
 
 A fixed 9-byte header keeps parsing to one ``struct.unpack_from`` per frame
-(never per record). Data buffers are one pickle (protocol 5) of a whole batch.
-The payload is unpickled on the consumer *task* thread, never on the event loop.
+(never per record). Data buffers are one pickle (protocol 5) of a whole batch, or for
+a typed stream one msgpack array (see record_codec.py). The payload is decoded on
+the consumer *task* thread, never on the event loop.
 Frames are only ever exchanged between TaskExecutors of one cluster, which
 already trust each other with user code; the stream is as trusted as Flink's.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import io
 import pickle
 import struct
+from collections.abc import Callable
 
 import cloudpickle
 import msgspec
@@ -95,9 +97,12 @@ def serialize(obj: object) -> bytes:
         return cloudpickle.dumps(obj, PICKLE_PROTOCOL)
 
 
-def encode_buffer(receiver_id: int, records: list) -> bytes:
-    """Serialise one batch into a complete BUFFER frame (one pickle per batch)."""
-    payload = serialize(records)
+def encode_buffer(
+    receiver_id: int, records: list, encode: Callable[[list], bytes] = serialize
+) -> bytes:
+    """Serialise one batch into a complete BUFFER frame (one pickle per batch, or ``encode``:
+    a typed stream's schema-driven encoder, :mod:`~flott.runtime.io.network.record_codec`)."""
+    payload = encode(records)
     return HEADER.pack(len(payload), BUFFER, receiver_id) + payload
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from flott.errors import DataExchangeError
@@ -110,8 +111,8 @@ class RemoteSubpartitionReader:
 
     # ------------------------------------------------------------------ SubpartitionReader (any thread)
 
-    def serialize(self, records: list) -> object:
-        return SerializedBuffer(protocol.encode_buffer(self.receiver_id, records))
+    def serialize(self, records: list, encode: Callable[[list], bytes]) -> object:
+        return SerializedBuffer(protocol.encode_buffer(self.receiver_id, records, encode))
 
     def from_payload(self, payload: bytes) -> object:
         header = protocol.HEADER.pack(len(payload), protocol.BUFFER, self.receiver_id)
