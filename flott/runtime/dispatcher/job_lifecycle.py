@@ -225,6 +225,10 @@ class DispatcherJobs:
         self._next_expiry = float("-inf")
         """No archived job expires before this time: every read of the jobs overview expires
         first, and a scan of a thousand archived jobs per request was a sixth of its cost."""
+        self.archive_version = 0
+        """Changes whenever :meth:`archive` may answer differently: every event but an Expire
+        that expires nothing. Readers keep what they derive from the archive (the sorted rows of
+        the jobs overview) until it changes."""
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -280,6 +284,7 @@ class DispatcherJobs:
         if isinstance(event, Expire):
             return self._expire(now)
         self._next_expiry = float("-inf")  # any other event may archive a job: look again
+        self.archive_version += 1
         if isinstance(event, Submit):
             return self._on_submit(event)
         if isinstance(event, RestoreArchived):
@@ -409,6 +414,7 @@ class DispatcherJobs:
             if archived is not None and expirable:
                 if archived.archived_at < cutoff:
                     del self._jobs[job.job_id]
+                    self.archive_version += 1
                 else:
                     earliest = min(earliest, archived.archived_at)
         self._next_expiry = earliest + self._archive_ttl_s

@@ -14,6 +14,7 @@ from flott.runtime.messages.job import (
     ExecutionGraphInfo,
     JobDetails,
     JobResult,
+    JobsOverviewParts,
     OperationStatus,
 )
 from flott.runtime.messages.job_artifacts import JobArtifact
@@ -38,6 +39,10 @@ class DispatcherGateway(Protocol):
         """The result once the job is globally terminal; None if still running after ``wait_s``."""
 
     async def request_multiple_job_details(self) -> list[JobDetails]: ...
+
+    async def request_jobs_overview(self, known_archived_version: str) -> JobsOverviewParts:
+        """The overview as live and archived rows; the archived ones left out (None) when they
+        are those of ``known_archived_version`` (what ``GET /jobs/overview`` keeps as JSON)."""
 
     async def request_job_logs(self, job_id: str, start: int, max_lines: int) -> JobLogPage:
         """A page of the job's own log (task output and status changes), kept after it ended."""
