@@ -192,10 +192,14 @@ class UserDefinedFunctionWrapper:
         """What the runtime calls; a vectorized aggregate needs its arguments' types (they give
         the dtypes of the Series it receives)."""
         if self.func_type == "pandas":
-            from flott.table.pandas_udf import PandasAggregateFunction, PandasScalarEvaluator
+            from flott.table.pandas_udf import (  # deferred: pandas_udf imports this module
+                PandasAggregateFunction,
+                PandasScalarEvaluator,
+            )
 
             if self.kind == "aggregate":
-                return PandasAggregateFunction(self.fn, self.function_name(), list(arg_types or ()), self.result_type)
+                arg_list = list(arg_types or ())
+                return PandasAggregateFunction(self.fn, self.function_name(), arg_list, self.result_type)
             return PandasScalarEvaluator(self.fn, self.function_name(), self.result_type)
         if self.kind in ("aggregate", "table_aggregate"):
             return self.fn
@@ -302,7 +306,7 @@ class UserDefinedTableFunctionWrapper(UserDefinedFunctionWrapper):
         self.result_names: list[str] = names or [f"f{i}" for i in range(len(types))]
         self.alias_names: list[str] | None = None
 
-    def evaluator(self) -> Any:
+    def evaluator(self, arg_types: Any = None) -> Any:
         return _TableFunctionEvaluator(self.fn)
 
     def alias(self, *alias_names: str) -> UserDefinedTableFunctionWrapper:
