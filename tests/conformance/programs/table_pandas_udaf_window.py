@@ -1,6 +1,6 @@
 """Vectorized (pandas) aggregate functions: a group's values arrive as pandas.Series and the
-function returns one value; batch group by, Tumble/Slide group windows (PyFlink refuses Session ones), a window TVF in
-SQL (over windows with a Python UDAF are not yet supported by flott)."""
+function returns one value; batch group by, Tumble/Slide group windows (PyFlink refuses Session ones),
+(PyFlink refuses them in SQL window TVF aggregates; flott does not yet)."""
 from pyflink.table import DataTypes, EnvironmentSettings, TableEnvironment
 from pyflink.table.expressions import col, lit
 from pyflink.table.udf import udaf
@@ -62,12 +62,6 @@ def main():
         .group_by(col("w")) \
         .select(col("w").start, col("w").end, spread(col("id")).alias("s")) \
         .execute().print()
-    t_env.create_temporary_function("spread", spread)
-    t_env.execute_sql("""
-        SELECT window_start, window_end, sym, spread(px) AS s
-        FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
-        GROUP BY window_start, window_end, sym
-    """).print()
 
 
 if __name__ == "__main__":
