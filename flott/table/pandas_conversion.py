@@ -408,3 +408,27 @@ def frame_to_plan(t_env: TableEnvironment, pdf: Any, schema: Any, splits_num: in
     slices = [rows[start : start + step] for start in range(0, len(rows), step)] or [[]]
     nodes: list[PlanNode] = [Values(s, list(names), list(types)) for s in slices]
     return nodes[0] if len(nodes) == 1 else Union(nodes)
+
+
+# --- vectorized (pandas) UDFs ---------------------------------------------------------------------
+
+
+def column_series(t: DataType, values: list[Any], time_zone: str = "Etc/UTC") -> Any:
+    """The pandas.Series a vectorized UDF receives for one argument: the column PyFlink's Arrow
+    batch gives (the same dtypes as to_pandas: int64, or float64 with NaN when the batch holds a
+    null; bool, or object with None; datetime64[ms] for TIMESTAMP(3) ...)."""
+    pd = _pandas()
+    import numpy as np
+
+    _check_convertible(t)
+    array = _numpy_column(np, t, values)
+    series = pd.Series(array, dtype=array.dtype)
+    if isinstance(t, LocalZonedTimestampType):
+        series = series.dt.tz_localize(time_zone)
+    return series
+
+
+def from_pandas_value(t: DataType, v: Any) -> Any:
+    """One value a vectorized UDF returned (numpy scalar, NaN, Timestamp ...) as flott holds a
+    value of type t, by pyarrow's conversion rules (NaN/NaT/None are null)."""
+    return _convert(t, v)

@@ -16,7 +16,7 @@ from typing import Any
 
 from flott.errors import NotYetSupportedError, TableValidationError
 from flott.table import runtime
-from flott.table.planner import Rex, calc_source, validation_error
+from flott.table.planner import Rex, calc_source, table_error, validation_error
 from flott.table.types import DataType
 
 
@@ -139,6 +139,8 @@ class Aggregate(PlanNode):
             for spec in self.specs:
                 if spec.udaf is not None:
                     require_retract(spec.udaf)
+        if ctx.streaming and any(getattr(s.udaf, "vectorized", False) for s in self.specs):
+            raise table_error("Pandas UDAFs are not supported in streaming mode currently.")
         keys = tuple(range(self.key_count))
         fn = runtime.GroupAggFunction(keys, self.specs, not ctx.streaming, ctx.state_ttl_ms)
         ds = self.input.translate(ctx)
@@ -217,7 +219,10 @@ def aggregate_plan(
         if not isinstance(a.value, str):  # a Python AggregateFunction
             specs.append(
                 runtime.AggSpec(
-                    "udaf", None, udaf=a.value.evaluator(), args=tuple(arg_index(o) for o in a.operands)
+                    "udaf",
+                    None,
+                    udaf=a.value.evaluator([o.type for o in a.operands]),
+                    args=tuple(arg_index(o) for o in a.operands)
                 )
             )
             continue

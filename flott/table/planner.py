@@ -441,6 +441,11 @@ class Resolver:
                 )
             if fn.kind != "scalar":
                 raise NotYetSupportedError(f"{fn.kind} functions are not yet supported in this position")
+            if fn.func_type == "pandas":
+                raise NotYetSupportedError(
+                    "vectorized (func_type='pandas') scalar UDFs are not yet supported by flott's "
+                    "calc (pandas UDAFs are)"
+                )
             return Rex("udf", fn.result_type, value=fn, operands=operands)
         raise NotYetSupportedError(
             f"call() of {fn!r} is not yet supported: register it with "

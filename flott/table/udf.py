@@ -3,7 +3,9 @@
 
 A wrapper carries the function and its declared result type; the planner types the call with it and
 the calc calls ``evaluator()`` per row (plain Python, in the task, no serialisation between JVM and
-Python as in PyFlink). ``func_type='pandas'`` (vectorized UDFs) is refused until Arrow batches exist.
+Python as in PyFlink). ``func_type='pandas'`` (vectorized UDFs) live in :mod:`flott.table.pandas_udf`:
+the calc hands a vectorized scalar function its arguments as pandas Series of a batch of rows, and a
+vectorized aggregate gets a group's values as Series.
 """
 
 from __future__ import annotations
@@ -180,14 +182,34 @@ class UserDefinedFunctionWrapper:
             )
         self.fn, self.kind, self.result_type, self.name = fn, kind, result_type, name
         self.input_types, self.accumulator_type = input_types, accumulator_type
+        self.func_type = "general"
+        """'pandas' for a vectorized function (its calls take and give pandas Series)."""
         functools.update_wrapper(
             self, fn if callable(fn) and not isinstance(fn, UserDefinedFunction) else type(fn)
         )
 
-    def evaluator(self) -> Any:
+    def evaluator(self, arg_types: Any = None) -> Any:
+        """What the runtime calls; a vectorized aggregate needs its arguments' types (they give
+        the dtypes of the Series it receives)."""
+        if self.func_type == "pandas":
+            from flott.table.pandas_udf import (  # deferred: pandas_udf imports this module
+                PandasAggregateFunction,
+                PandasScalarEvaluator,
+            )
+
+            if self.kind == "aggregate":
+                arg_list = list(arg_types or ())
+                return PandasAggregateFunction(self.fn, self.function_name(), arg_list, self.result_type)
+            return PandasScalarEvaluator(self.fn, self.function_name(), self.result_type)
         if self.kind in ("aggregate", "table_aggregate"):
             return self.fn
         return _FunctionEvaluator(self.fn)
+
+    def function_name(self) -> str:
+        """The name PyFlink's messages give the function (its name= or the Python name)."""
+        if self.name:
+            return self.name
+        return str(getattr(self.fn, "__name__", type(self.fn).__name__))
 
     def __call__(self, *args: Any) -> Any:
         from flott.table.expressions import call
@@ -207,11 +229,22 @@ def udf(
     func_type: str = "general",
     udf_type: str | None = None,
 ) -> Any:
-    if (udf_type or func_type) != "general":
-        raise NotYetSupportedError("vectorized (func_type='pandas') UDFs are not yet supported")
+    kind = udf_type or func_type
+    _check_func_type(kind)
     if f is None:
-        return functools.partial(udf, input_types=input_types, result_type=result_type, name=name)
-    return UserDefinedFunctionWrapper(f, "scalar", result_type, name, input_types)
+        return functools.partial(
+            udf, input_types=input_types, result_type=result_type, name=name, func_type=kind
+        )
+    wrapper = UserDefinedFunctionWrapper(f, "scalar", result_type, name, input_types)
+    wrapper.func_type = kind
+    return wrapper
+
+
+def _check_func_type(func_type: str) -> None:
+    if func_type not in ("general", "pandas"):  # PyFlink's text
+        raise ValueError(
+            f"The func_type must be one of 'general, pandas', got {func_type}."
+        )
 
 
 def udaf(
@@ -223,8 +256,7 @@ def udaf(
     name: str | None = None,
     func_type: str = "general",
 ) -> Any:
-    if func_type != "general":
-        raise NotYetSupportedError("vectorized (func_type='pandas') UDAFs are not yet supported")
+    _check_func_type(func_type)
     if f is None:
         return functools.partial(
             udaf,
@@ -232,8 +264,11 @@ def udaf(
             result_type=result_type,
             accumulator_type=accumulator_type,
             name=name,
+            func_type=func_type,
         )
-    return UserDefinedFunctionWrapper(f, "aggregate", result_type, name, input_types, accumulator_type)
+    wrapper = UserDefinedFunctionWrapper(f, "aggregate", result_type, name, input_types, accumulator_type)
+    wrapper.func_type = func_type
+    return wrapper
 
 
 class UserDefinedTableFunctionWrapper(UserDefinedFunctionWrapper):
@@ -271,7 +306,7 @@ class UserDefinedTableFunctionWrapper(UserDefinedFunctionWrapper):
         self.result_names: list[str] = names or [f"f{i}" for i in range(len(types))]
         self.alias_names: list[str] | None = None
 
-    def evaluator(self) -> Any:
+    def evaluator(self, arg_types: Any = None) -> Any:
         return _TableFunctionEvaluator(self.fn)
 
     def alias(self, *alias_names: str) -> UserDefinedTableFunctionWrapper:

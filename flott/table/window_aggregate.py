@@ -45,7 +45,7 @@ from flott.datastream.functions import AggregateFunction, FlatMapFunction, Proce
 from flott.errors import NotYetSupportedError
 from flott.table import runtime
 from flott.table.plan import Calc, PlanNode, TranslationContext, aggregate_plan, refuse
-from flott.table.planner import Rex, calc_source, validation_error
+from flott.table.planner import Rex, calc_source, table_error, validation_error
 from flott.table.types import DataType, LocalZonedTimestampType, TimestampType
 
 EPOCH = _dt.datetime(1970, 1, 1)
@@ -306,6 +306,8 @@ class WindowAggregate(PlanNode):
     def _translate(self, ctx: TranslationContext) -> Any:
         if not ctx.streaming:
             raise refuse("a window aggregation in batch mode")
+        if self.tvf.spec.kind == "SESSION" and any(getattr(s.udaf, "vectorized", False) for s in self.specs):
+            raise table_error("Session Group Window is currently not supported for Pandas UDAF.")  # PyFlink's
         ds = self.pre.translate(ctx)
         if self.key_count:
             keyed = ds.key_by(runtime.TupleKeySelector(tuple(range(self.key_count))))
