@@ -38,7 +38,7 @@ from flott.table.filesystem import (
     partition_filter,
     partitions,
 )
-from flott.table.kafka import KafkaConnector, UpsertKafkaConnector, check_kafka_options
+from flott.table.kafka import KafkaConnector, UpsertKafkaConnector, check_kafka_formats, check_kafka_options
 from flott.table.planner import validation_error
 from flott.table.types import DataType
 
@@ -129,6 +129,7 @@ def connector_table(
         table = ConnectorTable(name, names, types, dict(options), connector())
         table.primary_key, table.metadata = list(primary_key or []), keys
         table.virtual = {n for n, (_, virtual) in (metadata or {}).items() if virtual}
+        check_kafka_formats(table)
         if partition_keys:
             raise NotYetSupportedError(f"PARTITIONED BY is not yet supported for the '{kind}' connector")
         return table

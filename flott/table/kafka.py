@@ -43,7 +43,7 @@ from flott.table.filesystem import CsvLineFormat, JsonLineFormat, JsonRowParser
 from flott.table.planner import table_error, validation_error
 from flott.table.types import DataType
 
-__all__ = ["KafkaConnector", "UpsertKafkaConnector", "check_kafka_options"]
+__all__ = ["KafkaConnector", "UpsertKafkaConnector", "check_kafka_formats", "check_kafka_options"]
 
 _COMMON = {
     "connector",
@@ -157,9 +157,11 @@ def check_kafka_options(
             )
     if kind == "kafka":
         if ("topic" in options) == ("topic-pattern" in options):
-            raise validation_error("Option 'topic' and 'topic-pattern' shouldn't be set together.") if (
-                "topic" in options
-            ) else _missing("topic")
+            raise (
+                validation_error("Option 'topic' and 'topic-pattern' shouldn't be set together.")
+                if ("topic" in options)
+                else _missing("topic")
+            )
         if primary_key:
             raise validation_error(
                 f"The Kafka table '{_qualified(name)}' with '{value_format}' format doesn't support defining "
@@ -189,7 +191,7 @@ def check_kafka_options(
             raise _missing("key.format")
         if not primary_key:
             raise validation_error(
-                f"'upsert-kafka' tables require to define a PRIMARY KEY constraint. The PRIMARY KEY specifies "
+                "'upsert-kafka' tables require to define a PRIMARY KEY constraint. The PRIMARY KEY specifies "
                 "which columns should be read from or write to the Kafka message key. The PRIMARY KEY also "
                 "defines records in the 'upsert-kafka' table should update or delete on which keys."
             )
@@ -246,8 +248,14 @@ class RowBytes:
     """One format (json, csv, raw) over some of the table's columns: their values to a message's
     bytes and back, as Flink's formats write and read them."""
 
-    def __init__(self, fmt: str, options: dict[str, str], prefixes: tuple[str, ...], names: list[str],
-                 types: list[DataType]) -> None:
+    def __init__(
+        self,
+        fmt: str,
+        options: dict[str, str],
+        prefixes: tuple[str, ...],
+        names: list[str],
+        types: list[DataType],
+    ) -> None:
         self.fmt, self.names, self.types = fmt, names, types
 
         def opt(option: str, default: str | None) -> str | None:
@@ -266,10 +274,11 @@ class RowBytes:
             self._line = CsvLineFormat(types, delimiter, null_literal or "")
             self._parse = runtime.CsvRowParser(names, types, delimiter, null_literal)
         else:
+            columns = ", ".join(f"`{n}` {t}" for n, t in zip(names, types, strict=True))
             if len(types) != 1:
                 raise validation_error(
                     f"The 'raw' format only supports single physical column. However the defined schema "
-                    f"contains multiple physical columns: [{', '.join(f'`{n}` {t}' for n, t in zip(names, types, strict=True))}]"
+                    f"contains multiple physical columns: [{columns}]"
                 )
             if types[0].type_root not in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
                 raise NotYetSupportedError(
@@ -310,15 +319,26 @@ class _Layout:
         self.width = len(table.names)
         value_format = options.get("value.format", options.get("format", "json"))
         self.value_format = RowBytes(
-            value_format, options, ("value.", ""), [table.names[i] for i in self.value],
-            [table.types[i] for i in self.value]
+            value_format,
+            options,
+            ("value.", ""),
+            [table.names[i] for i in self.value],
+            [table.types[i] for i in self.value],
         )
         self.key_format: RowBytes | None = None
         if self.key:
             self.key_format = RowBytes(
-                options["key.format"], options, ("key.",), [n[len(prefix):] for n in key_names],
-                [table.types[i] for i in self.key]
+                options["key.format"],
+                options,
+                ("key.",),
+                [n[len(prefix) :] for n in key_names],
+                [table.types[i] for i in self.key],
             )
+
+
+def check_kafka_formats(table: Any) -> None:
+    """The key and value formats over their columns (raw takes one column), checked at declaration."""
+    _Layout(table)
 
 
 # --------------------------------------------------------------------------- reading
@@ -378,7 +398,9 @@ class ChangelogNormalize(KeyedProcessFunction):
         self._state: Any = None
 
     def open(self, runtime_context: Any) -> None:
-        descriptor = runtime.with_state_ttl(ValueStateDescriptor("changelog-normalize", None), self.state_ttl_ms)
+        descriptor = runtime.with_state_ttl(
+            ValueStateDescriptor("changelog-normalize", None), self.state_ttl_ms
+        )
         self._state = runtime_context.get_state(descriptor)
 
     def process_element(self, value: Any, ctx: Any) -> Iterable[Any] | None:
@@ -408,7 +430,9 @@ def _offsets(text: str, topic: str, key: str) -> dict[KafkaTopicPartition, int]:
     return out
 
 
-def _initializer(table: Any, mode: str, which: str, reset: KafkaOffsetResetStrategy) -> KafkaOffsetsInitializer:
+def _initializer(
+    table: Any, mode: str, which: str, reset: KafkaOffsetResetStrategy
+) -> KafkaOffsetsInitializer:
     options = table.options
     if mode == "earliest-offset":
         return KafkaOffsetsInitializer.earliest()
@@ -426,13 +450,15 @@ def _initializer(table: Any, mode: str, which: str, reset: KafkaOffsetResetStrat
         raise _missing(key)
     topics = options.get("topic", "").split(";")
     if len(topics) != 1 or not topics[0]:
-        raise NotYetSupportedError(f"'{key}' of several topics or a topic pattern is not yet supported by flott")
+        raise NotYetSupportedError(
+            f"'{key}' of several topics or a topic pattern is not yet supported by flott"
+        )
     return KafkaOffsetsInitializer.offsets(_offsets(options[key], topics[0], key))
 
 
 def _properties(options: dict[str, str]) -> dict[str, str]:
     return {
-        k[len("properties."):]: v
+        k[len("properties.") :]: v
         for k, v in options.items()
         if k.startswith("properties.") and k not in ("properties.bootstrap.servers", "properties.group.id")
     }
@@ -442,10 +468,15 @@ def _source_stream(ctx: Any, table: Any, upsert: bool) -> Any:
     options = table.options
     props = _properties(options)
     reset_text = props.pop("auto.offset.reset", "none").lower()
-    resets = {"earliest": KafkaOffsetResetStrategy.EARLIEST, "latest": KafkaOffsetResetStrategy.LATEST,
-              "none": KafkaOffsetResetStrategy.NONE}
+    resets = {
+        "earliest": KafkaOffsetResetStrategy.EARLIEST,
+        "latest": KafkaOffsetResetStrategy.LATEST,
+        "none": KafkaOffsetResetStrategy.NONE,
+    }
     if reset_text not in resets:
-        raise validation_error(f"'properties.auto.offset.reset' must be earliest, latest or none, not {reset_text}")
+        raise validation_error(
+            f"'properties.auto.offset.reset' must be earliest, latest or none, not {reset_text}"
+        )
     builder = (
         KafkaSource.builder()
         .set_bootstrap_servers(options["properties.bootstrap.servers"])
@@ -471,16 +502,21 @@ def _source_stream(ctx: Any, table: Any, upsert: bool) -> Any:
             f"Querying an unbounded table '{_qualified(table.name)}' in batch mode is not allowed. The table "
             "source is unbounded."
         )
-    records = ctx.env.from_source(builder.build(), WatermarkStrategy.no_watermarks(), f"KafkaSource-{table.name}")
-    rows = records.flat_map(RecordToRow(_Layout(table), upsert)).name("KafkaRows").set_parallelism(
-        records.transformation.parallelism
+    records = ctx.env.from_source(
+        builder.build(), WatermarkStrategy.no_watermarks(), f"KafkaSource-{table.name}"
+    )
+    rows = (
+        records.flat_map(RecordToRow(_Layout(table), upsert))
+        .name("KafkaRows")
+        .set_parallelism(records.transformation.parallelism)
     )
     if not upsert:
         return ctx.uid(rows, "kafka-source")
     if not ctx.streaming:
         raise table_error(
-            f"Querying a table in batch mode is currently only possible for INSERT-only table sources. But the "
-            f"source for table '{_qualified(table.name)}' produces other changelog messages than just INSERT."
+            "Querying a table in batch mode is currently only possible for INSERT-only table sources. "
+            f"But the source for table '{_qualified(table.name)}' produces other changelog messages than "
+            "just INSERT."
         )
     keys = tuple(table.names.index(k) for k in table.primary_key)
     normalized = rows.key_by(runtime.TupleKeySelector(keys)).process(ChangelogNormalize(ctx.state_ttl_ms))
@@ -537,8 +573,10 @@ def _sink_stream(ctx: Any, table: Any, ds: Any, updating: bool, upsert: bool) ->
             f"(table '{_qualified(table.name)}')"
         )
     layout = _Layout(table)
-    serializer = KafkaRecordSerializationSchema.builder().set_topic(options["topic"]).set_value_serialization_schema(
-        _ValueSchema(layout)
+    serializer = (
+        KafkaRecordSerializationSchema.builder()
+        .set_topic(options["topic"])
+        .set_value_serialization_schema(_ValueSchema(layout))
     )
     if layout.key_format is not None:
         serializer.set_key_serialization_schema(_KeySchema(layout))
@@ -555,7 +593,11 @@ def _sink_stream(ctx: Any, table: Any, ds: Any, updating: bool, upsert: bool) ->
         builder.set_property(k, v)
     sink_parallelism = int(options["sink.parallelism"]) if "sink.parallelism" in options else None
     if upsert:
-        ds = ds.filter(_NotUpdateBefore()).name("DropUpdateBefore").set_parallelism(ds.transformation.parallelism)
+        ds = (
+            ds.filter(_NotUpdateBefore())
+            .name("DropUpdateBefore")
+            .set_parallelism(ds.transformation.parallelism)
+        )
         if sink_parallelism is not None and sink_parallelism != ds.transformation.parallelism:
             keys = tuple(table.names.index(k) for k in table.primary_key)
             ds = ds.key_by(runtime.TupleKeySelector(keys))  # a key's changes stay in order

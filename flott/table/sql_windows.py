@@ -221,8 +221,8 @@ def _cut_watermark(out: Rewritten, tokens: list[Any]) -> None:
 
 _NOT_ENFORCED = (
     "Flink doesn't support ENFORCED mode for PRIMARY KEY constraint. ENFORCED/NOT ENFORCED controls if the "
-    "constraint checks are performed on the incoming/outgoing data. Flink does not own the data therefore the "
-    "only supported mode is the NOT ENFORCED mode"
+    "constraint checks are performed on the incoming/outgoing data. Flink does not own the data therefore "
+    "the only supported mode is the NOT ENFORCED mode"
 )
 
 
@@ -286,8 +286,8 @@ def _cut_constraints(out: Rewritten, tokens: list[Any]) -> None:
             if j < close and tokens[j].token_type.name == "FROM":
                 if j + 1 >= close or tokens[j + 1].token_type.name != "STRING":
                     raise SqlParseError(
-                        "org.apache.flink.table.api.SqlParserException: SQL parse failed. METADATA FROM needs "
-                        "a string literal key"
+                        "org.apache.flink.table.api.SqlParserException: SQL parse failed. "
+                        "METADATA FROM needs a string literal key"
                     )
                 key, j = tokens[j + 1].text, j + 2
             virtual = j < close and tokens[j].text.upper() == "VIRTUAL"
@@ -303,7 +303,9 @@ def _primary_key(out: Rewritten, tokens: list[Any], j: int, close: int, keys: li
     """Records the key; ``tokens[j:]`` must be NOT ENFORCED: the index of ENFORCED."""
     if out.primary_key is not None:
         raise validation_error("Duplicate primary key definition")
-    if not (j + 1 < close and tokens[j].token_type.name == "NOT" and tokens[j + 1].text.upper() == "ENFORCED"):
+    enforced = j + 1 < close and tokens[j].token_type.name == "NOT"
+    enforced = enforced and tokens[j + 1].text.upper() == "ENFORCED"
+    if not enforced:
         raise validation_error(_NOT_ENFORCED)
     out.primary_key = keys
     return j + 1

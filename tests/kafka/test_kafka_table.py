@@ -1,6 +1,7 @@
 """The Table/SQL ``kafka`` and ``upsert-kafka`` connectors against the test broker: INSERT INTO a
 kafka table and read it back bounded (keys, metadata columns), a GROUP BY into upsert-kafka (the
-topic holds upserts, no -U) read back as a changelog, tombstones as deletes; what is refused."""
+topic holds upserts, no -U) read back as a changelog, tombstones as deletes.
+What is refused: tests/table/test_kafka_options.py."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import json
 import pytest
 
 from flott.common import RowKind
-from flott.errors import NotYetSupportedError, TableValidationError
 from flott.table import EnvironmentSettings, TableEnvironment
 from tests.kafka.broker import Broker
 
 pytestmark = pytest.mark.processes  # the INSERTs and SELECTs run jobs on a local cluster
+
+BOUNDED = "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'"
 
 
 def _with(broker: Broker, topic: str, **extra: str) -> str:
@@ -36,7 +38,7 @@ def test_insert_into_kafka_then_read_back_bounded_with_keys_and_metadata(kafka_b
     env.execute_sql(
         "CREATE TABLE orders (id BIGINT, item STRING, price DOUBLE) WITH ('connector' = 'kafka', "
         "'format' = 'json', 'key.format' = 'json', 'key.fields' = 'id', "
-        f"'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', {_with(kafka_broker, topic)})"
+        f"{BOUNDED}, {_with(kafka_broker, topic)})"
     )
     env.execute_sql(
         "INSERT INTO orders SELECT * FROM (VALUES (1, 'apple', 1.5), (2, 'pear', CAST(NULL AS DOUBLE)), "
@@ -48,16 +50,24 @@ def test_insert_into_kafka_then_read_back_bounded_with_keys_and_metadata(kafka_b
         (b'{"id":2}', b'{"id":2,"item":"pear","price":null}'),
         (b'{"id":3}', b'{"id":3,"item":"fig","price":3.0}'),
     ]
-    assert _rows(env, "SELECT id, item, price FROM orders WHERE id > 1") == [(2, "pear", None), (3, "fig", 3.0)]
+    assert _rows(env, "SELECT id, item, price FROM orders WHERE id > 1") == [
+        (2, "pear", None),
+        (3, "fig", 3.0),
+    ]
     env.execute_sql(
-        "CREATE TABLE orders_meta (`partition` INT METADATA VIRTUAL, `off` BIGINT METADATA FROM 'offset' VIRTUAL, "
+        "CREATE TABLE orders_meta (`partition` INT METADATA VIRTUAL, "
+        "`off` BIGINT METADATA FROM 'offset' VIRTUAL, "
         "`ts` TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', item STRING) WITH ('connector' = 'kafka', "
         "'value.format' = 'json', 'value.fields-include' = 'ALL', 'scan.startup.mode' = 'earliest-offset', "
         f"'scan.bounded.mode' = 'latest-offset', {_with(kafka_broker, topic)})"
     )
     got = _rows(env, "SELECT `partition`, `off`, item, ts IS NOT NULL FROM orders_meta")
     assert sorted(r[1] for r in got) == [0, 1, 2]  # the VALUES rows are written in no set order
-    assert sorted((r[0], r[2], r[3]) for r in got) == [(0, "apple", True), (0, "fig", True), (0, "pear", True)]
+    assert sorted((r[0], r[2], r[3]) for r in got) == [
+        (0, "apple", True),
+        (0, "fig", True),
+        (0, "pear", True),
+    ]
 
 
 def test_csv_and_raw_formats_and_specific_offsets(kafka_broker: Broker) -> None:
@@ -73,7 +83,7 @@ def test_csv_and_raw_formats_and_specific_offsets(kafka_broker: Broker) -> None:
     assert _rows(env, "SELECT * FROM c") == [("b", 2), ("c", None)]
     env.execute_sql(
         "CREATE TABLE r (line STRING) WITH ('connector' = 'kafka', 'format' = 'raw', "
-        f"'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', {_with(kafka_broker, topic)})"
+        f"{BOUNDED}, {_with(kafka_broker, topic)})"
     )
     assert _rows(env, "SELECT UPPER(line) FROM r") == [("A,1",), ("B,2",), ("C,",)]
 
@@ -86,7 +96,7 @@ def test_group_by_into_upsert_kafka_and_its_changelog_read_back(kafka_broker: Br
     env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     env.execute_sql(
         "CREATE TABLE words (word STRING) WITH ('connector' = 'kafka', 'format' = 'json', "
-        f"'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', {_with(kafka_broker, src)})"
+        f"{BOUNDED}, {_with(kafka_broker, src)})"
     )
     env.execute_sql(
         "CREATE TABLE counts (word STRING, cnt BIGINT, PRIMARY KEY (word) NOT ENFORCED) WITH ("
@@ -125,37 +135,42 @@ def test_group_by_into_upsert_kafka_and_its_changelog_read_back(kafka_broker: Br
     assert sums[-1] == (RowKind.UPDATE_AFTER, 5)
 
 
-def test_options_flink_has_and_flott_does_not_are_refused_when_declared() -> None:
+def test_table_descriptor_upsert_kafka_exactly_once_with_key_prefix(kafka_broker: Broker) -> None:
+    """TableDescriptor.for_connector with a primary key; a key prefix with EXCEPT_KEY values; the
+    exactly-once sink (Kafka transactions committed on the job's end)."""
+    from flott.table import DataTypes, Schema, TableDescriptor
+
+    topic = kafka_broker.create_topic(partitions=2)
     env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    base = "'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:9'"
-
-    def create(columns: str, options: str) -> None:
-        env.execute_sql(f"CREATE TABLE x ({columns}) WITH ({base}, {options})")
-
-    with pytest.raises(NotYetSupportedError, match="json.ignore-parse-errors"):
-        create("a INT", "'connector' = 'kafka', 'format' = 'json', 'json.ignore-parse-errors' = 'true'")
-    with pytest.raises(NotYetSupportedError, match="avro"):
-        create("a INT", "'connector' = 'kafka', 'format' = 'avro'")
-    with pytest.raises(NotYetSupportedError, match="sink.partitioner"):
-        create("a INT", "'connector' = 'kafka', 'format' = 'json', 'sink.partitioner' = 'fixed'")
-    with pytest.raises(NotYetSupportedError, match="scan.topic-partition-discovery.interval"):
-        create("a INT", "'connector' = 'kafka', 'format' = 'json', 'scan.topic-partition-discovery.interval' = '1s'")
-    with pytest.raises(NotYetSupportedError, match="headers"):
-        create("a INT, h STRING METADATA FROM 'headers'", "'connector' = 'kafka', 'format' = 'json'")
-    with pytest.raises(TableValidationError, match="Unsupported options found for 'kafka'"):
-        create("a INT", "'connector' = 'kafka', 'format' = 'json', 'no-such-option' = '1'")
-    with pytest.raises(TableValidationError, match="require to define a PRIMARY KEY"):
-        create("a INT", "'connector' = 'upsert-kafka', 'key.format' = 'json', 'value.format' = 'json'")
-    with pytest.raises(TableValidationError, match="doesn't support defining PRIMARY KEY"):
-        create("a INT, PRIMARY KEY (a) NOT ENFORCED", "'connector' = 'kafka', 'format' = 'json'")
-    with pytest.raises(TableValidationError, match="NOT ENFORCED"):
-        create("a INT, PRIMARY KEY (a)", "'connector' = 'upsert-kafka', 'key.format' = 'json', "
-               "'value.format' = 'json'")
-    with pytest.raises(TableValidationError, match="sink.transactional-id-prefix must be specified"):
-        create("a INT", "'connector' = 'kafka', 'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once'")
-    with pytest.raises(TableValidationError, match="'key.fields'"):
-        create("a INT", "'connector' = 'kafka', 'format' = 'json', 'key.format' = 'json'")
-    with pytest.raises(TableValidationError, match="Invalid value for option 'scan.startup.mode'"):
-        create("a INT", "'connector' = 'kafka', 'format' = 'json', 'scan.startup.mode' = 'beginning'")
-    with pytest.raises(TableValidationError, match="only supports single physical column"):
-        create("a INT, b INT", "'connector' = 'kafka', 'format' = 'raw'")
+    builder = TableDescriptor.for_connector("upsert-kafka").schema(
+        Schema.new_builder()
+        .column("k_id", DataTypes.BIGINT())
+        .column("name", DataTypes.STRING())
+        .primary_key("k_id")
+        .build()
+    )
+    options = {
+        "topic": topic,
+        "properties.bootstrap.servers": kafka_broker.bootstrap,
+        "key.format": "json",
+        "key.fields-prefix": "k_",
+        "value.format": "csv",
+        "value.fields-include": "EXCEPT_KEY",
+        "scan.bounded.mode": "latest-offset",
+        "sink.delivery-guarantee": "exactly-once",
+        "sink.transactional-id-prefix": f"tx-{topic}",
+    }
+    if kafka_broker.is_tansu:
+        options["properties.batch.num.messages"] = "1"
+    for k, v in options.items():
+        builder.option(k, v)
+    env.create_temporary_table("people", builder.build())
+    env.from_elements([(1, "ann"), (2, "bo"), (1, "anna")], ["k_id", "name"]).execute_insert("people").wait()
+    messages = kafka_broker.read(topic, expect=3)  # read_committed: only committed transactions
+    assert sorted((m.key(), m.value()) for m in messages) == sorted(
+        [(b'{"id":1}', b"ann"), (b'{"id":2}', b"bo"), (b'{"id":1}', b"anna")]
+    )
+    with env.execute_sql("SELECT * FROM people").collect() as rows:
+        changelog = [(r.get_row_kind(), tuple(r)) for r in rows]
+    final = {row[0]: row for kind, row in changelog if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER)}
+    assert len(final) == 2 and final[2] == (2, "bo") and final[1][1] in ("ann", "anna")
