@@ -1,4 +1,5 @@
-"""Table connectors: ``print``, ``blackhole``, ``datagen`` (bounded) as in Flink, on DataStream sinks/sources.
+"""Table connectors: ``print``, ``blackhole``, ``datagen`` (bounded), ``filesystem``, ``kafka`` and
+``upsert-kafka`` (flott.table.kafka) as in Flink, on DataStream sinks/sources.
 
 A ConnectorTable is what ``CREATE TABLE ... WITH (...)`` or a TableDescriptor declares. Every option
 a connector does not implement is refused when the table is declared (Flink fails on unknown options
@@ -37,6 +38,7 @@ from flott.table.filesystem import (
     partition_filter,
     partitions,
 )
+from flott.table.kafka import KafkaConnector, UpsertKafkaConnector, check_kafka_formats, check_kafka_options
 from flott.table.planner import validation_error
 from flott.table.types import DataType
 
@@ -74,6 +76,9 @@ class ConnectorTable:
         self.computed: tuple[str, list[tuple[str, Any]]] | None = None  # the DDL text, declared columns
         self.watermark: Any = None  # the DDL's WATERMARK FOR clause (flott.table.sql_windows)
         self.partition_keys: list[str] = []  # PARTITIONED BY (filesystem: k=v directories)
+        self.primary_key: list[str] = []  # PRIMARY KEY (...) NOT ENFORCED (upsert-kafka's message key)
+        self.metadata: dict[str, str] = {}  # column -> metadata key (``METADATA FROM 'offset'``)
+        self.virtual: set[str] = set()  # metadata columns declared VIRTUAL (read, never written)
 
     def check_insert(self, node: Any) -> None:
         if len(node.types) != len(self.types):
@@ -99,7 +104,11 @@ def connector_table(
     types: list[DataType],
     options: dict[str, str],
     partition_keys: list[str] | None = None,
+    primary_key: list[str] | None = None,
+    metadata: dict[str, tuple[str, bool]] | None = None,
 ) -> ConnectorTable:
+    """The connector table ``CREATE TABLE`` / a TableDescriptor declares, its options checked.
+    ``metadata`` maps a column to its metadata key and whether it is VIRTUAL."""
     kind = options.get("connector")
     if kind is None:
         raise validation_error(
@@ -110,6 +119,27 @@ def connector_table(
     if connector is None:
         raise NotYetSupportedError(
             f"the table connector '{kind}' is not yet supported (flott has: {', '.join(sorted(_CONNECTORS))})"
+        )
+    for k in primary_key or []:
+        if k not in names:
+            raise validation_error(f"Invalid primary key 'PK_{k}'. Column '{k}' does not exist.")
+    if kind in ("kafka", "upsert-kafka"):
+        keys = {n: k for n, (k, _) in (metadata or {}).items()}
+        check_kafka_options(kind, name, names, keys, primary_key, options)
+        table = ConnectorTable(name, names, types, dict(options), connector())
+        table.primary_key, table.metadata = list(primary_key or []), keys
+        table.virtual = {n for n, (_, virtual) in (metadata or {}).items() if virtual}
+        check_kafka_formats(table)
+        if partition_keys:
+            raise NotYetSupportedError(f"PARTITIONED BY is not yet supported for the '{kind}' connector")
+        return table
+    if primary_key:
+        raise NotYetSupportedError(
+            f"a PRIMARY KEY on a '{kind}' table is not yet supported by flott (upsert-kafka tables take one)"
+        )
+    if metadata:
+        raise NotYetSupportedError(
+            f"METADATA columns of a '{kind}' table are not yet supported by flott (kafka tables have them)"
         )
     allowed = set(_OPTIONS[kind])
     if kind == "datagen":
@@ -348,4 +378,6 @@ _CONNECTORS: dict[str, Any] = {
     "blackhole": BlackholeConnector,
     "datagen": DatagenConnector,
     "filesystem": FileSystemConnector,
+    "kafka": KafkaConnector,
+    "upsert-kafka": UpsertKafkaConnector,
 }

@@ -72,6 +72,10 @@ class Scan(PlanNode):
         self.table = table
         self.names, self.types = list(table.names), list(table.types)
 
+    def is_updating(self, streaming: bool) -> bool:
+        """An upsert-kafka table reads as a changelog (+I/-U/+U/-D) in streaming mode."""
+        return streaming and bool(getattr(self.table.connector, "updating_source", False))
+
     def _translate(self, ctx: TranslationContext) -> Any:
         return self.table.connector.source_stream(ctx, self.table)
 

@@ -68,6 +68,8 @@ class Schema:
         self.names, self.types = names, types
         # every column in declared order: (name, SQL expression of a computed column or None)
         self.declared = declared if declared is not None else [(n, None) for n in names]
+        self.primary_key: list[str] | None = None
+        self.metadata: dict[str, tuple[str, bool]] = {}  # column -> (metadata key, VIRTUAL)
 
     @staticmethod
     def new_builder() -> Schema.Builder:
@@ -83,6 +85,8 @@ class Schema:
             self._types: list[DataType] = []
             self._computed: list[tuple[str, str]] = []
             self._order: list[str] = []
+            self._primary_key: list[str] | None = None
+            self._metadata: dict[str, tuple[str, bool]] = {}
 
         def from_schema(self, schema: Schema) -> Schema.Builder:
             self._names += schema.names
@@ -124,19 +128,29 @@ class Schema:
         def column_by_metadata(
             self, column_name: str, data_type: Any, metadata_key: str | None = None, is_virtual: bool = False
         ) -> Schema.Builder:
-            raise NotYetSupportedError("Schema metadata columns are not yet supported")
+            """A metadata column (kafka tables: ``topic``, ``partition``, ``offset``, ``timestamp``...);
+            the key defaults to the column's name."""
+            self.column(column_name, data_type)
+            self._metadata[column_name] = (metadata_key or column_name, is_virtual)
+            return self
 
         def watermark(self, column_name: str, watermark_expr: Any) -> Schema.Builder:
             raise NotYetSupportedError("Schema watermarks (event time) are not yet supported")
 
         def primary_key(self, *column_names: str) -> Schema.Builder:
-            raise NotYetSupportedError("Schema primary keys are not yet supported")
+            """A PRIMARY KEY ... NOT ENFORCED (upsert-kafka's message key; other connectors refuse it)."""
+            if self._primary_key is not None:
+                raise ValueError("Multiple primary keys are not supported.")
+            self._primary_key = list(column_names)
+            return self
 
         def primary_key_named(self, constraint_name: str, *column_names: str) -> Schema.Builder:
-            raise NotYetSupportedError("Schema primary keys are not yet supported")
+            return self.primary_key(*column_names)
 
         def build(self) -> Schema:
             computed = dict(self._computed)
             order = self._order + [n for n in self._names if n not in self._order]
             declared = [(n, computed.get(n)) for n in order]
-            return Schema(list(self._names), list(self._types), declared)
+            schema = Schema(list(self._names), list(self._types), declared)
+            schema.primary_key, schema.metadata = self._primary_key, dict(self._metadata)
+            return schema

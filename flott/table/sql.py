@@ -388,7 +388,8 @@ class SqlPlanner(OverPlanning):
             raise validation_error(
                 f"Could not execute CreateTable in path `default_catalog`.`default_database`.`{name}`"
             )
-        table = connector_table(name, names, types, options, partition_keys)
+        rw = self.rewritten
+        table = connector_table(name, names, types, options, partition_keys, rw.primary_key, rw.metadata)
         if any(e is not None for _, e in declared):
             table.computed = (self.text, declared)
             self.computed_columns(Scan(table), declared)  # their mistakes fail the CREATE, as in Flink

@@ -52,6 +52,9 @@ class Rewritten:
     text: str
     watermark: WatermarkClause | None = None
     tvfs: dict[str, WindowTvfCall] = field(default_factory=dict)
+    primary_key: list[str] | None = None
+    metadata: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    """CREATE TABLE's metadata columns: column -> (metadata key, VIRTUAL)."""
 
 
 def _blank(text: str, start: int, end: int, replacement: str = "") -> str:
@@ -152,6 +155,7 @@ def rewrite(text: str) -> Rewritten:
     if not tokens:
         return out
     _cut_watermark(out, tokens)
+    _cut_constraints(out, tokens)
     _cut_tvfs(out, tokens)
     _rename_functions(out, tokens)
     return out
@@ -213,6 +217,98 @@ def _cut_watermark(out: Rewritten, tokens: list[Any]) -> None:
         out.watermark = WatermarkClause(column, parse_expression(expression))
         start = tokens[i - 1].start if tokens[i - 1].token_type.name == "COMMA" else t.start
         out.text = _blank(out.text, start, tokens[end - 1].end + 1)
+
+
+_NOT_ENFORCED = (
+    "Flink doesn't support ENFORCED mode for PRIMARY KEY constraint. ENFORCED/NOT ENFORCED controls if the "
+    "constraint checks are performed on the incoming/outgoing data. Flink does not own the data therefore "
+    "the only supported mode is the NOT ENFORCED mode"
+)
+
+
+def _cut_constraints(out: Rewritten, tokens: list[Any]) -> None:
+    """CREATE TABLE's ``PRIMARY KEY (a, b) NOT ENFORCED`` (or a column's ``PRIMARY KEY NOT
+    ENFORCED``) and ``METADATA [FROM 'key'] [VIRTUAL]`` after a column's type: kept, cut out."""
+    if len(tokens) < 4 or tokens[0].text.upper() != "CREATE" or tokens[1].token_type.name != "TABLE":
+        return
+    opening = next((i for i, t in enumerate(tokens) if t.token_type.name == "L_PAREN"), None)
+    if opening is None:
+        return
+    close = _matching(tokens, opening)
+    column: str | None = None
+    expect_column = True
+    depth = 0
+    i = opening + 1
+    while i < close:
+        t = tokens[i]
+        name = t.token_type.name
+        if name == "L_PAREN":
+            depth += 1
+        elif name == "R_PAREN":
+            depth -= 1
+        if depth:
+            i += 1
+            continue
+        if name == "COMMA":
+            expect_column = True
+            i += 1
+            continue
+        if expect_column:
+            expect_column = False
+            item_start = i
+            if name == "VAR" and t.text.upper() == "CONSTRAINT":
+                i += 2  # CONSTRAINT <name>
+                if i >= close or tokens[i].token_type.name != "PRIMARY_KEY":
+                    raise NotYetSupportedError("CREATE TABLE: only PRIMARY KEY constraints are supported")
+            if tokens[i].token_type.name == "PRIMARY_KEY":  # a table constraint: PRIMARY KEY (a, b)
+                if i + 1 >= close or tokens[i + 1].token_type.name != "L_PAREN":
+                    raise SqlParseError(
+                        "org.apache.flink.table.api.SqlParserException: SQL parse failed. PRIMARY KEY needs "
+                        "its columns: PRIMARY KEY (a, b) NOT ENFORCED"
+                    )
+                end = _matching(tokens, i + 1)
+                keys = [k.text.strip("`") for k in tokens[i + 2 : end] if k.token_type.name != "COMMA"]
+                last = _primary_key(out, tokens, end + 1, close, keys)
+                cut_from = item_start - 1 if tokens[item_start - 1].token_type.name == "COMMA" else item_start
+                out.text = _blank(out.text, tokens[cut_from].start, tokens[last].end + 1)
+                i = last + 1
+                continue
+            column = t.text.strip("`")
+            i += 1
+            continue
+        if name == "PRIMARY_KEY" and column is not None:  # a column's own: a INT PRIMARY KEY NOT ENFORCED
+            last = _primary_key(out, tokens, i + 1, close, [column])
+            out.text = _blank(out.text, t.start, tokens[last].end + 1)
+            i = last + 1
+            continue
+        if name == "VAR" and t.text.upper() == "METADATA" and column is not None:
+            j, key = i + 1, column
+            if j < close and tokens[j].token_type.name == "FROM":
+                if j + 1 >= close or tokens[j + 1].token_type.name != "STRING":
+                    raise SqlParseError(
+                        "org.apache.flink.table.api.SqlParserException: SQL parse failed. "
+                        "METADATA FROM needs a string literal key"
+                    )
+                key, j = tokens[j + 1].text, j + 2
+            virtual = j < close and tokens[j].text.upper() == "VIRTUAL"
+            out.metadata[column] = (key, virtual)
+            last = j if virtual else j - 1
+            out.text = _blank(out.text, t.start, tokens[last].end + 1)
+            i = last + 1
+            continue
+        i += 1
+
+
+def _primary_key(out: Rewritten, tokens: list[Any], j: int, close: int, keys: list[str]) -> int:
+    """Records the key; ``tokens[j:]`` must be NOT ENFORCED: the index of ENFORCED."""
+    if out.primary_key is not None:
+        raise validation_error("Duplicate primary key definition")
+    enforced = j + 1 < close and tokens[j].token_type.name == "NOT"
+    enforced = enforced and tokens[j + 1].text.upper() == "ENFORCED"
+    if not enforced:
+        raise validation_error(_NOT_ENFORCED)
+    out.primary_key = keys
+    return j + 1
 
 
 def _cut_tvfs(out: Rewritten, tokens: list[Any]) -> None:

@@ -144,6 +144,8 @@ class TableEnvironment:
             descriptor.schema.types,
             descriptor.options(),
             getattr(descriptor, "partition_keys", None),
+            descriptor.schema.primary_key,
+            descriptor.schema.metadata,
         )
         declared = getattr(descriptor.schema, "declared", [])
         if any(e is not None for _, e in declared):
@@ -290,7 +292,16 @@ class TableEnvironment:
                     f"Table '{_PREFIX}{_short(target)}' is a view and cannot be written to"
                 )
             return entry
-        return connector_table("*anonymous*", target.schema.names, target.schema.types, target.options())
+        schema = target.schema
+        return connector_table(
+            "*anonymous*",
+            schema.names,
+            schema.types,
+            target.options(),
+            None,
+            schema.primary_key,
+            schema.metadata,
+        )
 
 
 def _wrap_function(function: Any) -> Any:
