@@ -17,6 +17,7 @@ from flott.datastream.connectors.kafka import (
     KafkaSource,
 )
 from tests.kafka.broker import Broker
+from tests.kafka.committed_view import summary, topic_view
 
 
 def source_of(broker: Broker, topic: str, group: str | None = None) -> KafkaSource:
@@ -69,7 +70,23 @@ def test_bounded_kafka_to_map_to_kafka_exactly_once_reads_every_record_once(
     )
     env.execute("kafka to kafka")
     got = sorted(m.value().decode() for m in kafka_broker.read(dst, expect=n, idle_s=1.0))
-    assert got == sorted(f"x{i}" for i in range(n))
+    want = sorted(f"x{i}" for i in range(n))
+    assert got == want, _what_the_topic_holds(kafka_broker, dst, got, want)
+
+
+def _what_the_topic_holds(broker: Broker, topic: str, got: list[str], want: list[str]) -> str:
+    """The failure message of an exactly-once check: which records are missing or doubled and what
+    the topic's raw log holds (committed, aborted and still open transactions, as Kafka's
+    read_committed rules see them), so a failure in CI says whether missing records sit in a
+    transaction left open or were never written."""
+    missing = sorted(set(want) - set(got), key=lambda v: int(v[1:]))
+    doubled = sorted({v for v in got if got.count(v) > 1})
+    raw = {m.value().decode() for m in broker.read(topic, committed_only=False, idle_s=1.0, timeout_s=15)}
+    return (
+        f"{len(got)} of {len(want)} records read committed; {len(missing)} missing (first {missing[:10]}, "
+        f"{sum(v in raw for v in missing)} of them in the log uncommitted), {len(doubled)} doubled; "
+        f"raw log: {summary(topic_view(broker.bootstrap, topic, 2))}"
+    )
 
 
 def test_kafka_timestamps_are_event_time_under_a_watermark_strategy_without_assigner(

@@ -153,7 +153,10 @@ def test_what_is_not_planned_is_refused_by_name(t_env: TableEnvironment, sql: st
 def test_unknown_connector_options_are_refused(t_env: TableEnvironment) -> None:
     with pytest.raises(TableValidationError, match="Unsupported options found for 'print'"):
         t_env.execute_sql("CREATE TABLE s (a INT) WITH ('connector' = 'print', 'colour' = 'red')")
-    with pytest.raises(NotYetSupportedError, match="kafka"):
+    with pytest.raises(NotYetSupportedError, match="'jdbc' is not yet supported"):
+        t_env.execute_sql("CREATE TABLE j (a INT) WITH ('connector' = 'jdbc')")
+    missing = r"Missing required options are:\n\nproperties\.bootstrap\.servers"
+    with pytest.raises(TableValidationError, match=missing):
         t_env.execute_sql("CREATE TABLE k (a INT) WITH ('connector' = 'kafka')")
 
 
