@@ -272,6 +272,9 @@ class DatagenConnector:
         if root in ("CHAR", "VARCHAR"):
             n = int(opts.get(f"fields.{name}.length", 100))
             return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+        if root in ("BINARY", "VARBINARY"):  # random bytes, 100 of them unless the type is shorter
+            n = int(opts.get(f"fields.{name}.length", str(min(100, t.length))))  # type: ignore[attr-defined]
+            return rng.randbytes(n)
         if root == "BOOLEAN":
             return rng.random() < 0.5
         raise NotYetSupportedError(f"datagen values of type {t} are not yet supported")

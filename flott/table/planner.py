@@ -478,7 +478,10 @@ class Caster:
         s, t = self.source, self.target
         root = t.type_root
         if root in _STRINGS:
-            text = v if isinstance(v, str) else s.format_sql(v)
+            if isinstance(v, bytes | bytearray):  # Flink decodes the bytes as UTF-8
+                text = bytes(v).decode("utf-8", errors="replace")
+            else:
+                text = v if isinstance(v, str) else s.format_sql(v)
             if root == "CHAR":
                 return text[: t.length].ljust(t.length)  # type: ignore[attr-defined]
             return text
@@ -503,6 +506,12 @@ class Caster:
             return _dt.date.fromisoformat(v.strip()) if isinstance(v, str) else v
         if root == "TIMESTAMP_WITHOUT_TIME_ZONE":
             return _dt.datetime.fromisoformat(v.strip()) if isinstance(v, str) else v
+        if root in ("BINARY", "VARBINARY") and isinstance(v, str | bytes | bytearray):
+            data = v.encode("utf-8") if isinstance(v, str) else bytes(v)
+            length = t.length  # type: ignore[attr-defined]
+            if root == "BINARY":  # fixed length: cut or padded with zero bytes, as Flink does
+                return data[:length].ljust(length, b"\x00")
+            return data[:length]
         raise NotYetSupportedError(f"CAST to {t} is not yet supported")
 
 

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from flott.errors import NotYetSupportedError
+from flott.table.planner import validation_error
 from flott.table.types import DataType, DataTypes, RowField
 
 _SIMPLE = {
@@ -19,9 +20,12 @@ _SIMPLE = {
     "FLOAT": DataTypes.FLOAT,
     "DATE": DataTypes.DATE,
     "TEXT": DataTypes.STRING,
-    "BINARY": DataTypes.BYTES,
-    "VARBINARY": DataTypes.BYTES,
 }
+
+BYTES_STAND_IN = "JSONB"
+"""Flink's ``BYTES`` (a reserved word there, so never a column name) is a type sqlglot's Spark
+dialect does not know: it reaches sqlglot spelled ``JSONB``, a type of the same length no Flink
+program can name, so every position sqlglot reports still points into the user's text."""
 
 
 def _int_param(dt: Any, i: int, default: int) -> int:
@@ -41,6 +45,12 @@ def from_sqlglot(dt: Any) -> DataType:
         return DataTypes.VARCHAR(n) if name.endswith("VARCHAR") else DataTypes.CHAR(n)
     if name in _SIMPLE:
         return _SIMPLE[name]()
+    if name == BYTES_STAND_IN:
+        return DataTypes.BYTES()
+    if name == "BINARY":  # Flink: BINARY is BINARY(1), VARBINARY without a length is BYTES
+        return DataTypes.BINARY(_int_param(dt, 0, 1))
+    if name == "VARBINARY":
+        return DataTypes.VARBINARY(_int_param(dt, 0, 0)) if dt.expressions else DataTypes.BYTES()
     if name == "DECIMAL":
         return DataTypes.DECIMAL(_int_param(dt, 0, 10), _int_param(dt, 1, 0))
     if name in ("TIMESTAMP", "DATETIME", "TIMESTAMPTZ"):  # sqlglot's Spark dialect reads TIMESTAMP so
@@ -58,6 +68,27 @@ def from_sqlglot(dt: Any) -> DataType:
     raise NotYetSupportedError(f"the SQL type {dt.sql('spark')} is not yet supported")
 
 
+def spell_bytes_for_sqlglot(text: str, tokens: list[Any]) -> str:
+    """``text`` with each ``BYTES`` type written as :data:`BYTES_STAND_IN` (same length).
+
+    ``tokens`` are sqlglot's Spark tokens of ``text``; a quoted identifier is left alone. A
+    program that writes the stand-in itself gets the error Flink gives for an unknown type.
+    """
+    for t in tokens:
+        name = t.text.upper()
+        if t.end - t.start + 1 != len(name):  # a quoted identifier or a string
+            continue
+        if name == BYTES_STAND_IN:
+            first = t.col - len(name) + 1
+            raise validation_error(
+                f"SQL validation failed. From line {t.line}, column {first} to line {t.line}, "
+                f"column {t.col}: Unknown identifier '{name}'"
+            )
+        if name == "BYTES":
+            text = text[: t.start] + BYTES_STAND_IN + text[t.end + 1 :]
+    return text
+
+
 def parse_type(text: str) -> DataType:
     """A DataType from its SQL spelling (``'BIGINT'``, ``'STRING NOT NULL'``)."""
     import sqlglot
@@ -68,6 +99,8 @@ def parse_type(text: str) -> DataType:
     if t.upper().endswith("NOT NULL"):
         nullable, t = False, t[: -len("NOT NULL")].strip()
     t = re.sub(r"\bROW\s*<", "STRUCT<", t, flags=re.IGNORECASE)  # Flink's ROW<a INT>, Spark's STRUCT
-    node = sqlglot.parse_one(f"CAST(NULL AS {t})", read="spark")
+    cast = f"CAST(NULL AS {t})"
+    cast = spell_bytes_for_sqlglot(cast, list(sqlglot.Dialect.get_or_raise("spark").tokenize(cast)))
+    node = sqlglot.parse_one(cast, read="spark")
     assert isinstance(node, exp.Cast)
     return from_sqlglot(node.args["to"]).with_nullability(nullable)

@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from flott.errors import NotYetSupportedError, SqlParseError
 from flott.table.planner import validation_error
+from flott.table.sql_types import spell_bytes_for_sqlglot
 
 WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
 PLACEHOLDER = "_W"
@@ -158,6 +159,7 @@ def rewrite(text: str) -> Rewritten:
     _cut_constraints(out, tokens)
     _cut_tvfs(out, tokens)
     _rename_functions(out, tokens)
+    out.text = spell_bytes_for_sqlglot(out.text, tokens)
     return out
 
 

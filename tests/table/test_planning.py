@@ -258,3 +258,27 @@ def test_explain_shows_flotts_plan_tree_under_flinks_section_headings(t_env: Tab
     assert len(rows) == 1 and rows[0][0] == t_env.explain_sql("SELECT a FROM T")
     with pytest.raises(NotYetSupportedError, match="explain details"):
         t_env.execute_sql("EXPLAIN CHANGELOG_MODE SELECT a FROM T")
+
+
+def test_binary_types_in_ddl_and_type_strings_are_flinks(t_env: TableEnvironment) -> None:
+    """BYTES is a type sqlglot's Spark dialect lacks: flott reads it, alone and nested, and keeps
+    BINARY/VARBINARY lengths as Flink does (schema prints measured on PyFlink 2.3)."""
+    from flott.table.sql_types import parse_type
+
+    t_env.execute_sql(
+        "CREATE TABLE bin (b BYTES, c VARBINARY(3), d BINARY(2), v VARBINARY, e BINARY, "
+        "m MAP<STRING, BYTES>, a ARRAY<BYTES>) WITH ('connector' = 'blackhole')"
+    )
+    types = [str(t) for t in t_env.from_path("bin").get_schema().get_field_data_types()]
+    assert types == [
+        "BYTES", "VARBINARY(3)", "BINARY(2)", "BYTES", "BINARY(1)", "MAP<STRING, BYTES>", "ARRAY<BYTES>",
+    ]
+    assert str(parse_type("ROW<x BYTES> NOT NULL")) == "ROW<`x` BYTES> NOT NULL"
+    assert str(parse_type("MAP<STRING, BYTES>")) == "MAP<STRING, BYTES>"
+
+
+def test_the_bytes_stand_in_cannot_be_written_by_a_program(t_env: TableEnvironment) -> None:
+    """flott spells BYTES as JSONB for sqlglot; a program's own JSONB gets Flink's unknown-type error."""
+    unknown = r"From line 1, column 19 to line 1, column 23: Unknown identifier 'JSONB'"
+    with pytest.raises(TableValidationError, match=unknown):
+        t_env.execute_sql("CREATE TABLE s (j JSONB) WITH ('connector' = 'blackhole')")
