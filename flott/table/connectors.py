@@ -202,6 +202,11 @@ class PrintConnector:
             sink = out.print(identifier)
         if "sink.parallelism" in table.options:
             sink.set_parallelism(int(table.options["sink.parallelism"]))
+        elif ds.transformation.parallelism is not None:
+            # Flink's sinks take their input's parallelism unless told otherwise: rows of a VALUES
+            # (one subtask) print without a subtask prefix
+            out.set_parallelism(ds.transformation.parallelism)
+            sink.set_parallelism(ds.transformation.parallelism)
 
 
 class _Discard:

@@ -174,6 +174,25 @@ class CsvLineFormat(MapFunction):
         )
 
 
+def _nested_json(t: Any, v: Any) -> str:
+    """A ROW, ARRAY or MAP value as Flink's json format writes it (a ROW as an object by field
+    name), scalars inside as at the top level."""
+    if v is None:
+        return "null"
+    root = t.type_root
+    if root == "ROW":
+        fields = zip(t.fields, v, strict=True)
+        return "{" + ",".join(f"{json.dumps(f.name)}:{_nested_json(f.data_type, x)}" for f, x in fields) + "}"
+    if root == "ARRAY":
+        return "[" + ",".join(_nested_json(t.element_type, x) for x in v) + "]"
+    if root == "MAP":
+        items = v.items()
+        return "{" + ",".join(
+            json.dumps(str(k)) + ":" + _nested_json(t.value_type, x) for k, x in items
+        ) + "}"
+    return _json_text(_scalar(t, v))
+
+
 def _json_text(v: Any) -> str:
     if v is None:
         return "null"
@@ -192,10 +211,8 @@ class JsonLineFormat(MapFunction):
 
     def map(self, value: Any) -> Any:
         vals = value[1]
-        parts = [
-            json.dumps(n) + ":" + _json_text(None if v is None else _scalar(t, v))
-            for n, t, v in zip(self.names, self.types, vals, strict=True)
-        ]
+        columns = zip(self.names, self.types, vals, strict=True)
+        parts = [json.dumps(n) + ":" + _nested_json(t, v) for n, t, v in columns]
         return "{" + ",".join(parts) + "}"
 
 
@@ -213,20 +230,33 @@ class JsonRowParser(FlatMapFunction):
         obj = json.loads(line)
         row: list[Any] = []
         for n, t in zip(self.names, self.types, strict=True):
-            v = obj.get(n)
-            if v is None:
-                row.append(None)
-            elif t.type_root in ("CHAR", "VARCHAR"):
-                row.append(v if isinstance(v, str) else json.dumps(v))
-            elif isinstance(v, (bool, int, float)) and t.type_root in (
-                "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "BOOLEAN", "FLOAT", "DOUBLE"
-            ):
-                row.append(float(v) if t.type_root in ("FLOAT", "DOUBLE") else v)
-            else:
-                row.append(_csv_value(t, str(v)))
+            row.append(_from_json(t, obj.get(n)))
         for i, pv in self.placed:
             row.insert(i, pv)
         yield (0, tuple(row))
+
+
+def _from_json(t: Any, v: Any) -> Any:
+    """A json value as the column's type holds it: objects become ROWs (fields by name, a missing
+    one NULL) or MAPs, arrays ARRAYs, element by element."""
+    if v is None:
+        return None
+    root = t.type_root
+    if root in ("CHAR", "VARCHAR"):
+        return v if isinstance(v, str) else json.dumps(v)
+    if root == "ROW" and isinstance(v, dict):
+        return tuple(_from_json(f.data_type, v.get(f.name)) for f in t.fields)
+    if root == "ARRAY" and isinstance(v, list):
+        return [_from_json(t.element_type, x) for x in v]
+    if root == "MAP" and isinstance(v, dict):
+        return {_from_json(t.key_type, k): _from_json(t.value_type, x) for k, x in v.items()}
+    if isinstance(v, (bool, int, float)) and root in (
+        "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "BOOLEAN", "FLOAT", "DOUBLE"
+    ):
+        return float(v) if root in ("FLOAT", "DOUBLE") else v
+    if isinstance(v, (dict, list)):
+        raise ValueError(f"Failed to deserialize JSON: a json {type(v).__name__} for a {t} column")
+    return _csv_value(t, str(v))
 
 
 def _inputs(rex: Any) -> set[int] | None:

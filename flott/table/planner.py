@@ -29,6 +29,7 @@ from flott.table.types import (
     FloatType,
     IntType,
     LocalZonedTimestampType,
+    RowType,
     TimestampType,
     TimeType,
     VarCharType,
@@ -414,6 +415,13 @@ class Resolver:
             return self.aggregate(name, [self.resolve(a) for a in e.args])
         if name in self.functions:
             return self.udf_call(self.functions[name], [self.resolve(a) for a in e.args])
+        if name == "get" and len(e.args) == 2 and e.args[1].kind == "lit":
+            row = self.resolve(e.args[0])
+            key = e.args[1].value
+            found = field_index(row.type, key)
+            if found is None:
+                raise validation_error(f"Invalid function call:\nget({row.type}, {literal_type(key)})")
+            return field_access(row, found)
         operands = [self.resolve(a) for a in e.args]
         return make_call(name, operands)
 
@@ -451,6 +459,24 @@ class Resolver:
             f"call() of {fn!r} is not yet supported: register it with "
             "create_temporary_function or pass a @udf"
         )
+
+
+def field_index(row_type: DataType, key: str | int) -> int | None:
+    """The index of a ROW's field named ``key`` (or at index ``key``), None if it has none."""
+    if not isinstance(row_type, RowType):
+        return None
+    names = row_type.field_names()
+    if isinstance(key, str):
+        return names.index(key) if key in names else None
+    return key if isinstance(key, int) and 0 <= key < len(names) else None
+
+
+def field_access(row: Rex, index: int) -> Rex:
+    """``p.name`` / ``col("p").get("name")``: nullable when the row or the field is."""
+    assert isinstance(row.type, RowType)
+    t = row.type.field_types()[index]
+    return Rex("call", t.with_nullability(t.is_nullable or row.type.is_nullable), value="get",
+               operands=[row, Rex("lit", IntType(False), value=index)])
 
 
 def make_call(name: str, operands: list[Rex]) -> Rex:
@@ -543,6 +569,8 @@ def to_python(rex: Rex, consts: list[Any], udfs: list[Any]) -> str:
     if k == "agg":
         raise validation_error("Aggregate functions are not supported in this position")
     name = rex.value
+    if name == "get":  # a ROW's field, by the index the planner resolved
+        return f"n_get({to_python(rex.operands[0], consts, udfs)}, {rex.operands[1].value})"
     args = _coerced(rex, [to_python(o, consts, udfs) for o in rex.operands])
     if name == "isNull":
         return f"({args[0]} is None)"

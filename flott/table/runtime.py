@@ -65,6 +65,10 @@ def n_neg(a: Any) -> Any:
     return None if a is None else -a
 
 
+def n_get(row: Any, index: int) -> Any:
+    return None if row is None else row[index]
+
+
 def n_abs(a: Any) -> Any:
     return None if a is None else abs(a)
 
@@ -814,6 +818,27 @@ def _csv_value(t: Any, text: str) -> Any:
 
 
 # --------------------------------------------------------------------------- sinks
+
+
+class NotNullEnforcer(FlatMapFunction):
+    """Flink's sink constraint enforcer for NOT NULL columns the query may fill with NULL:
+    ``table.exec.sink.not-null-enforcer`` ERROR fails the job naming the column, DROP drops the row."""
+
+    def __init__(self, columns: list[tuple[int, str]], drop: bool) -> None:
+        self.columns, self.drop = columns, drop
+
+    def flat_map(self, value: Any) -> Iterator[Any]:
+        vals = value[1]
+        for index, name in self.columns:
+            if vals[index] is None:
+                if self.drop:
+                    return
+                raise ValueError(
+                    f"Column '{name}' is NOT NULL, however, a null value is being written into it. "
+                    "You can set job configuration 'table.exec.sink.not-null-enforcer'='DROP' to "
+                    "suppress this exception and drop such records silently."
+                )
+        yield value
 
 
 class RowToString(MapFunction):

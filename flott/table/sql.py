@@ -31,14 +31,23 @@ from flott.table.plan import (
     collect_aggregates,
     rewrite_over_aggregate,
 )
-from flott.table.planner import Rex, common_type, literal_type, make_call, table_error, validation_error
+from flott.table.planner import (
+    Rex,
+    common_type,
+    field_access,
+    field_index,
+    literal_type,
+    make_call,
+    table_error,
+    validation_error,
+)
 from flott.table.sql_over import RANK_FUNCTIONS, OverPlanning
 from flott.table.sql_scope import Scope
-from flott.table.sql_types import from_sqlglot
+from flott.table.sql_types import from_sqlglot, parse_type
 from flott.table.sql_windows import RENAMED_BY_ALIAS, Rewritten, WatermarkClause, WindowTvfCall, rewrite
 from flott.table.table_result import TableResult
 from flott.table.time_functions import EXTRACT_UNITS, FLOOR_UNITS, check_unit
-from flott.table.types import DataTypes
+from flott.table.types import DataTypes, RowType
 from flott.table.window_aggregate import (
     WatermarkAssigner,
     WindowAggregate,
@@ -197,7 +206,13 @@ class SqlPlanner(OverPlanning):
         return line, offset - (before.rfind("\n") + 1) + 1
 
     def _span(self, node: Any) -> str:
-        meta = node.meta if hasattr(node, "meta") else {}
+        """Calcite's ``At line l, column c: `` or ``From .. to ..: `` of a node (or of a
+        ``(first, last)`` pair of nodes: a compound identifier's parts)."""
+        if isinstance(node, tuple):
+            first, last = (n.meta if hasattr(n, "meta") else {} for n in node)
+            meta = {"start": first["start"], "end": last["end"]} if "start" in first and "end" in last else {}
+        else:
+            meta = node.meta if hasattr(node, "meta") else {}
         if isinstance(node, exp.Column | exp.Table):
             meta = node.this.meta
         if "start" not in meta:
@@ -286,12 +301,60 @@ class SqlPlanner(OverPlanning):
         if tree.args.get("overwrite"):
             raise NotYetSupportedError("INSERT OVERWRITE is not yet supported")
         target = tree.this
+        columns = None
         if isinstance(target, exp.Schema):
-            raise NotYetSupportedError("INSERT INTO with a column list is not yet supported")
+            target, columns = target.this, list(target.expressions)
         name = target.name
         if name not in self.t_env._catalog:
             raise self._invalid(target, f"Object '{name}' not found")
-        return name, table_cls(self._query(tree.expression), self.t_env)
+        node = self._query(tree.expression)
+        if columns is not None:
+            node = self._to_target_columns(node, name, columns)
+        return name, table_cls(node, self.t_env)
+
+    def _query_span(self) -> str:
+        """Calcite's span of an INSERT's query: from its first keyword to the statement's end."""
+        import re
+
+        text = self.rewritten.text.rstrip().rstrip(";").rstrip()
+        found = re.search(r"\)\s*\b(VALUES|SELECT|WITH)\b", text, re.IGNORECASE)
+        if found is None:
+            return ""
+        l1, c1 = self._position(found.start(1))
+        l2, c2 = self._position(len(text) - 1)
+        return f"From line {l1}, column {c1} to line {l2}, column {c2}: "
+
+    def _to_target_columns(self, node: PlanNode, name: str, columns: list[Any]) -> PlanNode:
+        """``INSERT INTO t (b, a) ...``: the query's columns moved to the table's order, the table's
+        other columns NULL (refused where NOT NULL), with Calcite's messages."""
+        from flott.table.plan import Calc
+
+        table = self.t_env._catalog[name]
+        sink_names, sink_types = list(table.names), list(table.types)
+        given: dict[str, int] = {}
+        for i, column in enumerate(columns):
+            if column.name not in sink_names:
+                raise self._invalid(column, f"Unknown target column '{column.name}'")
+            if column.name in given:
+                raise self._invalid(column, f"Target column '{column.name}' is assigned more than once")
+            given[column.name] = i
+        if len(columns) != len(node.names):
+            raise validation_error(
+                f"SQL validation failed. {self._query_span()}Number of columns must match number of "
+                "query columns"
+            )
+        projections = []
+        for column, t in zip(sink_names, sink_types, strict=True):
+            if column in given:
+                projections.append(Rex("input", node.types[given[column]], index=given[column]))
+            elif not t.is_nullable:
+                raise validation_error(
+                    f"SQL validation failed. At line 0, column 0: Column '{column}' has no default "
+                    "value and does not allow NULLs"
+                )
+            else:
+                projections.append(Rex("lit", t, value=None))
+        return Calc(node, projections, sink_names)
 
     def execute(self) -> TableResult:
         import re
@@ -361,8 +424,10 @@ class SqlPlanner(OverPlanning):
                     "computed columns) is not yet supported"
                 )
             constraints = col.args.get("constraints") or []
+            not_null = [c.kind for c in constraints if isinstance(c.kind, exp.NotNullColumnConstraint)]
+            constraints = [c for c in constraints if not isinstance(c.kind, exp.NotNullColumnConstraint)]
             computed = [c.kind for c in constraints if isinstance(c.kind, exp.ComputedColumnConstraint)]
-            if len(computed) != len(constraints):
+            if (not_null and computed) or len(computed) != len(constraints):
                 raise NotYetSupportedError(
                     f"CREATE TABLE: column constraints ('{col.sql('spark')}') are not yet supported"
                 )
@@ -371,7 +436,11 @@ class SqlPlanner(OverPlanning):
                 continue
             declared.append((col.name, None))
             names.append(col.name)
-            types.append(from_sqlglot(col.args["kind"]))
+            row_type = self.rewritten.row_types.get(col.name)
+            column_type = parse_type(row_type) if row_type else from_sqlglot(col.args["kind"])
+            if not_null:  # `a INT NOT NULL` (`a INT NULL` says the default)
+                column_type = column_type.with_nullability(bool(not_null[-1].args.get("allow_null")))
+            types.append(column_type)
         options: dict[str, str] = {}
         props = tree.args.get("properties")
         partition_keys: list[str] = []
@@ -443,6 +512,8 @@ class SqlPlanner(OverPlanning):
             return union
         if isinstance(tree, exp.Subquery):
             return self._query(tree.this)
+        if isinstance(tree, exp.Values):  # INSERT INTO t VALUES (..), or VALUES on its own
+            return self._values(tree, tree.args.get("alias"))[0]
         if not isinstance(tree, exp.Select):
             raise NotYetSupportedError(
                 f"SQL {type(tree).__name__.upper()} ('{tree.sql('spark')}') is not yet supported"
@@ -777,6 +848,27 @@ class SqlPlanner(OverPlanning):
 
     # --- expressions ----------------------------------------------------------------------------
 
+    def _field_access(self, e: Any, scope: Scope) -> Rex | None:
+        """``p.name`` (or ``t.p.name``) where ``p`` is a ROW column: the field, with Calcite's message
+        for a field the row does not have; None when ``p`` is no column (a table qualifier)."""
+        qualifier, column = (e.args.get("db"), e.table) if e.args.get("db") else (None, e.table)
+        qualifier = qualifier.name if qualifier is not None and hasattr(qualifier, "name") else qualifier
+        found = [
+            i
+            for i, (q, n, _) in enumerate(scope.columns)
+            if n == column and (not qualifier or q == qualifier)
+        ]
+        if len(found) != 1 or not isinstance(scope.columns[found[0]][2], RowType):
+            return None
+        i = found[0]
+        row = Rex("input", scope.columns[i][2], index=i)
+        index = field_index(row.type, e.name)
+        if index is None:
+            first = e.args.get("db") or e.args["table"]
+            table = scope.columns[i][0]
+            raise self._invalid((first, e.this), f"Column '{column}.{e.name}' not found in table '{table}'")
+        return field_access(row, index)
+
     def _rex(
         self, e: Any, scope: Scope, source: PlanNode, aggregates: bool, aliases: dict[str, Any] | None = None
     ) -> Rex:
@@ -790,11 +882,15 @@ class SqlPlanner(OverPlanning):
             matches = [
                 i for i, (q, n, _) in enumerate(scope.columns) if n == name and (not table or q == table)
             ]
+            if not matches and table:  # p.name, t.p.name: a field of a ROW column
+                access = self._field_access(e, scope)
+                if access is not None:
+                    return access
             if not matches:
                 if aliases and name in aliases and not table:
                     return go(aliases[name])
                 if table and not any(q == table for q, _, _ in scope.columns):
-                    raise self._invalid(e, f"Table '{table}' not found")
+                    raise self._invalid(e.args["table"], f"Table '{table}' not found")
                 raise self._invalid(e, f"Column '{name}' not found in any table")
             if len(matches) > 1:
                 raise self._invalid(e, f"Column '{name}' is ambiguous")

@@ -89,6 +89,69 @@ def spell_bytes_for_sqlglot(text: str, tokens: list[Any]) -> str:
     return text
 
 
+ROW_STAND_IN = "UUID"
+"""A column whose type holds ``ROW<..>`` / ``ROW(..)`` (Flink's spelling; sqlglot's Spark dialect
+has ``STRUCT<..>``, longer) reaches sqlglot typed ``UUID`` padded with blanks; the type itself is
+kept by column name and parsed on its own (:func:`parse_type`)."""
+
+_NESTING = ("ROW", "MAP", "ARRAY", "MULTISET")
+
+
+def _type_end(tokens: list[Any], i: int) -> int:
+    """The index of the last token of the nested type starting at ``tokens[i]`` (ROW/MAP/ARRAY/
+    MULTISET followed by ``<``, or ROW followed by ``(``), or -1 when it is not one."""
+    if i + 1 >= len(tokens) or tokens[i].text.upper() not in _NESTING:
+        return -1
+    opener = tokens[i + 1].token_type.name
+    if opener not in ("LT", "L_PAREN") or (opener == "L_PAREN" and tokens[i].text.upper() != "ROW"):
+        return -1
+    closer = "GT" if opener == "LT" else "R_PAREN"
+    depth = 0
+    for j in range(i + 1, len(tokens)):
+        name = tokens[j].token_type.name
+        if name == opener:
+            depth += 1
+        elif name == closer:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _angled(text: str, tokens: list[Any]) -> str:
+    """``ROW(a INT, b ROW(c INT))`` written as ``ROW<a INT, b ROW<c INT>>`` (Flink takes both)."""
+    out = list(text)
+    for i, t in enumerate(tokens):
+        if t.text.upper() == "ROW" and i + 1 < len(tokens) and tokens[i + 1].token_type.name == "L_PAREN":
+            end = _type_end(tokens, i)
+            if end > 0:
+                out[tokens[i + 1].start] = "<"
+                out[tokens[end].start] = ">"
+    return "".join(out)
+
+
+def cut_row_types(text: str, tokens: list[Any]) -> tuple[str, dict[str, str]]:
+    """CREATE TABLE's column types that hold a ROW: each replaced by :data:`ROW_STAND_IN` and
+    blanks (positions and line breaks hold: every such type opens with at least four characters
+    on its first line, ``ROW<``), returned by column name with angle brackets."""
+    if len(tokens) < 4 or tokens[0].text.upper() != "CREATE" or tokens[1].token_type.name != "TABLE":
+        return text, {}
+    types: dict[str, str] = {}
+    cut_to = 0  # the nested fields of a type already cut out are not columns
+    for i in range(3, len(tokens) - 1):
+        if i <= cut_to or tokens[i - 1].token_type.name not in ("L_PAREN", "COMMA"):
+            continue
+        end = _type_end(tokens, i + 1)
+        if end < 0 or not any(t.text.upper() == "ROW" for t in tokens[i + 1 : end + 1]):
+            continue
+        start, stop = tokens[i + 1].start, tokens[end].end + 1
+        types[tokens[i].text.strip("`")] = _angled(text, tokens[i + 1 : end + 1])[start:stop]
+        blanks = "".join("\n" if c == "\n" else " " for c in text[start:stop])  # line breaks stay
+        text = text[:start] + ROW_STAND_IN + blanks[len(ROW_STAND_IN) :] + text[stop:]
+        cut_to = end
+    return text, types
+
+
 def parse_type(text: str) -> DataType:
     """A DataType from its SQL spelling (``'BIGINT'``, ``'STRING NOT NULL'``)."""
     import sqlglot

@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from flott.errors import NotYetSupportedError, SqlParseError
 from flott.table.planner import validation_error
-from flott.table.sql_types import spell_bytes_for_sqlglot
+from flott.table.sql_types import cut_row_types, spell_bytes_for_sqlglot
 
 WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
 PLACEHOLDER = "_W"
@@ -56,6 +56,8 @@ class Rewritten:
     primary_key: list[str] | None = None
     metadata: dict[str, tuple[str, bool]] = field(default_factory=dict)
     """CREATE TABLE's metadata columns: column -> (metadata key, VIRTUAL)."""
+    row_types: dict[str, str] = field(default_factory=dict)
+    """CREATE TABLE's columns whose type holds a ROW: column -> the type's text (``ROW<a INT>``)."""
 
 
 def _blank(text: str, start: int, end: int, replacement: str = "") -> str:
@@ -159,7 +161,8 @@ def rewrite(text: str) -> Rewritten:
     _cut_constraints(out, tokens)
     _cut_tvfs(out, tokens)
     _rename_functions(out, tokens)
-    out.text = spell_bytes_for_sqlglot(out.text, tokens)
+    out.text, out.row_types = cut_row_types(out.text, tokens)  # before BYTES is respelled in them
+    out.text = spell_bytes_for_sqlglot(out.text, _tokens(out.text) if out.row_types else tokens)
     return out
 
 

@@ -13,6 +13,7 @@ from flott.table.expression import Expression
 from flott.table.plan import (
     Calc,
     PlanNode,
+    Sort,
     Union,
     aggregate_plan,
     collect_aggregates,
@@ -38,6 +39,9 @@ def _name_of(e: Expression, i: int) -> str:
         return str(e.value)
     if e.kind == "cast" and e.args[0].kind == "col":
         return f"{e.args[0].value}-{e.data_type}"
+    if e.kind == "call" and e.value == "get" and e.args[0].kind == "col" and e.args[1].kind == "lit":
+        key = e.args[1].value  # Flink: p$name, p$_1 for a field taken by index
+        return f"{e.args[0].value}${key}" if isinstance(key, str) else f"{e.args[0].value}$_{key}"
     return f"_c{i}"
 
 
@@ -236,14 +240,46 @@ class Table:
 
         return join_tables(self, right, join_predicate, "FULL")
 
-    def order_by(self, *fields: Expression) -> Table:
-        raise refuse("Table.order_by")
+    def order_by(self, *fields: Expression | str) -> Table:
+        """Sorted by columns (``col("a").desc`` for descending; ascending by default), in batch
+        mode; streaming sorts (on time attributes) are refused when the job is planned."""
+        from flott.table.expressions import col
 
-    def limit(self, fetch: int, offset: int = 0) -> Table:
-        raise refuse("Table.limit")
+        keys: list[tuple[int, bool]] = []
+        for field in fields:
+            e = col(field) if isinstance(field, str) else field
+            ascending = True
+            if e.kind == "call" and e.value in ("asc", "desc"):
+                ascending, e = e.value == "asc", e.args[0]
+            rex = self._resolver().resolve(e)
+            if rex.kind != "input":
+                raise refuse(f"Table.order_by of the expression '{e}' (order by columns)")
+            keys.append((rex.index, ascending))
+        return Table(Sort(self._node, keys, 0, None), self._t_env)
+
+    def offset(self, offset: int) -> Table:
+        """Skips the first ``offset`` rows of the (sorted) result."""
+        return self._limited(offset, None)
 
     def fetch(self, fetch: int) -> Table:
-        raise refuse("Table.fetch")
+        """The first ``fetch`` rows of the (sorted) result (after an offset, if any)."""
+        return self._limited(0, fetch)
+
+    def limit(self, fetch: int, offset: int = 0) -> Table:
+        return self._limited(offset, fetch)
+
+    def _limited(self, offset: int, fetch: int | None) -> Table:
+        if offset < 0:
+            raise validation_error("Offset should be greater than or equal to zero.")
+        if fetch is not None and fetch < 0:
+            raise validation_error("Fetch should be greater than or equal to zero.")
+        node = self._node
+        if isinstance(node, Sort) and node.limit is None:  # order_by(..).offset(..).fetch(..)
+            return Table(Sort(node.input, node.keys, node.offset + offset, fetch), self._t_env)
+        if isinstance(node, Sort) and fetch is None:
+            limit = None if node.limit is None else max(0, node.limit - offset)
+            return Table(Sort(node.input, node.keys, node.offset + offset, limit), self._t_env)
+        return Table(Sort(node, [], offset, fetch), self._t_env)
 
     def window(self, window: Any) -> Any:
         """A group window (Tumble/Slide/Session on an event-time attribute): group_by(col(alias), ...)."""

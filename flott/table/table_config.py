@@ -16,6 +16,15 @@ _UTC = frozenset({"UTC", "GMT", "Z", "Etc/UTC", "+00:00"})
 
 
 STATE_TTL = "table.exec.state.ttl"
+NOT_NULL_ENFORCER = "table.exec.sink.not-null-enforcer"
+
+
+def not_null_enforcer(value: str) -> str:
+    """``table.exec.sink.not-null-enforcer``: ERROR (fail the job) or DROP (drop the row) when a
+    NULL reaches a sink's NOT NULL column; Flink's enum parsing ignores case."""
+    if value.upper() not in ("ERROR", "DROP"):
+        raise ConfigurationError(f"Could not parse value '{value}' for key '{NOT_NULL_ENFORCER}'.")
+    return value.upper()
 
 
 def state_ttl_ms(value: str) -> int:
@@ -29,7 +38,8 @@ def state_ttl_ms(value: str) -> int:
 def _check_table_option(key: str, value: str) -> None:
     """Never accept what is ignored: of the ``table.*`` options flott's planner reads
     ``table.exec.state.ttl`` (idle state retention for group aggregations, regular joins and
-    deduplication; a plan whose other stateful operators would need it is refused); any other
+    deduplication; a plan whose other stateful operators would need it is refused) and
+    ``table.exec.sink.not-null-enforcer``; any other
     (mini-batch, ...) is refused, naming it; a UTC local time zone is what flott does anyway and is
     accepted."""
     if not key.startswith("table."):
@@ -39,9 +49,13 @@ def _check_table_option(key: str, value: str) -> None:
     if key == STATE_TTL:
         state_ttl_ms(value)
         return
+    if key == NOT_NULL_ENFORCER:
+        not_null_enforcer(value)
+        return
     raise NotYetSupportedError(
         f"the table option {key}={value!r} is not yet supported by flott's Table API and SQL "
-        "(flott plans with table.exec.state.ttl only; time zones other than UTC are not supported)"
+        "(flott plans with table.exec.state.ttl and table.exec.sink.not-null-enforcer only; "
+        "time zones other than UTC are not supported)"
     )
 
 
@@ -75,6 +89,9 @@ class TableConfig:
 
     def state_ttl_ms(self) -> int:
         return state_ttl_ms(self._conf.get(STATE_TTL, "0"))
+
+    def not_null_enforcer(self) -> str:
+        return not_null_enforcer(self._conf.get(NOT_NULL_ENFORCER, "ERROR"))
 
     def get_local_timezone(self) -> str:
         """The session time zone as Java's ZoneId names it. Flink resolves "default" to the

@@ -273,14 +273,29 @@ class TableEnvironment:
         for target, table in inserts:
             sink = self._sink_table(target)
             sink.check_insert(table._node)
-            sink.connector.sink_stream(
-                ctx, sink, table._node.translate(ctx), table._node.is_updating(ctx.streaming)
-            )
+            ds = self._enforce_not_null(sink, table._node, table._node.translate(ctx))
+            sink.connector.sink_stream(ctx, sink, ds, table._node.is_updating(ctx.streaming))
             sink_names.append(_PREFIX + sink.name)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingUidWarning)
             client = ctx.env.execute_async("insert-into_" + ",".join(sink_names))
         return TableResult.of_insert(sink_names, client)
+
+    def _enforce_not_null(self, sink: ConnectorTable, node: PlanNode, ds: Any) -> Any:
+        """The sink's NOT NULL columns the query may leave NULL are checked row by row, as Flink's
+        planner puts a ConstraintEnforcer before the sink (chained, at the input's parallelism)."""
+        from flott.table.runtime import NotNullEnforcer
+
+        columns = [
+            (i, name)
+            for i, (name, st, qt) in enumerate(zip(sink.names, sink.types, node.types, strict=True))
+            if not st.is_nullable and qt.is_nullable
+        ]
+        if not columns:
+            return ds
+        drop = self._config.not_null_enforcer() == "DROP"
+        enforcer = ds.flat_map(NotNullEnforcer(columns, drop)).name("ConstraintEnforcer")
+        return enforcer.set_parallelism(ds.transformation.parallelism)
 
     def _sink_table(self, target: Any) -> ConnectorTable:
         if isinstance(target, str):

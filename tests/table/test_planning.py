@@ -282,3 +282,98 @@ def test_the_bytes_stand_in_cannot_be_written_by_a_program(t_env: TableEnvironme
     unknown = r"From line 1, column 19 to line 1, column 23: Unknown identifier 'JSONB'"
     with pytest.raises(TableValidationError, match=unknown):
         t_env.execute_sql("CREATE TABLE s (j JSONB) WITH ('connector' = 'blackhole')")
+
+
+INSERT_COLUMN_MISTAKES = [  # what PyFlink 2.3 said (after "SQL validation failed. ")
+    ("INSERT INTO p (c) VALUES (1)", "At line 1, column 16: Unknown target column 'c'"),
+    (
+        "INSERT INTO p (a, a) VALUES (1, 2)",
+        "At line 1, column 19: Target column 'a' is assigned more than once",
+    ),
+    (
+        "INSERT INTO q (b) VALUES ('x')",
+        "At line 0, column 0: Column 'a' has no default value and does not allow NULLs",
+    ),
+    (
+        "INSERT INTO p (a) VALUES (1, 'x')",
+        "From line 1, column 19 to line 1, column 33: Number of columns must match number of query columns",
+    ),
+]
+
+
+@pytest.mark.parametrize(("statement", "message"), INSERT_COLUMN_MISTAKES)
+def test_insert_column_list_mistakes_get_flinks_messages(statement: str, message: str) -> None:
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.execute_sql("CREATE TABLE p (a INT, b STRING) WITH ('connector' = 'print')")
+    env.execute_sql("CREATE TABLE q (a INT NOT NULL, b STRING) WITH ('connector' = 'print')")
+    with pytest.raises(TableValidationError) as caught:
+        env.execute_sql(statement)
+    prefix = "org.apache.flink.table.api.ValidationException: SQL validation failed. "
+    assert str(caught.value) == prefix + message
+
+
+def test_the_not_null_enforcer_takes_flinks_values_only() -> None:
+    from flott.errors import ConfigurationError
+
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.get_config().set("table.exec.sink.not-null-enforcer", "DROP")
+    unparsable = r"Could not parse value 'drop2' for key 'table\.exec\.sink\.not-null-enforcer'"
+    with pytest.raises(ConfigurationError, match=unparsable):
+        env.get_config().set("table.exec.sink.not-null-enforcer", "drop2")
+
+
+ROW_FIELD_MISTAKES = [  # what PyFlink 2.3 said
+    (
+        "SELECT p.zzz FROM j",
+        "From line 1, column 8 to line 1, column 12: Column 'p.zzz' not found in table 'j'",
+    ),
+    ("SELECT id.x FROM j", "From line 1, column 8 to line 1, column 9: Table 'id' not found"),
+]
+
+
+@pytest.fixture
+def rows_env() -> TableEnvironment:
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.execute_sql("CREATE TABLE j (id INT, p ROW<name STRING, n INT>) WITH ('connector' = 'blackhole')")
+    return env
+
+
+@pytest.mark.parametrize(("statement", "message"), ROW_FIELD_MISTAKES)
+def test_row_field_mistakes_get_flinks_messages(
+    rows_env: TableEnvironment, statement: str, message: str
+) -> None:
+    with pytest.raises(TableValidationError) as caught:
+        rows_env.execute_sql(statement)
+    prefix = "org.apache.flink.table.api.ValidationException: SQL validation failed. "
+    assert str(caught.value) == prefix + message
+
+
+def test_row_fields_in_the_table_api_are_typed_and_named_as_flink_does(
+    rows_env: TableEnvironment,
+) -> None:
+    schema = rows_env.from_path("j").select(col("p").get("name"), col("p").get(1)).get_schema()
+    assert schema.get_field_names() == ["p$name", "p$_1"]
+    assert [str(t) for t in schema.get_field_data_types()] == ["STRING", "INT"]
+    for bad, call in [
+        (col("p").get("zzz"), "get(ROW<`name` STRING, `n` INT>, CHAR(3) NOT NULL)"),
+        (col("id").get("x"), "get(INT, CHAR(1) NOT NULL)"),
+        (col("p").get(5), "get(ROW<`name` STRING, `n` INT>, INT NOT NULL)"),
+    ]:
+        with pytest.raises(TableValidationError) as caught:
+            rows_env.from_path("j").select(bad)
+        assert str(caught.value).endswith("Invalid function call:\n" + call)
+
+
+def test_row_types_in_ddl_keep_positions_of_what_follows(rows_env: TableEnvironment) -> None:
+    """A ROW type is cut out of the text sqlglot reads; a mistake after it is still reported where
+    the user wrote it."""
+    rows_env.execute_sql(
+        "CREATE TABLE r (a ROW<x INT, y ROW(z STRING)>, b INT) WITH ('connector' = 'blackhole')"
+    )
+    types = [str(t) for t in rows_env.from_path("r").get_schema().get_field_data_types()]
+    assert types == ["ROW<`x` INT, `y` ROW<`z` STRING>>", "INT"]
+    ddl = "CREATE TABLE r2 (a ROW<x INT, y ROW(z STRING)>, c AS nope + 1) WITH ('connector' = 'blackhole')"
+    column = ddl.index("nope") + 1
+    where = f"From line 1, column {column} to line 1, column {column + 3}: "
+    with pytest.raises(TableValidationError, match=where + "Column 'nope' not found in any table"):
+        rows_env.execute_sql(ddl)
