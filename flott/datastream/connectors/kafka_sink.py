@@ -8,9 +8,10 @@ the committable (below) goes into the checkpoint; when the checkpoint completes 
 transaction with a new producer. Transactional ids are ``<prefix>-<subtask>-<n>``, ``n`` being the
 id of the checkpoint after which the transaction started (plus one), as Flink names them. Every
 barrier moves the writer to the next id, also when its transaction is empty (the empty one is
-dropped and the next id's producer is initialised in the background), and a writer initialises
-its first id when it opens: so the ids a writer has used are consecutive from the one it started
-with, which is what lets a restored writer find every transaction its predecessors left open.
+dropped and the next id's producer is initialised in the background), a barrier after checkpoints
+the subtask never saw initialises the ids it skips, and a writer initialises its first id when it
+opens: so the ids a writer has used are consecutive from the one it started with, which is what
+lets a restored writer find every transaction its predecessors left open.
 
 Lingering transactions (Flink's ``TransactionAborter``): a writer starting at checkpoint ``k``
 (0 for a fresh job) initialises ``<prefix>-<s>-<n>`` for ``n = k+1, k+2, ...``, which fences the
@@ -193,14 +194,22 @@ class KafkaWriter:
         self._producer = producer
         return producer
 
-    def _transactional_producer(self, name: int) -> Any:
+    def _transactional_producer(self, name: int, skipped: range = range(0)) -> Any:
+        for gap in skipped:
+            # An id no transaction got (its barrier never reached this subtask): initialised all the
+            # same, so the broker has seen every id this writer passed and the lingering-transaction
+            # aborter, which stops at the first id the broker never saw, goes on past it. (Flink's
+            # KafkaWriter filled such gaps the same way before its naming strategies.)
+            gap_id = self._transactional_id(gap)
+            self._ck.Producer({**self._config, "transactional.id": gap_id}).init_transactions(_TIMEOUT_S)
         producer = self._ck.Producer({**self._config, "transactional.id": self._transactional_id(name)})
         producer.init_transactions(_TIMEOUT_S)
         producer.begin_transaction()
         return producer
 
-    def _prepare_next(self) -> None:
-        self._next = self._background_executor().submit(self._transactional_producer, self._next_name)
+    def _prepare_next(self, skipped: range = range(0)) -> None:
+        background = self._background_executor()
+        self._next = background.submit(self._transactional_producer, self._next_name, skipped)
 
     def _discard_empty(self) -> None:
         """Drop the producers of ids whose transactions got no records (in the background)."""
@@ -336,8 +345,11 @@ class KafkaWriter:
         else:
             committables = []  # nothing in the transaction: its id is dropped all the same
             self._discard_empty()
+        # Barriers this subtask did not see (checkpoints aborted before they reached it) skip ids:
+        # those between the transaction just ended and the next one are initialised first.
+        skipped = range(self._next_name + 1, checkpoint_id + 1)
         self._next_name = checkpoint_id + 1
-        self._prepare_next()
+        self._prepare_next(skipped)
         return committables
 
     def _precommit(self) -> tuple:
