@@ -243,3 +243,32 @@ def test_merge_rejects_inconsistent_subtasks() -> None:
         merge_operator_states([OperatorSubtaskState("op", 0, 2, 128), OperatorSubtaskState("op", 1, 3, 128)])
     meta = CheckpointMetadata("j", 1, 0, False, "CHECKPOINT", merge_operator_states([]))
     assert meta.operators == []
+
+
+def _elements(storage: FsspecCheckpointStorage, sl: Any) -> list[Any]:
+    return list(read_operator_state(storage, sl.path)[sl.state_name][sl.start : sl.end])
+
+
+def test_split_distribute_state_stays_with_its_subtask_at_an_unchanged_parallelism(tmp_path: Path) -> None:
+    """As Flink's round-robin repartitioner: at the same parallelism every subtask gets back the
+    elements it wrote (a transactional sink's committables name its own transactions, which a
+    neighbour must not fence); only a new parallelism pools and splits them."""
+    storage = FsspecCheckpointStorage()
+    location = str(tmp_path / "chk-1")
+    written = {0: ["t-0-3"], 1: ["t-1-2", "t-1-3", "t-1-4"]}
+    subtasks = []
+    for i, committables in written.items():
+        states = {"committables": (SPLIT_DISTRIBUTE, committables)}
+        handle = write_operator_state(storage, location, "sink", i, states)
+        subtasks.append(OperatorSubtaskState("sink", i, 2, MAX_PAR, uid="kafka-out", operator_state=handle))
+    meta = CheckpointMetadata("j", 1, 0, False, "CHECKPOINT", merge_operator_states(subtasks))
+
+    def restored(parallelism: int) -> list[list[str]]:
+        plan = restore_assignment(meta, parallelism, location)
+        return [
+            [c for sl in s.operator_state for c in _elements(storage, sl)]
+            for s in plan["sink"]
+        ]
+
+    assert restored(2) == [["t-0-3"], ["t-1-2", "t-1-3", "t-1-4"]]
+    assert restored(3) == [["t-0-3", "t-1-2"], ["t-1-3"], ["t-1-4"]]

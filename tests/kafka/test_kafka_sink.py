@@ -205,6 +205,33 @@ def test_restoring_at_a_lower_parallelism_aborts_the_transactions_of_subtasks_th
     assert got == ["new0", "new1", "stray"], "the aborted transactions do not hold readers back"
 
 
+def test_a_barrier_that_skips_checkpoints_leaves_no_transaction_the_aborter_cannot_find(
+    kafka_broker: Broker,
+) -> None:
+    """Checkpoint 2 never reached this subtask (aborted before its barrier did): the ids go 1, 2, 4.
+    After a failure restored from checkpoint 1, the aborter fences ids from 2 on until one the broker
+    never saw; id 3 must not be that one, or id 4's open transaction lingers (and holds read_committed
+    readers of its partitions back) until ``transaction.timeout.ms``."""
+    from flott.datastream.connectors.kafka_sink import abort_lingering_transactions
+
+    topic = kafka_broker.create_topic()
+    prefix = f"g-{uuid.uuid4().hex[:8]}"
+    sink = string_sink(kafka_broker, topic, DeliveryGuarantee.EXACTLY_ONCE, prefix)
+    writer = sink.create_writer(0, 1, None)
+    writer.set_transactional(True)
+    writer.write_batch(["a"])
+    sink.commit(writer.prepare_commit(1))
+    writer.write_batch(["b"])
+    assert len(writer.prepare_commit(3)) == 1  # checkpoint 3 never completes; no barrier 2
+    writer.write_batch(["c"])  # in transaction 4, then the writer's process dies
+    writer._flush_all()
+    fenced = abort_lingering_transactions(sink._settings["config"], prefix, 0, 1, 2)
+    assert f"{prefix}-0-4" in fenced, f"the open transaction of id 4 was not aborted: fenced {fenced}"
+    writer._precommitted.clear()
+    writer._producer = None
+    writer.close()
+
+
 class _FieldS(SerializationSchema):
     def serialize(self, element: Row) -> bytes:
         return element.s.encode()  # type: ignore[no-any-return]

@@ -8,9 +8,10 @@ the committable (below) goes into the checkpoint; when the checkpoint completes 
 transaction with a new producer. Transactional ids are ``<prefix>-<subtask>-<n>``, ``n`` being the
 id of the checkpoint after which the transaction started (plus one), as Flink names them. Every
 barrier moves the writer to the next id, also when its transaction is empty (the empty one is
-dropped and the next id's producer is initialised in the background), and a writer initialises
-its first id when it opens: so the ids a writer has used are consecutive from the one it started
-with, which is what lets a restored writer find every transaction its predecessors left open.
+dropped and the next id's producer is initialised in the background), a barrier after checkpoints
+the subtask never saw initialises the ids it skips, and a writer initialises its first id when it
+opens: so the ids a writer has used are consecutive from the one it started with, which is what
+lets a restored writer find every transaction its predecessors left open.
 
 Lingering transactions (Flink's ``TransactionAborter``): a writer starting at checkpoint ``k``
 (0 for a fresh job) initialises ``<prefix>-<s>-<n>`` for ``n = k+1, k+2, ...``, which fences the
@@ -46,6 +47,15 @@ the old commit land after, and the records be there twice.)
 Committing is so idempotent, as the runtime
 requires, and does not depend on the broker keeping the old transaction open: a transaction
 the broker aborted on ``transaction.timeout.ms`` is written again too (Flink loses it).
+
+Failures are for good: the first record not delivered (``message.timeout.ms``, a broker error), a
+flush that timed out, or a transaction call that raised (``_TIMED_OUT`` from
+``send_offsets_to_transaction`` or ``commit_transaction`` when a record of the transaction timed
+out: librdkafka then refuses to commit it) is kept, and every later write, pre-commit and flush
+raises it. A pre-commit that raises fails the task (the synchronous part of a checkpoint, see
+:mod:`flott.runtime.tasks.subtask_checkpoint_coordinator`), which closes the writer (its open
+transaction is aborted) and restarts from the last completed checkpoint as the restart strategy
+allows, as Flink's KafkaWriter does.
 
 Known limits: markers compare wall-clock microseconds, so a host whose clock is behind by more
 than a checkpoint interval can confuse the check after a rescale onto it. Tansu 0.6 (the test
@@ -106,7 +116,10 @@ class KafkaWriter:
         self._started = False
         self._lingering: Future[list[str]] | None = None
         self._producer: Any = None
-        self._errors: list[str] = []
+        self._failure: str | None = None
+        """The first failure (a record not delivered, a flush timed out, a transaction call that
+        raised): kept for good, see :meth:`_check`."""
+        self._undelivered = 0
         self._runs: dict[tuple[str, int], list[list[int]]] = {}
         self._precommitted: dict[str, Any] = {}
         self._last_marker = 0
@@ -168,23 +181,35 @@ class KafkaWriter:
                 except Exception as e:
                     log.warning("KafkaSink: aborting lingering transactions failed: %s", e)
             upcoming, self._next = self._next, None
-            if upcoming is not None:
-                producer = upcoming.result()
-            else:
-                producer = self._transactional_producer(self._next_name)
+            try:
+                if upcoming is not None:
+                    producer = upcoming.result()
+                else:
+                    producer = self._transactional_producer(self._next_name)
+            except self._ck.KafkaException as e:
+                tid = self._transactional_id(self._next_name)
+                raise self._failed(f"starting transaction {tid}: {e}") from e
         else:
             producer = self._ck.Producer(dict(self._config))
         self._producer = producer
         return producer
 
-    def _transactional_producer(self, name: int) -> Any:
+    def _transactional_producer(self, name: int, skipped: range = range(0)) -> Any:
+        for gap in skipped:
+            # An id no transaction got (its barrier never reached this subtask): initialised all the
+            # same, so the broker has seen every id this writer passed and the lingering-transaction
+            # aborter, which stops at the first id the broker never saw, goes on past it. (Flink's
+            # KafkaWriter filled such gaps the same way before its naming strategies.)
+            gap_id = self._transactional_id(gap)
+            self._ck.Producer({**self._config, "transactional.id": gap_id}).init_transactions(_TIMEOUT_S)
         producer = self._ck.Producer({**self._config, "transactional.id": self._transactional_id(name)})
         producer.init_transactions(_TIMEOUT_S)
         producer.begin_transaction()
         return producer
 
-    def _prepare_next(self) -> None:
-        self._next = self._background_executor().submit(self._transactional_producer, self._next_name)
+    def _prepare_next(self, skipped: range = range(0)) -> None:
+        background = self._background_executor()
+        self._next = background.submit(self._transactional_producer, self._next_name, skipped)
 
     def _discard_empty(self) -> None:
         """Drop the producers of ids whose transactions got no records (in the background)."""
@@ -194,15 +219,19 @@ class KafkaWriter:
             return
 
         def discard() -> None:
-            for p in (producer, upcoming.result() if upcoming is not None else None):
-                if p is not None:
-                    p.abort_transaction(_TIMEOUT_S)  # nothing was added: no broker round trip
+            # Transactions without records: a failure here loses nothing (the next id gets its own
+            # producer), so it is only logged.
+            try:
+                for p in (producer, upcoming.result() if upcoming is not None else None):
+                    if p is not None:
+                        p.abort_transaction(_TIMEOUT_S)  # nothing was added: no broker round trip
+            except Exception as e:
+                log.warning("KafkaSink: dropping an empty transaction failed: %s", e)
 
         self._background_executor().submit(discard)
 
     def write_batch(self, records: list) -> None:
-        if self._errors:
-            self._raise_errors()
+        self._check()
         producer = self._current()
         produce = producer.produce
         value_of, key_of = self._value, self._key
@@ -227,7 +256,10 @@ class KafkaWriter:
                     break
                 except BufferError:  # librdkafka's queue is full: let deliveries drain
                     producer.poll(0.1)
+                except self._ck.KafkaException as e:  # e.g. the transaction is in an error state
+                    raise self._failed(f"producing to {t}: {e}") from e
         producer.poll(0)
+        self._check()  # a delivery report polled just now: fail at once, as Flink's mailbox check
 
     def _partitions_of(self, topic: str) -> list[int]:
         parts = self._partitions.get(topic)
@@ -238,12 +270,13 @@ class KafkaWriter:
 
     def _note_error(self, err: Any, msg: Any) -> None:
         if err is not None:
-            self._errors.append(f"{msg.topic()}-{msg.partition()}: {err.str()}")
+            self._undelivered += 1
+            self._record(f"first undelivered record: {msg.topic()}-{msg.partition()}: {err.str()}")
 
     def _track(self, err: Any, msg: Any) -> None:
         """Delivery report of a transactional record: remember its offset (runs per partition)."""
         if err is not None:
-            self._errors.append(f"{msg.topic()}-{msg.partition()}: {err.str()}")
+            self._note_error(err, msg)
             return
         key = (msg.topic(), msg.partition())
         offset = msg.offset()
@@ -255,22 +288,53 @@ class KafkaWriter:
         else:
             runs.append([offset, offset + 1])
 
-    def _raise_errors(self) -> None:
-        errors, self._errors = self._errors, []
-        raise RuntimeError(f"KafkaSink: {len(errors)} records were not delivered, first: {errors[0]}")
+    # --- failure ----------------------------------------------------------------------------
+    #
+    # A writer that lost a record, or whose transaction is in doubt, must never pre-commit again:
+    # the records of its open transaction before the failure would be committed without the lost
+    # ones and a later checkpoint would complete past them. So the first failure is kept and every
+    # later write_batch, prepare_commit and flush raises it; the task fails (a failed pre-commit is
+    # a failed synchronous checkpoint part, see flott.runtime.tasks.subtask_checkpoint_coordinator),
+    # close() aborts the open transaction, and the job restarts from the last completed checkpoint.
+    # Flink's KafkaWriter clears its async exception once thrown, but the throw fails its task
+    # (from write, from flush at the barrier, or from the mailbox action the delivery callback
+    # posts), so it never writes again either; keeping it here makes that so whatever catches it.
+
+    def _record(self, cause: str) -> None:
+        if self._failure is None:
+            self._failure = cause
+            log.warning("KafkaSink (subtask %d): %s", self._subtask, cause)
+
+    def _failed(self, cause: str) -> RuntimeError:
+        """Record ``cause`` (if it is the first failure) and return the error to raise."""
+        self._record(cause)
+        return self._error()
+
+    def _error(self) -> RuntimeError:
+        count = f" ({self._undelivered} records not delivered)" if self._undelivered else ""
+        return RuntimeError(
+            f"KafkaSink (subtask {self._subtask}) failed{count}: {self._failure}; the writer takes "
+            "no more records (the task fails; its restart strategy may restart the job from the last "
+            "completed checkpoint)"
+        )
+
+    def _check(self) -> None:
+        if self._failure is not None:
+            raise self._error()
 
     def _flush_all(self) -> None:
+        self._check()
         producer = self._producer
         if producer is not None:
             left = producer.flush(_TIMEOUT_S)
             if left:
-                raise RuntimeError(f"KafkaSink: {left} records not delivered within {_TIMEOUT_S:.0f} s")
-        if self._errors:
-            self._raise_errors()
+                self._record(f"{left} records not delivered within {_TIMEOUT_S:.0f} s")
+        self._check()
 
     # --- checkpoints ------------------------------------------------------------------------
 
     def prepare_commit(self, checkpoint_id: int) -> list[Any]:
+        self._check()
         if self._guarantee is DeliveryGuarantee.NONE:
             return []
         self._flush_all()
@@ -281,8 +345,11 @@ class KafkaWriter:
         else:
             committables = []  # nothing in the transaction: its id is dropped all the same
             self._discard_empty()
+        # Barriers this subtask did not see (checkpoints aborted before they reached it) skip ids:
+        # those between the transaction just ended and the next one are initialised first.
+        skipped = range(self._next_name + 1, checkpoint_id + 1)
         self._next_name = checkpoint_id + 1
-        self._prepare_next()
+        self._prepare_next(skipped)
         return committables
 
     def _precommit(self) -> tuple:
@@ -291,12 +358,15 @@ class KafkaWriter:
         (marker_topic, marker_partition) = min(self._runs)
         self._last_marker = marker = _marker_value(self._last_marker)
         group = f"{self._prefix}-{self._subtask}"
-        producer.send_offsets_to_transaction(
-            [self._ck.TopicPartition(marker_topic, marker_partition, marker)],
-            self._group_metadata_of(group),
-            _TIMEOUT_S,
-        )
         tid = self._transactional_id(self._next_name)
+        try:
+            producer.send_offsets_to_transaction(
+                [self._ck.TopicPartition(marker_topic, marker_partition, marker)],
+                self._group_metadata_of(group),
+                _TIMEOUT_S,
+            )
+        except self._ck.KafkaException as e:
+            raise self._failed(f"pre-committing transaction {tid} (its commit marker): {e}") from e
         runs = tuple((t, p, tuple(map(tuple, r))) for (t, p), r in sorted(self._runs.items()))
         self._precommitted[tid] = producer
         self._producer = None
@@ -317,7 +387,12 @@ class KafkaWriter:
         producer = self._precommitted.pop(tid, None)
         if producer is None:
             return False
-        producer.commit_transaction(_TIMEOUT_S)
+        try:
+            producer.commit_transaction(_TIMEOUT_S)
+        except self._ck.KafkaException as e:
+            # The checkpoint is complete and holds the committable: the task fails and recovery
+            # commits (or writes again) the transaction after the restart.
+            raise self._failed(f"committing transaction {tid}: {e}") from e
         return True
 
     def flush(self, end_of_input: bool) -> None:
@@ -328,9 +403,13 @@ class KafkaWriter:
         # every pre-committed transaction before).
         for tid in list(self._precommitted):
             self.commit_precommitted(tid)
+        self._check()
         if self._producer is not None:
             self._flush_all()
-            self._producer.commit_transaction(_TIMEOUT_S)
+            try:
+                self._producer.commit_transaction(_TIMEOUT_S)
+            except self._ck.KafkaException as e:
+                raise self._failed(f"committing the last transaction at the end of input: {e}") from e
             self._producer = None
             self._runs = {}
 

@@ -7,8 +7,10 @@ subtask its :class:`SubtaskRestore` with the deployment.
   range ``[ceil(i*M/p), floor(((i+1)*M-1)/p)]`` (M = max parallelism, which never changes for
   the life of the state) and reads exactly the files of those key groups. The ranges partition
   ``[0, M)``, so every key group is restored exactly once, whatever the new parallelism.
-* Operator list state (sources' offsets/splits): SPLIT_DISTRIBUTE pools the elements of all old
-  subtasks in order and gives each new subtask a contiguous share (Flink's round-robin
+* Operator list state (sources' offsets/splits): SPLIT_DISTRIBUTE at an unchanged parallelism
+  gives each subtask the elements it wrote (as Flink's round-robin repartitioner, which
+  repartitions only when the parallelism changed); at another parallelism it pools the elements of
+  all old subtasks in order and gives each new subtask a contiguous share (Flink's round-robin
   repartitioner at element granularity); UNION gives every new subtask everything; BROADCAST
   (broadcast state, the same copy in every old subtask) gives new subtask ``i`` the whole copy of
   old subtask ``i mod old parallelism``, so no copy is read by many more subtasks than another.
@@ -101,6 +103,7 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
     job_dir = shared_root(snapshot_dir)
     # Operator list state: number the elements of every SPLIT_DISTRIBUTE state across old subtasks.
     split_states: dict[str, list[tuple[str, int]]] = {}  # name -> [(file, count)] in subtask order
+    own_split_states: dict[int, list[tuple[str, str, int]]] = {}  # old subtask -> [(file, name, count)]
     union_files: list[str] = []
     broadcast_copies: dict[str, list[tuple[str, int]]] = {}  # name -> [(file, count)] per old subtask
     for handle in op.operator_states:
@@ -109,6 +112,7 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
         for name, info in handle.states.items():
             if info.mode == SPLIT_DISTRIBUTE:
                 split_states.setdefault(name, []).append((path, info.count))
+                own_split_states.setdefault(handle.subtask_index, []).append((path, name, info.count))
             elif info.mode == UNION:
                 has_union = True
             elif info.mode == BROADCAST:
@@ -117,6 +121,11 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
                 raise RestoreError(f"operator {op.operator_id}: unknown operator state mode {info.mode!r}")
         if has_union:
             union_files.append(path)
+    # Unchanged parallelism: every subtask gets back the SPLIT_DISTRIBUTE elements it wrote, as with
+    # Flink's round-robin repartitioner, which repartitions only when the parallelism changed (a
+    # sink's committables so stay with the subtask whose transactions they are).
+    unchanged = new_parallelism == op.parallelism
+    pooled_split_states = {} if unchanged else split_states
     out = []
     for i in range(new_parallelism):
         kgr = compute_key_group_range_for_operator_index(op.max_parallelism, new_parallelism, i)
@@ -137,7 +146,9 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
             if h.key_group_range[0] <= kgr.end_key_group and kgr.start_key_group <= h.key_group_range[1]
         ]
         slices: list[OperatorStateSlice] = []
-        for name, pieces in split_states.items():
+        if unchanged:
+            slices += [OperatorStateSlice(p, name, 0, n) for p, name, n in own_split_states.get(i, [])]
+        for name, pieces in pooled_split_states.items():
             total = sum(count for _, count in pieces)
             lo, hi = _split(total, new_parallelism, i)
             offset = 0

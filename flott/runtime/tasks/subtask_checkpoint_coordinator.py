@@ -17,9 +17,21 @@ subtask) and then sends the JobMaster the
 acknowledgement with the handles, or a decline if writing failed. An aborted checkpoint stops
 its writer, which deletes what it wrote.
 
-A capture that fails declines the checkpoint at once (the job goes on; the coordinator decides
-whether failed checkpoints matter), and the barrier is still forwarded so downstream tasks do
-not wait for it.
+A capture that fails **fails the task** (the exception leaves :meth:`checkpoint`, the barrier is
+not forwarded, the job restarts from its last completed checkpoint as its restart strategy says;
+the pending checkpoint is aborted when the job stops running, without counting as a failed one).
+That is what Flink does: ``SubtaskCheckpointCoordinatorImpl.checkpointState`` runs the operators'
+``prepareSnapshotPreBarrier`` (where ``SinkWriterOperator`` flushes its writer and takes the
+committables from ``prepareCommit``) and the synchronous part of ``snapshotState`` and rethrows
+what they throw; ``StreamTask.triggerCheckpointOnBarrier`` (tasks with inputs) wraps it in an
+``IOException`` "Could not perform checkpoint ..." and ``triggerCheckpointAsyncInMailbox``
+(sources) in an ``Exception``, both thrown out of the task's mailbox, which fails the task. The
+documentation of ``execution.checkpointing.tolerable-failed-checkpoints`` says the same: it counts
+failures of the asynchronous part, of the JobManager's I/O and expired checkpoints; failures of
+the synchronous part on a TaskManager always fail the task over. Only the asynchronous part
+(writing what was captured) declines, below. Declining instead would be wrong for a
+two-phase-commit sink: a sink whose pre-commit failed (a Kafka record not delivered) keeps its
+transaction, and the next barrier would pre-commit it without the lost records.
 
 Completion and abort notifications reach the operators through :meth:`notify_complete` and
 :meth:`notify_aborted` (transactional sinks commit on completion, which the coordinator only
@@ -95,18 +107,19 @@ class SubtaskCheckpointCoordinator:
         """Per keyed operator on RocksDB with incremental checkpoints: the files it can reuse."""
 
     def checkpoint(self, barrier: CheckpointBarrier, end_of_input: bool = False) -> None:
-        responder = self._env.checkpoint_responder
         cid = barrier.checkpoint_id
         try:
             captures = self._capture(barrier)
         except Exception as e:
+            # The task fails (see the module docstring): no decline, no barrier downstream.
             log.warning(
-                "%s: snapshot for checkpoint %d failed: %s", self._env.task_name_with_subtasks, cid, e
+                "%s: the synchronous part of checkpoint %d failed, the task fails: %s",
+                self._env.task_name_with_subtasks,
+                cid,
+                e,
             )
-            self._broadcast(barrier)
-            if responder is not None:
-                responder.decline(cid, f"{type(e).__name__}: {e}")
-            return
+            e.add_note(f"(while taking checkpoint {cid} in {self._env.task_name_with_subtasks})")
+            raise
         self._broadcast(barrier)
         self.runner.submit(self._async_part(barrier, captures, end_of_input), self._env.cancelled.is_set)
 
