@@ -7,9 +7,11 @@ from ``RUSAGE_CHILDREN``) are much steadier. This runs ``bench/wc_runner.py`` (t
 and prints the CPU seconds per side (median, min-max).
 
 Run: ``python bench/cpu_ab.py --before /path/to/old/checkout [--after .] [--mode flott|flott-streaming,...]
-[--parallelism 2] [--lines 300000] [--rounds 3]``. Compile both checkouts first
-(``python -m compileall -q <checkout>/flott``) when ``PYTHONDONTWRITEBYTECODE`` is set, or the
-larger tree pays for compiling its sources in every run.
+[--parallelism 2] [--lines 300000] [--rounds 3]``. Mode ``window`` is the windowed count of
+``bench/window_bench.py`` (its flott run, ``--window-records`` records, 100 keys), started from each
+checkout's own copy of that script (it puts its checkout on its TaskExecutors' ``PYTHONPATH``).
+Compile both checkouts first (``python -m compileall -q <checkout>/flott``) when
+``PYTHONDONTWRITEBYTECODE`` is set, or the larger tree pays for compiling its sources in every run.
 """
 
 from __future__ import annotations
@@ -30,12 +32,20 @@ sys.path.insert(0, str(HERE))
 from wc_functions import generate  # noqa: E402
 
 
-def cpu_of_run(checkout: Path, mode: str, parallelism: int, src: Path, out: Path) -> float:
+def cpu_of_run(
+    checkout: Path, mode: str, parallelism: int, src: Path, out: Path, window_records: int = 1_000_000
+) -> float:
     shutil.rmtree(out, ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if mode == "window":
+        cmd = [sys.executable, str(checkout / "bench" / "window_bench.py"), "--run", "flott",
+               "--records", str(window_records), "--keys", "100", "--parallelism", str(parallelism),
+               "--out", str(out)]
+    else:
+        cmd = [sys.executable, str(HERE / "wc_runner.py"), mode, "--input", str(src), "--out", str(out),
+               "--parallelism", str(parallelism)]
     run = subprocess.run(
-        [sys.executable, str(HERE / "wc_runner.py"), mode, "--input", str(src), "--out", str(out),
-         "--parallelism", str(parallelism)],
+        cmd,
         env=dict(os.environ, PYTHONPATH=str(checkout)),
         capture_output=True,
         text=True,
@@ -51,7 +61,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, required=True)
     ap.add_argument("--after", type=Path, default=HERE.parent)
-    modes = ["flott", "flott-streaming", "flott-untyped", "flott-streaming-untyped"]
+    modes = ["flott", "flott-streaming", "flott-untyped", "flott-streaming-untyped", "window"]
     ap.add_argument(
         "--mode",
         default="flott",
@@ -60,6 +70,7 @@ def main() -> None:
     ap.add_argument("--parallelism", type=int, default=2)
     ap.add_argument("--lines", type=int, default=300_000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--window-records", type=int, default=1_000_000, help="records of mode window")
     args = ap.parse_args()
     chosen = args.mode.split(",")
     unknown = sorted(set(chosen) - set(modes))
@@ -77,9 +88,12 @@ def main() -> None:
             for mode in chosen:
                 for side, checkout in order:
                     out = Path(tmp) / f"{side}-{mode}"
-                    cpu[(side, mode)].append(cpu_of_run(checkout, mode, args.parallelism, src, out))
+                    cpu[(side, mode)].append(cpu_of_run(
+                        checkout, mode, args.parallelism, src, out, args.window_records
+                    ))
     for mode in chosen:
-        print(f"| {mode} p={args.parallelism}, {args.lines * 10:,} words | CPU s median | min–max |")
+        size = f"{args.window_records:,} records" if mode == "window" else f"{args.lines * 10:,} words"
+        print(f"| {mode} p={args.parallelism}, {size} | CPU s median | min–max |")
         print("|---|---|---|")
         for side in sides:
             values = cpu[(side, mode)]

@@ -3,8 +3,10 @@
 The BATCH word count's producer chain (flat_map -> map -> Local reduce, the combiner checking its
 input against the map's declared ``Types.TUPLE([Types.STRING(), Types.INT()])`` as PyFlink's coder
 would), built the way a task builds it (``OperatorChain.build`` from a JobVertex), with and without
-the declared type; and the STREAMING chain (flat_map -> map, the map's output checked where it
-leaves the task by the RecordWriter's :class:`DeclaredOutputType`).
+the declared type; and the STREAMING chain (flat_map -> map) with the task's output to key_by: a
+RecordWriterDelegate with the hash partitioner over 2 channels, the map's output checked where it
+leaves the task (:class:`DeclaredOutputType`, in front of the partitioner or, where the tree folds
+it, inside the partitioner's loop).
 
 The machine is shared, so wall-clock timings are noise: count instructions instead, one case per
 process. The chain is built and warmed up first; the measured pass is the script's only call of
@@ -16,9 +18,9 @@ process. The chain is built and warmed up first; the measured pass is the script
 
 (``python`` must be the interpreter binary, not a pyenv shim script.) ``--case``: ``bare`` (the
 user functions in a hand-written loop), ``untyped`` and ``typed`` (the BATCH producer chain with
-the combiner), ``streaming-untyped`` and ``streaming-typed`` (chain, then the declared output
-check a RecordWriter applies). ``--exchange`` adds what a remote channel does to every output
-batch: the partition's encoder (pickle; for ``streaming-typed`` the typed stream's msgpack
+the combiner), ``streaming-untyped`` and ``streaming-typed`` (chain, then the task's record writer:
+declared output check and hash partitioning). ``--exchange`` adds what a remote channel does to
+every emitted buffer: the partition's encoder (pickle; for ``streaming-typed`` the typed stream's msgpack
 encoder of record_codec.py where the tree has it) and the consumer's decoder. Without valgrind,
 ``--time`` prints the best CPU time of 5 rounds of every case (noisy on a shared machine).
 """
@@ -33,11 +35,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from flott.common import Types
-from flott.runtime.execution.environment import TaskEnvironment
+from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.jobgraph import JobVertex, OperatorDescriptor, new_id
 from flott.runtime.operators.declared_output_type import DeclaredOutputType
+from flott.runtime.partitioner import KeyGroupStreamPartitioner
 from flott.runtime.tasks.operator_chain import OperatorChain
-from flott.runtime.tasks.record_writer import CHECK_INPUT
+from flott.runtime.tasks.record_writer import CHECK_INPUT, RecordWriter, RecordWriterDelegate
 
 
 def split(line: str) -> Iterator[str]:
@@ -140,6 +143,32 @@ def exchange_codec(streaming: bool, typed: bool, declared: DeclaredOutputType | 
     return encode or serialize, deserialize
 
 
+class CountingWriter:
+    """A result partition of 2 subpartitions that counts what is emitted, after encoding and
+    decoding each buffer as a remote channel does when ``codec`` is given."""
+
+    num_subpartitions = 2
+
+    def __init__(self, codec: tuple[Callable[[list[Any]], bytes], Callable[[bytes], Any]] | None) -> None:
+        self.codec = codec
+        self.records = 0
+
+    def emit(self, subpartition: int, records: list[Any]) -> None:
+        if self.codec is not None:
+            encode, decode = self.codec
+            records = decode(encode(records))
+        self.records += len(records)
+
+    def broadcast_event(self, event: object) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+    def release(self, cause: str | None = None) -> None:
+        pass
+
+
 def prepare(case: str, batch_size: int, exchange: bool = False) -> Callable[[list[str]], int]:
     """The case's chain, built and opened: a function pushing lines through it in batches."""
     if case == "bare":
@@ -147,24 +176,38 @@ def prepare(case: str, batch_size: int, exchange: bool = False) -> Callable[[lis
     streaming = case.startswith("streaming")
     typed = case.endswith("-typed") or case == "typed"
     chain = build_chain(typed, streaming, batch_size)
-    declared = (
-        DeclaredOutputType.of(WORD_PAIR, "pair", "wc", keyed=False, timestamped=False)
-        if streaming and typed
-        else None
-    )
     process = chain.process
-    encode, decode = exchange_codec(streaming, typed, declared) if exchange else (None, None)
+    if not streaming:
+        codec = exchange_codec(False, typed, None) if exchange else None
+
+        def drive_batch(lines: list[str]) -> int:
+            n = 0
+            for start in range(0, len(lines), batch_size):
+                out = process(lines[start : start + batch_size])
+                if codec is not None and out:
+                    out = codec[1](codec[0](out))
+                n += len(out)
+            return n
+
+        return drive_batch
+    declared = (
+        DeclaredOutputType.of(WORD_PAIR, "pair", "wc", keyed=True, timestamped=False) if typed else None
+    )
+    sink = CountingWriter(exchange_codec(True, typed, declared) if exchange else None)
+    metrics = TaskIOMetrics()
+    partitioner = KeyGroupStreamPartitioner(key, 128)
+    output = RecordWriterDelegate(
+        [RecordWriter(sink, partitioner, batch_size, metrics)], metrics, -1, None, False, declared
+    )
 
     def drive(lines: list[str]) -> int:
-        n = 0
+        sink.records = 0
         for start in range(0, len(lines), batch_size):
             out = process(lines[start : start + batch_size])
-            if declared is not None and out:
-                out = declared.apply(out)
-            if encode is not None and decode is not None and out:
-                out = decode(encode(out))
-            n += len(out)
-        return n
+            if out:
+                output.write(out)
+        output.flush()
+        return sink.records
 
     return drive
 

@@ -7,10 +7,14 @@ import time
 from collections import Counter
 from typing import Any
 
+import numpy as np
 import pytest
 
+from flott.common import Types
+from flott.errors import UserCodeError
 from flott.runtime.execution.environment import TaskIOMetrics
 from flott.runtime.jobgraph import PartitionerDescriptor, PartitionerKind
+from flott.runtime.operators.declared_output_type import DeclaredOutputType
 from flott.runtime.partitioner import (
     BroadcastPartitioner,
     ForwardPartitioner,
@@ -23,7 +27,7 @@ from flott.runtime.partitioner import (
     create_partitioner,
 )
 from flott.runtime.state.key_groups import assign_key_to_parallel_operator
-from flott.runtime.tasks.record_writer import RecordWriter
+from flott.runtime.tasks.record_writer import RecordWriter, RecordWriterDelegate
 from tests.operators.task_harness import CollectingPartitionWriter
 
 
@@ -168,3 +172,50 @@ def test_back_pressure_is_what_the_writer_measured_when_it_measures() -> None:
     slow = RecordWriter(CollectingPartitionWriter(1), ForwardPartitioner(0), batch_size=1, metrics=plain)
     slow.write([1])
     assert plain.back_pressured_time_ns > 0
+
+
+def _typed_delegate(
+    writers: int, declared_type: Any, *, timestamped: bool = False
+) -> tuple[RecordWriterDelegate, list[CollectingPartitionWriter]]:
+    """A task's outputs as RecordWriterDelegate.create builds them: ``writers`` hash-partitioned
+    edges of a producer that declared ``declared_type``."""
+    outs = [CollectingPartitionWriter(2) for _ in range(writers)]
+    metrics = TaskIOMetrics()
+    record_writers = [
+        RecordWriter(
+            out,
+            KeyGroupStreamPartitioner(lambda v: v[0], 128, timestamped=timestamped),
+            batch_size=4,
+            metrics=metrics,
+        )
+        for out in outs
+    ]
+    declared = DeclaredOutputType.of(declared_type, "pair", "t (1/1)", keyed=True, timestamped=timestamped)
+    return RecordWriterDelegate(record_writers, metrics, -1, None, timestamped, declared), outs
+
+
+@pytest.mark.parametrize("timestamped", [False, True])
+def test_declared_type_checked_in_the_hash_partitioners_loop_as_in_front_of_it(timestamped: bool) -> None:
+    """One hash-partitioned output takes the check into its routing loop; two outputs check the
+    batch in front of their partitioners. Both deliver the same converted records to the same
+    channels and refuse a record that does not fit with PyFlink's error."""
+    declared = Types.TUPLE([Types.STRING(), Types.FLOAT()])
+    values = [(f"k{i % 7}", i if i % 3 else i + 0.1) for i in range(40)]
+    batch = [(v, 100 + i) for i, v in enumerate(values)] if timestamped else values
+    delivered = []
+    for writers in (1, 2):
+        delegate, outs = _typed_delegate(writers, declared, timestamped=timestamped)
+        delegate.write(batch)
+        delegate.flush()
+        delivered.append([outs[0].records(0), outs[0].records(1)])
+    assert delivered[0] == delivered[1]
+    records = delivered[0][0] + delivered[0][1]
+    got = sorted(r[0] if timestamped else r for r in records)
+    # An int declared FLOAT arrives as a float, a double declared FLOAT rounded to 32 bits.
+    assert got == sorted((k, float(np.float32(x))) for k, x in values)
+    assert all(type(v[1]) is float for v in got)
+    for writers in (1, 2):
+        delegate, _ = _typed_delegate(writers, declared, timestamped=timestamped)
+        bad = [("k", 1.0), ("k", "x")]
+        with pytest.raises(UserCodeError, match="'pair' emitted"):
+            delegate.write([(v, 1) for v in bad] if timestamped else bad)

@@ -20,8 +20,10 @@ hand their results to Java encoded with the coder of their declared ``output_typ
 outputs: their OutputTag's type). :func:`~flott.common.type_conversion.output_type_check` does
 that per batch: a value that does not fit fails the task with PyFlink's error, a value the coder
 converts (an int declared FLOAT, a Row's field names) is converted, and a batch that already fits
-passes as it is after one generated loop. Undeclared and ``PICKLED_BYTE_ARRAY`` outputs, and the
-outputs of sources (Java operators in PyFlink), are not checked at all.
+passes as it is after one generated loop. A task with one hash-partitioned output has that check
+generated into the partitioner's loop instead (it visits every record anyway, to take its key).
+Undeclared and ``PICKLED_BYTE_ARRAY`` outputs, and the outputs of sources (Java operators in
+PyFlink), are not checked at all.
 
 Back-pressured time is the time ``emit`` spent blocked waiting for the
 consumer. A writer that measures that itself (a ``back_pressured_time_ns``
@@ -290,7 +292,13 @@ class RecordWriterDelegate:
         """Per writer: the OutputTag id it carries (None: main output); None when no writer has one."""
         self._timestamped = timestamped
         self._declared = declared
-        """The check of the main output against the last operator's declared output type."""
+        """The check of the main output against the last operator's declared output type (None
+        also when the one writer's partitioner took it into its own loop)."""
+        if declared is not None and self._tags is None and len(writers) == 1:
+            partitioner = writers[0].partitioner
+            fold = getattr(partitioner, "fold_check", None)
+            if fold is not None and partitioner.single_channel is None and declared.fold_into(fold):
+                self._declared = None
         self._side_type_check = side_type_check
         self._side_declared: dict[str, DeclaredOutputType | None] = {}
         self._side_tags: dict[str, OutputTag] = {}
