@@ -67,8 +67,10 @@ def _stage(transforms: Sequence[Transform], consume: Stage) -> Stage:
     return many
 
 
-def compose_stages(operators: Sequence[StreamOperator]) -> list[Stage]:
-    """Group ``operators`` into stages: lazy runs folded into the next consumer (or a final list)."""
+def compose_stages(operators: Sequence[StreamOperator], tail: Stage = list) -> list[Stage]:
+    """Group ``operators`` into stages: lazy runs folded into the next consumer (or into ``tail``,
+    which makes the chain's output list: ``list``, or the task's collector that lets the output
+    flusher see records as a slow lazy operator yields them)."""
     stages: list[Stage] = []
     pending: list[Transform] = []
     for op in operators:
@@ -78,7 +80,7 @@ def compose_stages(operators: Sequence[StreamOperator]) -> list[Stage]:
             stages.append(_stage(tuple(pending), op.process_batch))
             pending = []
     if pending:
-        stages.append(_stage(tuple(pending), list))
+        stages.append(_stage(tuple(pending), tail))
     return stages
 
 
@@ -124,10 +126,8 @@ class OperatorChain:
         self.processing_time_service = (
             processing_time_service if processing_time_service is not None else ProcessingTimeService()
         )
-        head_stages = compose_stages(operators)
-        if source is not None and source.transforms_records:
-            head_stages.insert(0, source.process_batch)
-        self._stages = head_stages
+        self._tail: Stage = list
+        self._stages = self._head_stages()
         self._rest: list[list[Stage] | None] = [None] * (len(operators) + 1)
         """Stages of ``operators[i:]``, built when something is first pushed at ``i``."""
         self.watermarks: list[int] = [_NO_WATERMARK] * (len(operators) + 1)
@@ -143,6 +143,12 @@ class OperatorChain:
         for index, op in enumerate(operators):
             op.set_output(ChainingOutput(self, index))
 
+    def _head_stages(self) -> list[Stage]:
+        stages = compose_stages(self.operators, self._tail)
+        if self.source is not None and self.source.transforms_records:
+            stages.insert(0, self.source.process_batch)
+        return stages
+
     def _collect_unwired(self, records: list[Any]) -> None:
         self.unwired_records.extend(records)
 
@@ -152,6 +158,13 @@ class OperatorChain:
         """Where records and events leaving the last operator go (the task's record writers)."""
         self._write = write
         self._emit_event = emit_event
+
+    def set_tail_collector(self, tail: Stage) -> None:
+        """Build the chain's output lists with ``tail`` instead of ``list`` when its last operators
+        are lazy (see :meth:`RecordWriterDelegate.collect_tail`). Called before any batch."""
+        self._tail = tail
+        self._stages = self._head_stages()
+        self._rest = [None] * (len(self.operators) + 1)
 
     @classmethod
     def build(
@@ -227,7 +240,7 @@ class OperatorChain:
     def _rest_stages(self, index: int) -> list[Stage]:
         stages = self._rest[index]
         if stages is None:
-            stages = self._rest[index] = compose_stages(self.operators[index:])
+            stages = self._rest[index] = compose_stages(self.operators[index:], self._tail)
         return stages
 
     def push(self, index: int, records: list[Any]) -> None:

@@ -2,10 +2,17 @@
 
 One :class:`RecordWriter` per output edge: its partitioner spreads a batch
 over per-subpartition lists, and a list is emitted as one buffer when it holds
-``batch_size`` records, or when the buffer timeout has passed since its oldest
-record arrived. The task loop drives the timeout (it polls its input with a
-timeout and calls :meth:`RecordWriterDelegate.flush_if_due`), so there is no
-flusher thread and no lock on the hot path.
+``batch_size`` records, or when the buffer timeout has passed. The task loop
+flushes what is due between batches (it polls its input with a timeout and calls
+:meth:`RecordWriterDelegate.flush_if_due`); that alone would leave records waiting
+as long as a slow user function runs, so with a positive timeout an *output
+flusher* thread (Flink's OutputFlusher) also flushes every writer each interval,
+whatever the task thread is doing. It also sees the records a slow lazy tail of the
+chain (map, flat_map, filter) has yielded so far: the chain builds its output list
+with :meth:`RecordWriterDelegate.collect_tail`, which the flusher may take a prefix
+of and write. One lock per task serialises the two threads; the task thread takes
+it once per batch (write, flush, event), never per record, and order per channel
+and relative to watermarks and barriers stays what the task thread wrote.
 
 In-band events (watermarks) are broadcast on every output edge after the
 records buffered before them, so an event never overtakes data.
@@ -34,7 +41,8 @@ buffer in ``emit`` counts as busy time; otherwise the whole ``emit`` call counts
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from time import perf_counter_ns
 from typing import Any
 
@@ -270,8 +278,15 @@ class RecordWriter:
 class RecordWriterDelegate:
     """All output edges of a task, written together (Flink's RecordWriterDelegate).
 
-    ``buffer_timeout_ms``: > 0 flush buffers that waited that long; 0 flush after
-    every input batch; < 0 only flush full buffers (and at the end).
+    ``buffer_timeout_ms``: > 0 flush buffers that waited that long, and run an output
+    flusher thread (:meth:`start_flusher`) that flushes everything every interval;
+    0 flush after every input batch; < 0 only flush full buffers (and before an event
+    and at the end), Flink's ``execution.buffer-timeout.enabled: false``.
+
+    Thread-safety: with a flusher, every method that touches the writers holds ``_lock``;
+    the task thread takes it once per call (a batch), the flusher once per interval. Without
+    one, :meth:`write` takes no lock (an acquisition costs ~2,500 instructions in CPython 3.11,
+    ``bench/flusher_micro.py``).
     """
 
     def __init__(
@@ -302,6 +317,16 @@ class RecordWriterDelegate:
         self._side_type_check = side_type_check
         self._side_declared: dict[str, DeclaredOutputType | None] = {}
         self._side_tags: dict[str, OutputTag] = {}
+        self._lock = threading.Lock()
+        self._interval_s = buffer_timeout_ms / 1000 if buffer_timeout_ms > 0 and writers else None
+        self._filling: list[Any] | None = None
+        """The output list :meth:`collect_tail` is filling right now (None: none)."""
+        self._taken = 0
+        """How many records of ``_filling`` the flusher already wrote."""
+        self._flusher: threading.Thread | None = None
+        self._stop_flusher = threading.Event()
+        self.flusher_error: BaseException | None = None
+        """What failed on the flusher thread; the task thread raises it at its next write or flush."""
 
     @classmethod
     def create(
@@ -371,10 +396,32 @@ class RecordWriterDelegate:
                     )
         return cls(writers, env.metrics, buffer_timeout_ms, tags, timestamped, declared, side_type_check)
 
+    @property
+    def has_flusher(self) -> bool:
+        """True if a positive buffer timeout asks for an output flusher (and there are outputs)."""
+        return self._interval_s is not None
+
     def write(self, batch: list[Any]) -> None:
-        writers = self.writers
-        if not writers:
+        if not self.writers:
             return
+        if self._interval_s is None:  # no flusher: the task thread is the only writer, no lock
+            self._write_batch(batch)
+            return
+        with self._lock:
+            if self.flusher_error is not None:
+                self._raise_flusher_error()
+            if batch is self._filling:  # collect_tail's list: the flusher may have written a prefix
+                self._filling = None
+                taken = self._taken
+                if taken:
+                    self._taken = 0
+                    batch = batch[taken:]
+                    if not batch:
+                        return
+            self._write_batch(batch)
+
+    def _write_batch(self, batch: list[Any]) -> None:
+        writers = self.writers
         if self._tags is not None:
             self._write_split(batch)
             return
@@ -403,9 +450,13 @@ class RecordWriterDelegate:
                 writer.write(records)
 
     def broadcast_event(self, event: object) -> None:
-        """An in-band event (watermark) to every consumer of every edge, after the buffered records."""
-        for writer in self.writers:
-            writer.broadcast_event(event)
+        """An in-band event (watermark, barrier) to every consumer of every edge, after the buffered
+        records: under the lock, so the flusher cannot hold back a record the event would overtake."""
+        with self._lock:
+            if self.flusher_error is not None:
+                self._raise_flusher_error()
+            for writer in self.writers:
+                writer.broadcast_event(event)
 
     def next_flush_deadline_ns(self) -> int | None:
         """When the oldest buffered record is due (None: nothing to flush on a timer)."""
@@ -426,6 +477,8 @@ class RecordWriterDelegate:
         return min(max(deadline - now_ns, 0) / 1e9, MAX_POLL_TIMEOUT_S)
 
     def flush_if_due(self, now_ns: int) -> None:
+        if self.flusher_error is not None:
+            self._raise_flusher_error()
         if self._flush_always:
             self.flush()
             return
@@ -435,21 +488,109 @@ class RecordWriterDelegate:
         for writer in self.writers:
             since = writer.pending_since_ns
             if since is not None and now_ns - since >= timeout:
-                writer.flush()
+                with self._lock:
+                    writer.flush()
 
     def flush(self) -> None:
-        for writer in self.writers:
-            if writer.pending_since_ns is not None:
-                writer.flush()
+        with self._lock:
+            if self.flusher_error is not None:
+                self._raise_flusher_error()
+            for writer in self.writers:
+                if writer.pending_since_ns is not None:
+                    writer.flush()
 
     def finish(self) -> None:
-        for writer in self.writers:
-            writer.finish()
+        """Stop the flusher, then flush and end every partition (nothing may follow EndOfPartition)."""
+        self._join_flusher()
+        with self._lock:
+            if self.flusher_error is not None:
+                self._raise_flusher_error()
+            for writer in self.writers:
+                writer.finish()
 
     def release(self, cause: str | None = None) -> None:
-        """Drop buffered data and release every partition; errors here must not mask the failure."""
+        """Drop buffered data and release every partition; errors here must not mask the failure.
+
+        Not under the lock: a flusher blocked in a full subpartition holds it, and releasing the
+        partitions is what wakes it (with TaskCancelledError)."""
+        self._stop_flusher.set()
         for writer in self.writers:
             try:
                 writer.release(cause)
             except Exception as e:
                 log.warning("releasing an output partition failed: %s: %s", type(e).__name__, e)
+        self._join_flusher(timeout_s=5.0)
+
+    # --- the output flusher -----------------------------------------------------------------
+
+    def collect_tail(self, records: Iterable[Any]) -> list[Any]:
+        """The chain's output list for a batch whose last operators are lazy (instead of ``list``).
+
+        The records are appended to a list the flusher can see (``_filling``) while the lazy
+        operators yield them; the flusher only copies a prefix out of it and notes how many it
+        wrote (``list.extend`` keeps the list consistent between two records, so no lock is taken
+        per record). :meth:`write`, under the lock, cuts that prefix off when the list comes back
+        to be written, and stops the flusher looking at it. Every non-empty list returned here is
+        written (the chain's last stage always goes to the task's output), so what is left in
+        ``_filling`` on entry is an empty list nobody took from, or the list of an outer call
+        still filling: that one stays watched and this (nested) one is a plain list."""
+        if self._filling:
+            return list(records)
+        out: list[Any] = []
+        self._filling = out
+        try:
+            out.extend(records)
+        except BaseException:
+            with self._lock:
+                self._filling = None
+                self._taken = 0
+            raise
+        return out
+
+    def start_flusher(self, task_name: str) -> None:
+        """Start the output flusher thread (only with a positive buffer timeout)."""
+        if self._interval_s is None or self._flusher is not None:
+            return
+        self._flusher = threading.Thread(
+            target=self._run_flusher, name=f"OutputFlusher for {task_name}", daemon=True
+        )
+        self._flusher.start()
+
+    def _run_flusher(self) -> None:
+        interval = self._interval_s
+        assert interval is not None
+        stop = self._stop_flusher
+        while not stop.wait(interval):
+            try:
+                self._flush_on_timer()
+            except BaseException as e:
+                if not stop.is_set():
+                    self.flusher_error = e
+                return
+
+    def _flush_on_timer(self) -> None:
+        """Write what a slow lazy tail yielded so far, then flush every non-empty buffer."""
+        with self._lock:
+            filling = self._filling
+            if filling is not None:
+                n = len(filling)
+                if n > self._taken:
+                    part = filling[self._taken : n]
+                    self._taken = n
+                    self._write_batch(part)
+            for writer in self.writers:
+                if writer.pending_since_ns is not None:
+                    writer.flush()
+
+    def _join_flusher(self, timeout_s: float | None = None) -> None:
+        self._stop_flusher.set()
+        flusher = self._flusher
+        if flusher is not None and flusher is not threading.current_thread():
+            flusher.join(timeout_s)
+            if flusher.is_alive():
+                log.warning("%s did not stop within %s s", flusher.name, timeout_s)
+
+    def _raise_flusher_error(self) -> None:
+        error = self.flusher_error
+        assert error is not None
+        raise error

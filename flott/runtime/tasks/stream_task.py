@@ -12,9 +12,11 @@ metrics, buffer timeout, processing-time timers, the mailbox) once per batch,
 never per record. A source task sizes its batches to ~10 ms of the chain's work
 (:mod:`~flott.runtime.tasks.source_batch_size`), so a checkpoint trigger is taken
 between two records when the user's function is slow, as Flink's mailbox does.
-Neither the buffer timeout nor processing-time timers need a timer thread: an
-input poll never blocks past the moment the oldest buffered output record or
-the next timer is due, and due timers fire on this thread between batches.
+Processing-time timers need no timer thread: an input poll never blocks past the
+moment the next timer (or the oldest buffered output record) is due, and due timers
+fire on this thread between batches. The buffer timeout is kept by this thread
+between batches too, and by an output flusher thread while a batch runs (a slow
+user function must not hold back what it already emitted; see record_writer.py).
 
 Event time: watermarks and watermark status arrive as in-band events per
 channel; a :class:`StatusWatermarkValve` per input folds them into the task's
@@ -255,6 +257,8 @@ class StreamTask:
                 env, batch_size=self.batch_size, buffer_timeout_ms=self.buffer_timeout_ms
             )
             chain.set_task_output(outputs.write, outputs.broadcast_event)
+            if outputs.has_flusher:
+                chain.set_tail_collector(outputs.collect_tail)
             if chain.source is None and not env.inputs:
                 raise ConfigurationError(f"task '{env.vertex.name}' has neither a source nor an input")
             if self.streaming and env.checkpoint_responder is not None:
@@ -268,6 +272,7 @@ class StreamTask:
                     if enable is not None:
                         enable(self.periodic_checkpointing)
             chain.open()
+            outputs.start_flusher(self.name)
             if chain.source is not None:
                 self._run_source_loop(chain, outputs)
             elif len(env.inputs) == 2:
