@@ -428,6 +428,13 @@ class IllegalCheckpointTransitionError(IllegalStateTransitionError):
     a trigger after shutdown, ...)."""
 
 
+class IllegalBarrierTransitionError(IllegalStateTransitionError):
+    """A task's barrier handler saw a barrier its state does not allow: a second barrier of the
+    pending checkpoint from one channel, a barrier from a channel that already ended, input for
+    an unaligned checkpoint's channel state after that state was closed. The exchange broke its
+    contract (a channel is FIFO and delivers each barrier once), so the task fails."""
+
+
 class TaskCancelledError(FlottError):
     pass
 

@@ -16,6 +16,13 @@ channel stays in order.
   payload is unpickled here, on the consumer task thread, and each buffer
   taken returns one credit to the producer (one loop wake-up at most per
   buffer, fewer when the loop has not yet sent the previous credits).
+
+A priority event (an unaligned checkpoint's barrier) goes to the front of a remote channel's
+queue, overtaking the frames received but not yet taken; it returns no credit (it took none),
+and :meth:`SingleInputGate.overtaken` tells the task how many items it overtook: those still
+belong before the barrier, so they go into the checkpoint's input channel state. A local
+channel reads the producer's queue itself, where the barrier already overtook everything (as
+the producer's output channel state), so nothing is overtaken on its side.
 """
 
 from __future__ import annotations
@@ -60,6 +67,11 @@ class InputChannel:
 
     @property
     def num_queued_buffers(self) -> int:
+        return 0
+
+    @property
+    def last_overtaken(self) -> int:
+        """Items the priority event taken last overtook in this channel's own queue."""
         return 0
 
     def describe(self) -> str:
@@ -158,6 +170,9 @@ class RemoteInputChannel(InputChannel):
         "_lock",
         "_loop",
         "_notified",
+        "_num_priority",
+        "_overtaken",
+        "_taken_overtaken",
         "_unannounced_credit",
         "initial_credit",
         "receiver_id",
@@ -183,6 +198,10 @@ class RemoteInputChannel(InputChannel):
         self._lock = threading.Lock()
         self._frames: deque[tuple[int, memoryview | None]] = deque()
         self._notified = False
+        self._num_priority = 0
+        self._overtaken: deque[int] = deque()
+        """Per priority frame at the front, how many frames it overtook."""
+        self._taken_overtaken = 0
         self._error: str | None = None
         self._eop_received = False
         self._unannounced_credit = 0
@@ -203,6 +222,18 @@ class RemoteInputChannel(InputChannel):
         """A BUFFER or EVENT frame arrived."""
         with self._lock:
             self._frames.append((msg_type, payload))
+            if self._notified:
+                return
+            self._notified = True
+        self._gate_queue.put(self.index)
+
+    def on_priority_frame(self, payload: memoryview) -> None:
+        """A PRIORITY_EVENT frame: queued ahead of every frame but earlier priority ones."""
+        with self._lock:
+            frames = self._frames
+            self._overtaken.append(len(frames) - self._num_priority)
+            frames.insert(self._num_priority, (protocol.PRIORITY_EVENT, payload))
+            self._num_priority += 1
             if self._notified:
                 return
             self._notified = True
@@ -254,7 +285,10 @@ class RemoteInputChannel(InputChannel):
             if not more:
                 self._notified = False
             schedule = False
-            if msg_type != protocol.END_OF_PARTITION:
+            if msg_type == protocol.PRIORITY_EVENT:
+                self._num_priority -= 1
+                self._taken_overtaken = self._overtaken.popleft()
+            elif msg_type != protocol.END_OF_PARTITION:
                 self._unannounced_credit += 1
                 if not self._credit_flush_scheduled and self._unannounced_credit >= self._credit_batch:
                     self._credit_flush_scheduled = schedule = True
@@ -284,6 +318,10 @@ class RemoteInputChannel(InputChannel):
     @property
     def num_queued_buffers(self) -> int:
         return len(self._frames)
+
+    @property
+    def last_overtaken(self) -> int:
+        return self._taken_overtaken
 
 
 class SingleInputGate:
@@ -372,6 +410,11 @@ class SingleInputGate:
             if self._num_finished >= len(self._specs) and self._on_close is not None:
                 self._on_close(self)  # fully read: the environment need not track it any more
         return index, item
+
+    def overtaken(self, channel: int) -> int:
+        """How many items (buffers and events) the priority event just polled from ``channel``
+        overtook there: the next that many items of the channel precede it."""
+        return self._channels[channel].last_overtaken
 
     def block_channel(self, channel: int) -> None:
         self._blocked.add(channel)
