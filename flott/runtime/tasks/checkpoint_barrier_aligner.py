@@ -83,9 +83,15 @@ class CheckpointBarrierAligner:
         self._open: list[set[int]] = [set(range(g.num_channels)) for g in self._gates]
         self._ended: set[tuple[int, int]] = set()
         self.pending: CheckpointBarrier | None = None
+        self.first_channel: tuple[int, int] | None = None
+        """(gate, channel) whose barrier started the pending checkpoint."""
         self.state = HandlerState.WAITING
         self._arrived: set[tuple[int, int]] = set()
         self.last_completed_id = 0
+
+    def open_channels(self) -> list[tuple[int, int]]:
+        """(gate, channel) of every channel that has not ended."""
+        return [(g, c) for g, channels in enumerate(self._open) for c in sorted(channels)]
 
     def _num_open(self) -> int:
         return sum(len(channels) for channels in self._open)
@@ -112,6 +118,7 @@ class CheckpointBarrierAligner:
             self._cancel(f"barrier {cid} overtook it during alignment")
         if self.pending is None:
             self.pending = barrier
+            self.first_channel = (gate_index, channel)
             self.state = self._state_for(barrier)
             if self.state is HandlerState.UNALIGNED:
                 assert self._on_unaligned_started is not None

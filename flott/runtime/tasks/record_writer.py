@@ -242,6 +242,11 @@ class RecordWriter:
         self.flush()
         self._writer.broadcast_event(event)
 
+    def emit_restored(self, channel: int, records: list[Any]) -> None:
+        """A batch of restored output channel state, straight to its subpartition (it was
+        partitioned when first written)."""
+        self._emit(channel, records)
+
     def broadcast_priority_barrier(self, barrier: object) -> dict[int, list[bytes]]:
         """Unaligned checkpoint: ``barrier`` goes ahead of everything queued on every consumer
         channel (no credit, no waiting for space); returns this edge's output channel state per

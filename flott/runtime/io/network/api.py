@@ -101,6 +101,14 @@ class InputGate(Protocol):
         """Items the priority event just polled from ``channel`` overtook in the consumer's own
         queue (they precede it: an unaligned checkpoint records them as input channel state)."""
 
+    def start_recording(self, channel: int, after_barrier: bool) -> bool:
+        """Unaligned checkpoint: have ``channel`` record its in-flight data before its barrier as
+        it arrives (``after_barrier``: its barrier was just polled); False if it cannot (a local
+        channel), and the task records what it polls from it instead."""
+
+    def take_recording(self, channel: int) -> list[bytes]:
+        """What ``channel`` recorded (payloads), once its barrier or end was polled."""
+
     def block_channel(self, channel: int) -> None:
         """Stop delivering from ``channel`` (checkpoint alignment); its data stays queued upstream."""
 

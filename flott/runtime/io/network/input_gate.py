@@ -28,6 +28,7 @@ the producer's output channel state), so nothing is overtaken on its side.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import queue
 import threading
 from collections import deque
@@ -73,6 +74,15 @@ class InputChannel:
     def last_overtaken(self) -> int:
         """Items the priority event taken last overtook in this channel's own queue."""
         return 0
+
+    def start_recording(self, after_barrier: bool) -> bool:
+        """Unaligned checkpoint: record this channel's in-flight data where it arrives; False if
+        the channel cannot (a local one: the task records what it polls instead)."""
+        return False
+
+    def take_recording(self) -> list[bytes]:
+        """The payloads recorded since :meth:`start_recording`, once the barrier was polled."""
+        return []
 
     def describe(self) -> str:
         return f"partition {self.spec.partition_id} subpartition {self.spec.subpartition_index}"
@@ -172,6 +182,8 @@ class RemoteInputChannel(InputChannel):
         "_notified",
         "_num_priority",
         "_overtaken",
+        "_recorded",
+        "_recording",
         "_taken_overtaken",
         "_unannounced_credit",
         "initial_credit",
@@ -202,6 +214,8 @@ class RemoteInputChannel(InputChannel):
         self._overtaken: deque[int] = deque()
         """Per priority frame at the front, how many frames it overtook."""
         self._taken_overtaken = 0
+        self._recording = False
+        self._recorded: list[bytes] = []
         self._error: str | None = None
         self._eop_received = False
         self._unannounced_credit = 0
@@ -221,6 +235,8 @@ class RemoteInputChannel(InputChannel):
     def on_frame(self, msg_type: int, payload: memoryview) -> None:
         """A BUFFER or EVENT frame arrived."""
         with self._lock:
+            if self._recording and msg_type == protocol.BUFFER:
+                self._recorded.append(bytes(payload))
             self._frames.append((msg_type, payload))
             if self._notified:
                 return
@@ -230,6 +246,7 @@ class RemoteInputChannel(InputChannel):
     def on_priority_frame(self, payload: memoryview) -> None:
         """A PRIORITY_EVENT frame: queued ahead of every frame but earlier priority ones."""
         with self._lock:
+            self._recording = False  # the barrier: what follows is after it
             frames = self._frames
             self._overtaken.append(len(frames) - self._num_priority)
             frames.insert(self._num_priority, (protocol.PRIORITY_EVENT, payload))
@@ -241,6 +258,7 @@ class RemoteInputChannel(InputChannel):
 
     def on_end_of_partition(self) -> None:
         with self._lock:
+            self._recording = False
             self._eop_received = True
             self._frames.append((protocol.END_OF_PARTITION, None))
             if self._notified:
@@ -322,6 +340,31 @@ class RemoteInputChannel(InputChannel):
     @property
     def last_overtaken(self) -> int:
         return self._taken_overtaken
+
+    def start_recording(self, after_barrier: bool) -> bool:
+        """Record the in-flight data before this channel's barrier as it is (Flink's
+        ChannelStatePersister): ``after_barrier``, the barrier was just polled and what it
+        overtook is at the head of the queue; else, if the barrier is queued already, what it
+        overtook; else everything queued now and everything arriving until the barrier does."""
+        with self._lock:
+            frames = self._frames
+            if after_barrier:
+                start, n, self._recording = 0, self._taken_overtaken, False
+            elif self._num_priority:
+                start, n, self._recording = self._num_priority, self._overtaken[0], False
+            else:
+                start, n, self._recording = 0, len(frames), not self._eop_received
+            self._recorded = [
+                bytes(payload)
+                for msg_type, payload in itertools.islice(frames, start, start + n)
+                if msg_type == protocol.BUFFER and payload is not None
+            ]
+        return True
+
+    def take_recording(self) -> list[bytes]:
+        with self._lock:
+            recorded, self._recorded, self._recording = self._recorded, [], False
+        return recorded
 
 
 class SingleInputGate:
@@ -410,6 +453,13 @@ class SingleInputGate:
             if self._num_finished >= len(self._specs) and self._on_close is not None:
                 self._on_close(self)  # fully read: the environment need not track it any more
         return index, item
+
+    def start_recording(self, channel: int, after_barrier: bool) -> bool:
+        """See :meth:`InputChannel.start_recording`."""
+        return self._channels[channel].start_recording(after_barrier)
+
+    def take_recording(self, channel: int) -> list[bytes]:
+        return self._channels[channel].take_recording()
 
     def overtaken(self, channel: int) -> int:
         """How many items (buffers and events) the priority event just polled from ``channel``
