@@ -142,3 +142,38 @@ def test_barrier_overtakes_in_flight_data_under_backpressure(make_env: EnvFactor
     assert overtaken_at_consumer + len(decoded) == (2 * credit if mode == "remote" else credit)
     if mode == "remote":
         assert max_queued <= credit, "the barrier took no credit and gave none back"
+
+
+def test_remote_channel_records_in_flight_data_where_it_arrives(make_env: EnvFactory) -> None:
+    """An unaligned checkpoint's input state of a remote channel: what is queued when recording
+    starts plus what arrives until the channel's barrier, without the task processing any of it."""
+    credit = 3
+    producer_env, consumer_env = make_env(buffers_per_channel=credit), make_env(buffers_per_channel=credit)
+    partition = producer_env.create_result_partition("job1-ds1-0-0", 1)
+    gate = consumer_env.create_input_gate([InputChannelSpec(producer_env.address, "job1-ds1-0-0", 0)])
+    channel = gate.channels[0]
+    for i in range(credit):
+        partition.emit(0, [i])
+    deadline = time.monotonic() + 5
+    while channel.num_queued_buffers < credit and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert gate.start_recording(0, after_barrier=False) is True
+    first = gate.poll(5)
+    assert first is not None and first[1] == [0], "the task goes on processing as usual"
+    partition.emit(0, [credit])  # the poll gave credit back: this one is sent while recording
+    while channel.num_queued_buffers < credit and time.monotonic() < deadline:
+        time.sleep(0.01)
+    overtaken = partition.broadcast_priority_event(barrier(1))[0]
+    polled = gate.poll(5)
+    while polled is not None and type(polled[1]) is not CheckpointBarrier:
+        polled = gate.poll(5)
+    assert polled is not None
+    recorded = [deserialize(p) for p in gate.take_recording(0)]
+    decoded = [
+        b if isinstance(b, list) else deserialize(b.frame[HEADER_SIZE:])  # type: ignore[attr-defined]
+        for b in overtaken
+    ]
+    assert recorded + decoded == [[i] for i in range(credit + 1)], (
+        "each batch before the barrier is in exactly one side's channel state"
+    )
+    partition.finish()

@@ -149,3 +149,33 @@ def test_recorder_refuses_illegal_moves() -> None:
     rec.on_end_of_partition((0, 1))
     rec.barriers_done()
     assert rec.finish() == {}
+
+
+class SelfRecording:
+    """A channel source whose channel (0, 1) records itself (a remote channel)."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[tuple[int, int], bool]] = []
+
+    def start_recording(self, channel: tuple[int, int], after_barrier: bool) -> bool:
+        self.started.append((channel, after_barrier))
+        return channel == (0, 1)
+
+    def take_recording(self, channel: tuple[int, int]) -> list[bytes]:
+        return [pickle.dumps(["arrived"])]
+
+    def overtaken(self, channel: tuple[int, int]) -> int:
+        return 0
+
+
+def test_self_recording_channels_are_collected_when_their_barrier_is_polled() -> None:
+    source = SelfRecording()
+    rec = InputChannelStateRecorder(pickle.dumps, source)
+    rec.start(1, [(0, 0), (0, 1)], first=(0, 0))
+    assert sorted(source.started) == [((0, 0), True), ((0, 1), False)]
+    rec.on_barrier((0, 0), 1)
+    rec.on_item((0, 1), ["polled, recorded by the channel already"])
+    rec.on_barrier((0, 1), 1)
+    rec.barriers_done()
+    assert rec.complete, "nothing is left to process before the channel state is complete"
+    assert {k: [pickle.loads(b) for b in v] for k, v in rec.finish().items()} == {(0, 1): [["arrived"]]}

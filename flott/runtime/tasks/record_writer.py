@@ -242,6 +242,11 @@ class RecordWriter:
         self.flush()
         self._writer.broadcast_event(event)
 
+    def is_available(self) -> bool:
+        """False while some consumer channel is full (an emit would block)."""
+        available = getattr(self._writer, "is_available", None)
+        return True if available is None else bool(available())
+
     def emit_restored(self, channel: int, records: list[Any]) -> None:
         """A batch of restored output channel state, straight to its subpartition (it was
         partitioned when first written)."""
@@ -427,6 +432,10 @@ class RecordWriterDelegate:
         """An in-band event (watermark) to every consumer of every edge, after the buffered records."""
         for writer in self.writers:
             writer.broadcast_event(event)
+
+    def is_available(self) -> bool:
+        """Every output can take a buffer without blocking (Flink's output availability)."""
+        return all(writer.is_available() for writer in self.writers)
 
     def broadcast_priority_barrier(self, barrier: object) -> dict[tuple[int, int], list[bytes]]:
         """An unaligned checkpoint's barrier ahead of all output; the output channel state per

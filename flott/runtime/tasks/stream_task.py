@@ -90,6 +90,10 @@ _TWO_INPUT_MAX_WAIT_S = 0.005
 """A two-input task with nothing on either gate blocks on one gate at most this long, then
 looks at the other: the gates cannot be waited on together (see ``_run_two_input_loop``)."""
 
+_OUTPUT_WAIT_S = 0.005
+"""Unaligned checkpoints: how long a backpressured source waits on its mailbox before it looks
+at its output's availability again."""
+
 _MAILBOX_POLL_S = 0.1
 """While checkpointing, an input task blocked on its input looks at its mailbox at least this often
 (completion notifications commit sinks)."""
@@ -368,11 +372,19 @@ class StreamTask:
         next_due = pts.next_due
         clock = pts.clock
         mailbox_empty = env.mailbox.empty
+        # Unaligned checkpoints: a source does not poll while its output is full (Flink's task
+        # waits for output availability and takes mail meanwhile), else a blocked emit would hold
+        # the trigger back as long as the consumer takes to free a buffer.
+        output_available = outputs.is_available if self.unaligned else None
         while True:
             if cancelled():
                 raise TaskCancelledError(f"task {self.name} was cancelled")
             if not mailbox_empty() and self._process_source_mails(chain, outputs):
                 return
+            if output_available is not None and not output_available():
+                if self._process_source_mails(chain, outputs, block_s=_OUTPUT_WAIT_S):
+                    return
+                continue
             due = next_due()
             if due is not None and clock() >= due:
                 self._fire_timers()

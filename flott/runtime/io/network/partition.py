@@ -139,6 +139,12 @@ class ResultSubpartition:
         return self._waiting_producers > 0
 
     @property
+    def is_available(self) -> bool:
+        """An add would not block: there is space, or the subpartition is no longer open (then
+        the add raises at once)."""
+        return len(self._buffers) < self._capacity or self._state != _OPEN
+
+    @property
     def is_released(self) -> bool:
         return self._state == _RELEASED
 
@@ -503,6 +509,10 @@ class ResultPartition:
 
     def queued_buffers_per_subpartition(self) -> list[int]:
         return [sub.num_queued_buffers for sub in self._subpartitions]
+
+    def is_available(self) -> bool:
+        """Every subpartition can take a buffer without blocking (Flink's output availability)."""
+        return all(sub.is_available for sub in self._subpartitions)
 
     @property
     def is_back_pressured(self) -> bool:
