@@ -75,7 +75,8 @@ with its own status; other modules re-export the ones they own by topic
     │   └── CheckpointCancelledError        500  a task's checkpoint writer was told to stop
     ├── IllegalStateTransitionError         500  a state machine was asked for an illegal move
     │   ├── IllegalJobTransitionError       500  the Dispatcher's job lifecycle (dispatcher/job_lifecycle.py)
-    │   └── IllegalCheckpointTransitionError     500  the CheckpointCoordinator's own
+    │   ├── IllegalCheckpointTransitionError     500  the CheckpointCoordinator's own
+    │   └── IllegalBarrierTransitionError   500  a task's barrier handler (barrier twice, after the end)
     ├── TaskCancelledError                  500  raised inside a task thread to unwind it
     └── UserCodeError                       500  the user's function raised (type, message, traceback)
 """
