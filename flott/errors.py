@@ -75,7 +75,8 @@ with its own status; other modules re-export the ones they own by topic
     │   └── CheckpointCancelledError        500  a task's checkpoint writer was told to stop
     ├── IllegalStateTransitionError         500  a state machine was asked for an illegal move
     │   ├── IllegalJobTransitionError       500  the Dispatcher's job lifecycle (dispatcher/job_lifecycle.py)
-    │   └── IllegalCheckpointTransitionError     500  the CheckpointCoordinator's own
+    │   ├── IllegalCheckpointTransitionError     500  the CheckpointCoordinator's own
+    │   └── IllegalBarrierTransitionError   500  a task's barrier handler (barrier twice, after the end)
     ├── TaskCancelledError                  500  raised inside a task thread to unwind it
     └── UserCodeError                       500  the user's function raised (type, message, traceback)
 """
@@ -426,6 +427,13 @@ class IllegalCheckpointTransitionError(IllegalStateTransitionError):
     """The CheckpointCoordinator was asked for a move its state does not allow
     (an ack from a task outside the checkpoint's plan, an ack for a checkpoint id never issued,
     a trigger after shutdown, ...)."""
+
+
+class IllegalBarrierTransitionError(IllegalStateTransitionError):
+    """A task's barrier handler saw a barrier its state does not allow: a second barrier of the
+    pending checkpoint from one channel, a barrier from a channel that already ended, input for
+    an unaligned checkpoint's channel state after that state was closed. The exchange broke its
+    contract (a channel is FIFO and delivers each barrier once), so the task fails."""
 
 
 class TaskCancelledError(FlottError):

@@ -2,9 +2,10 @@
 
 Settings are stored under Flink 2.x keys in the configuration that travels with
 the JobGraph, where the checkpoint coordinator and the tasks read them (interval,
-mode, timeout, pauses, concurrency, tolerable failures). What flott cannot honour
-(unaligned checkpoints, deleting the last checkpoint on cancellation) is refused
-when the job is planned, by :mod:`flott.graph.unsupported_settings`.
+mode, timeout, pauses, concurrency, tolerable failures, unaligned checkpoints). What
+flott cannot honour (deleting the last checkpoint on cancellation, an aligned checkpoint
+timeout with unaligned checkpoints) is refused when the job is planned, by
+:mod:`flott.graph.unsupported_settings`.
 """
 
 from __future__ import annotations

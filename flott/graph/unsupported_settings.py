@@ -1,6 +1,6 @@
 """Settings a program may set that flott cannot honour: refused when the job is planned.
 
-A PyFlink program that asks for unaligned checkpoints, a changelog state backend,
+A PyFlink program that asks for a changelog state backend,
 latency markers or incremental checkpoints of the heap backend would, on flott,
 silently get something else.
 Flink's rule here is ours: a setting either does what Flink does or the job is
@@ -42,18 +42,6 @@ def _not(default: str) -> Callable[[str], bool]:
 
 
 _CHECKS: list[tuple[str, Callable[[str], bool], str]] = [
-    (
-        "execution.checkpointing.unaligned.enabled",
-        _true,
-        "unaligned checkpoints are not supported: flott checkpoints with aligned barriers "
-        "(remove enable_unaligned_checkpoints(); AT_LEAST_ONCE mode avoids alignment waits)",
-    ),
-    (
-        "execution.checkpointing.unaligned.forced",
-        _true,
-        "unaligned checkpoints are not supported: flott checkpoints with aligned barriers "
-        "(remove set_force_unaligned_checkpoints())",
-    ),
     (
         "state.changelog.enabled",
         _true,
@@ -143,6 +131,33 @@ def _refuse_incremental_without_rocksdb(config: Mapping[str, str]) -> None:
             )
 
 
+def _refuse_unaligned_combinations(config: Mapping[str, str]) -> None:
+    """Unaligned checkpoints are honoured (flott.runtime.tasks.checkpoint_barrier_aligner), but not
+    together with what flott does not do for them: switching from aligned to unaligned after an
+    alignment timeout, and several checkpoints in flight (their channel states would overlap)."""
+    keys = ("execution.checkpointing.unaligned.enabled", "execution.checkpointing.unaligned.forced")
+    if not any(_true(str(config.get(k, "false"))) for k in keys):
+        return
+    timeouts = (
+        "execution.checkpointing.aligned-checkpoint-timeout",
+        "execution.checkpointing.alignment-timeout",
+    )
+    for key in timeouts:
+        value = config.get(key)
+        if value is not None and _positive(str(value)):
+            raise NotYetSupportedError(
+                f"'{key}: {value}': starting checkpoints aligned and switching to unaligned after a "
+                "timeout is not supported: flott's unaligned checkpoints are unaligned from their first "
+                "barrier (leave the aligned checkpoint timeout at 0)"
+            )
+    concurrent = str(config.get("execution.checkpointing.max-concurrent-checkpoints", "1")).strip()
+    if concurrent not in ("", "1"):
+        raise NotYetSupportedError(
+            f"'execution.checkpointing.max-concurrent-checkpoints: {concurrent}': unaligned checkpoints "
+            "take one checkpoint at a time in flott (set max concurrent checkpoints to 1)"
+        )
+
+
 def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
     """Raise NotYetSupportedError for the first setting flott would otherwise ignore
     (ConfigurationError for a checkpointing mode that does not exist)."""
@@ -151,6 +166,7 @@ def refuse_unsupported_settings(config: Mapping[str, str]) -> None:
         if value is not None and unsupported(str(value)):
             raise NotYetSupportedError(f"'{key}: {value}': {message}")
     _refuse_incremental_without_rocksdb(config)
+    _refuse_unaligned_combinations(config)
     _check_adaptive_batch_settings(config)
     mode = config.get("execution.checkpointing.mode")
     if mode is not None and mode.strip().upper().replace("-", "_") not in ("EXACTLY_ONCE", "AT_LEAST_ONCE"):

@@ -24,13 +24,19 @@ def job(configure: Callable[[StreamExecutionEnvironment], object]) -> StreamExec
 
 
 REFUSED: dict[str, tuple[Callable[[StreamExecutionEnvironment], object], str]] = {
-    "unaligned": (
-        lambda e: e.enable_checkpointing(100).get_checkpoint_config().enable_unaligned_checkpoints(),
-        "unaligned checkpoints are not supported",
+    "unaligned with an aligned checkpoint timeout": (
+        lambda e: e.enable_checkpointing(100)
+        .get_checkpoint_config()
+        .enable_unaligned_checkpoints()
+        .set_aligned_checkpoint_timeout(Duration.of_seconds(1)),
+        "switching to unaligned after a timeout is not supported",
     ),
-    "forced unaligned": (
-        lambda e: e.get_checkpoint_config().set_force_unaligned_checkpoints(True),
-        "unaligned checkpoints are not supported",
+    "unaligned with concurrent checkpoints": (
+        lambda e: e.enable_checkpointing(100)
+        .get_checkpoint_config()
+        .set_force_unaligned_checkpoints(True)
+        .set_max_concurrent_checkpoints(2),
+        "one checkpoint at a time",
     ),
     "incremental (heap backend)": (
         lambda e: e.configure({"execution.checkpointing.incremental": "true"}),
@@ -67,6 +73,14 @@ def _rocksdb_with(options: PredefinedOptions) -> EmbeddedRocksDBStateBackend:
     backend = EmbeddedRocksDBStateBackend()
     backend.set_predefined_options(options)
     return backend
+
+
+def test_unaligned_checkpoints_are_accepted() -> None:
+    for configure in (
+        lambda e: e.enable_checkpointing(100).get_checkpoint_config().enable_unaligned_checkpoints(),
+        lambda e: e.enable_checkpointing(100).get_checkpoint_config().set_force_unaligned_checkpoints(True),
+    ):
+        job(configure).get_job_graph()
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))

@@ -125,6 +125,19 @@ class IncrementalKeyedStateHandle(msgspec.Struct, frozen=True):
         return new + sum(f.size for f in self.private)
 
 
+class ChannelStateHandle(msgspec.Struct, frozen=True):
+    """An unaligned checkpoint's in-flight data of one subtask (Flink's InputChannelStateHandle and
+    ResultSubpartitionStateHandle in one file): the batches its input channels delivered before
+    their barriers and the batches its barrier overtook in its output subpartitions
+    (flott.runtime.checkpoint.channel_state). Kept on the chain's head operator."""
+
+    subtask_index: int
+    path: str
+    size: int
+    input_buffers: int = 0
+    output_buffers: int = 0
+
+
 class OperatorSubtaskState(msgspec.Struct, frozen=True):
     """What one subtask acknowledges for one of its (chained) operators."""
 
@@ -141,11 +154,14 @@ class OperatorSubtaskState(msgspec.Struct, frozen=True):
     operator_state: OperatorStateHandle | None = None
     incremental: IncrementalKeyedStateHandle | None = None
     """RocksDB incremental checkpoints: the keyed state (``key_groups`` then hold only timers)."""
+    channel_state: ChannelStateHandle | None = None
+    """Unaligned checkpoints: the subtask's in-flight data (on its chain's head operator)."""
 
     @property
     def state_size(self) -> int:
         size = sum(h.size for h in self.key_groups)
         size += self.incremental.state_size if self.incremental is not None else 0
+        size += self.channel_state.size if self.channel_state is not None else 0
         return size + (self.operator_state.size if self.operator_state is not None else 0)
 
     def checkpointed_size(self, checkpoint_id: int) -> int:
@@ -188,10 +204,13 @@ class OperatorMetadata(msgspec.Struct, frozen=True):
     """Sorted by subtask index."""
     incremental: list[IncrementalKeyedStateHandle] = []
     """Incremental RocksDB checkpoints: one handle per old subtask, by key-group range."""
+    channel_states: list[ChannelStateHandle] = []
+    """Unaligned checkpoints: the in-flight data per old subtask, by subtask index."""
 
     @property
     def state_size(self) -> int:
         size = sum(h.size for h in self.key_groups) + sum(h.size for h in self.operator_states)
+        size += sum(h.size for h in self.channel_states)
         return size + sum(h.state_size for h in self.incremental)
 
     def checkpointed_size(self, checkpoint_id: int) -> int:
@@ -233,6 +252,7 @@ class CheckpointMetadata(msgspec.Struct, frozen=True):
         files = [h.path for op in self.operators for h in op.key_groups]
         files += [f.path for op in self.operators for h in op.incremental for f in h.private]
         files += [h.path for op in self.operators for h in op.operator_states]
+        files += [h.path for op in self.operators for h in op.channel_states]
         return list(dict.fromkeys(files))  # key groups share their subtask's file
 
     def shared_files(self) -> list[str]:
@@ -307,6 +327,10 @@ def merge_operator_states(subtask_states: list[OperatorSubtaskState]) -> list[Op
                 key_groups=[seen[g] for g in sorted(seen)],
                 operator_states=sorted(op_states, key=lambda h: h.subtask_index),
                 incremental=incremental,
+                channel_states=sorted(
+                    (s.channel_state for s in states if s.channel_state is not None),
+                    key=lambda h: h.subtask_index,
+                ),
             )
         )
     return out

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from flott.errors import NotYetSupportedError
 from flott.runtime.checkpoint.errors import RestoreError
 from flott.runtime.checkpoint.metadata import (
     BROADCAST,
@@ -84,6 +85,8 @@ class SubtaskRestore:
     )
     """Incremental RocksDB handles whose key groups overlap the range: ``(old range, {state id:
     name}, {state name: kind}, [(file name, absolute path)])`` (shared and private files)."""
+    channel_state: str | None = None
+    """Absolute path of the subtask's in-flight data (an unaligned checkpoint), if it had any."""
 
 
 def _split(total: int, parts: int, index: int) -> tuple[int, int]:
@@ -99,6 +102,14 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
             f"cannot restore operator {op.uid or op.operator_id} at parallelism {new_parallelism}: "
             f"its max parallelism is {op.max_parallelism} (fixed when the state was created)"
         )
+    if op.channel_states and new_parallelism != op.parallelism:
+        # Flink redistributes in-flight data over virtual channels when rescaling; flott does not.
+        raise NotYetSupportedError(
+            f"cannot restore operator {op.uid or op.operator_id} at parallelism {new_parallelism} from an "
+            f"unaligned checkpoint taken at parallelism {op.parallelism}: rescaling in-flight data is not "
+            "supported; restore at the same parallelism, or rescale from a savepoint (always aligned)"
+        )
+    channel_files = {h.subtask_index: join(snapshot_dir, h.path) for h in op.channel_states}
     by_group = {h.key_group: h for h in op.key_groups}
     job_dir = shared_root(snapshot_dir)
     # Operator list state: number the elements of every SPLIT_DISTRIBUTE state across old subtasks.
@@ -172,6 +183,7 @@ def _assign_operator(op: OperatorMetadata, snapshot_dir: str, new_parallelism: i
                 operator_state=slices,
                 union_state_files=list(union_files),
                 incremental=incremental,
+                channel_state=channel_files.get(i),
             )
         )
     return out

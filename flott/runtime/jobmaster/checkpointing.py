@@ -431,6 +431,7 @@ class CheckpointCoordinatorDriver:
                     operator_state=[(s.path, s.state_name, s.start, s.end) for s in r.operator_state],
                     union_state_files=list(r.union_state_files),
                     incremental=list(r.incremental),
+                    channel_state=r.channel_state,
                 )
             out[ex.execution_id] = TaskRestore(
                 snapshot.metadata.checkpoint_id, snapshot.external_path, operators

@@ -589,7 +589,13 @@ class JobMaster(RpcEndpoint):
             "externalization": {"enabled": True, "delete_on_cancellation": False},
             "state_backend": "EmbeddedRocksDBStateBackend" if backend == "rocksdb" else "HashMapStateBackend",
             "checkpoint_storage": "FileSystemCheckpointStorage",
-            "unaligned_checkpoints": False,
+            "unaligned_checkpoints": any(
+                str(self.job_config.get(f"execution.checkpointing.unaligned.{k}", "")).strip().lower()
+                == "true"
+                for k in ("enabled", "forced")
+            )
+            and str(self.job_config.get("execution.checkpointing.mode", "EXACTLY_ONCE")).strip().upper()
+            != "AT_LEAST_ONCE",
             "tolerable_failed_checkpoints": c.tolerable_failures if c.tolerable_failures is not None else -1,
             "aligned_checkpoint_timeout": 0,
             "checkpoints_after_tasks_finish": True,

@@ -90,6 +90,9 @@ class OperatorRestore(msgspec.Struct, frozen=True):
     incremental: list[tuple[tuple[int, int], dict[str, str], dict[str, str], list[tuple[str, str]]]] = []
     """Incremental RocksDB checkpoints: per old subtask whose key groups overlap this one's,
     ``(its key-group range, {state id: name}, {state name: kind}, [(file name, file)])``."""
+    channel_state: str | None = None
+    """An unaligned checkpoint's in-flight data of this subtask (on the chain's head operator):
+    replayed before any new input or output (flott.runtime.tasks.channel_state_replay)."""
 
 
 class TaskRestore(msgspec.Struct, frozen=True):

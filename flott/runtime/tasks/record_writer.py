@@ -55,7 +55,7 @@ from flott.common.type_conversion import (
 )
 from flott.runtime.execution.environment import TaskEnvironment, TaskIOMetrics
 from flott.runtime.io.network.api import ResultPartitionWriter
-from flott.runtime.io.network.protocol import serialize
+from flott.runtime.io.network.protocol import HEADER_SIZE, serialize
 from flott.runtime.io.network.record_codec import typed_encoder
 from flott.runtime.operators.declared_output_type import DeclaredOutputType, declared_type_error
 from flott.runtime.operators.runtime_context import StreamingRuntimeContext
@@ -251,6 +251,40 @@ class RecordWriter:
         """Flush what is buffered, then send ``event`` to every consumer subtask."""
         self.flush()
         self._writer.broadcast_event(event)
+
+    def is_available(self) -> bool:
+        """False while some consumer channel is full (an emit would block)."""
+        available = getattr(self._writer, "is_available", None)
+        return True if available is None else bool(available())
+
+    def emit_restored(self, channel: int, records: list[Any]) -> None:
+        """A batch of restored output channel state, straight to its subpartition (it was
+        partitioned when first written)."""
+        self._emit(channel, records)
+
+    def broadcast_priority_barrier(self, barrier: object) -> dict[int, list[bytes]]:
+        """Unaligned checkpoint: ``barrier`` goes ahead of everything queued on every consumer
+        channel (no credit, no waiting for space); returns this edge's output channel state per
+        subpartition: the batches the barrier overtook, then the records still buffered here,
+        as payloads. Those are still sent after the barrier as usual (flushing them now could
+        block under backpressure, which is what the barrier must not wait for)."""
+        encode: Callable[[list], bytes] = getattr(self._writer, "encode_records", serialize)
+        overtaken = self._writer.broadcast_priority_event(barrier)
+        state: dict[int, list[bytes]] = {}
+        for ch, items in enumerate(overtaken):
+            payloads = []
+            for item in items:
+                if type(item) is list:
+                    payloads.append(encode(item))
+                else:
+                    frame = getattr(item, "frame", None)  # serialised for a remote reader
+                    if isinstance(frame, bytes):
+                        payloads.append(frame[HEADER_SIZE:])
+            if self._buffers[ch]:
+                payloads.append(encode(list(self._buffers[ch])))
+            if payloads:
+                state[ch] = payloads
+        return state
 
     def flush(self) -> None:
         """Emit every non-empty buffer now."""
@@ -457,6 +491,19 @@ class RecordWriterDelegate:
                 self._raise_flusher_error()
             for writer in self.writers:
                 writer.broadcast_event(event)
+
+    def is_available(self) -> bool:
+        """Every output can take a buffer without blocking (Flink's output availability)."""
+        return all(writer.is_available() for writer in self.writers)
+
+    def broadcast_priority_barrier(self, barrier: object) -> dict[tuple[int, int], list[bytes]]:
+        """An unaligned checkpoint's barrier ahead of all output; the output channel state per
+        ``(writer index, subpartition)`` (see :meth:`RecordWriter.broadcast_priority_barrier`)."""
+        state: dict[tuple[int, int], list[bytes]] = {}
+        for w, writer in enumerate(self.writers):
+            for ch, payloads in writer.broadcast_priority_barrier(barrier).items():
+                state[(w, ch)] = payloads
+        return state
 
     def next_flush_deadline_ns(self) -> int | None:
         """When the oldest buffered record is due (None: nothing to flush on a timer)."""

@@ -60,8 +60,11 @@ from flott.runtime.execution.environment import (
     TriggerCheckpointMail,
 )
 from flott.runtime.io.network.api import CheckpointBarrier, EndOfPartition, InputGate
+from flott.runtime.io.network.protocol import serialize
 from flott.runtime.operators.processing_time import Clock, ProcessingTimeService
 from flott.runtime.operators.watermark import Watermark, WatermarkStatus
+from flott.runtime.tasks.channel_state_recorder import InputChannelStateRecorder
+from flott.runtime.tasks.channel_state_replay import replay_channel_state
 from flott.runtime.tasks.checkpoint_barrier_aligner import CheckpointBarrierAligner
 from flott.runtime.tasks.operator_chain import OperatorChain
 from flott.runtime.tasks.record_writer import RecordWriterDelegate
@@ -89,13 +92,19 @@ _TWO_INPUT_MAX_WAIT_S = 0.005
 """A two-input task with nothing on either gate blocks on one gate at most this long, then
 looks at the other: the gates cannot be waited on together (see ``_run_two_input_loop``)."""
 
+_OUTPUT_WAIT_S = 0.005
+"""Unaligned checkpoints: how long a backpressured source waits on its mailbox before it looks
+at its output's availability again."""
+
 _MAILBOX_POLL_S = 0.1
 """While checkpointing, an input task blocked on its input looks at its mailbox at least this often
 (completion notifications commit sinks)."""
 
 SYNC_SAVEPOINT = "SYNC_SAVEPOINT"
+CHECKPOINT = "CHECKPOINT"
 CHECKPOINT_INTERVAL_KEY = "execution.checkpointing.interval"
 CHECKPOINTING_MODE_KEY = "execution.checkpointing.mode"
+UNALIGNED_KEYS = ("execution.checkpointing.unaligned.enabled", "execution.checkpointing.unaligned.forced")
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(flott.runtime.__file__)) + os.sep
 
@@ -150,6 +159,13 @@ def exactly_once(config: dict[str, str]) -> bool:
     return mode == "EXACTLY_ONCE"
 
 
+def unaligned_checkpoints(config: dict[str, str]) -> bool:
+    """``execution.checkpointing.unaligned.enabled`` (or ``.forced``) in EXACTLY_ONCE mode: as in
+    Flink, AT_LEAST_ONCE never aligns, so there unaligned checkpoints do not apply."""
+    enabled = any(str(config.get(k, "false")).strip().lower() == "true" for k in UNALIGNED_KEYS)
+    return enabled and exactly_once(config)
+
+
 def periodic_checkpointing(config: dict[str, str]) -> bool:
     """True when the job takes periodic checkpoints (sources then end with a final checkpoint)."""
     raw = config.get(CHECKPOINT_INTERVAL_KEY, "").strip()
@@ -200,6 +216,24 @@ class _InputValveOutput:
         self._combined.input_watermark_status(status, self._index)
 
 
+class _GateChannels:
+    """The task's gates as the input channel state recorder addresses them: (gate, channel)."""
+
+    __slots__ = ("_gates",)
+
+    def __init__(self, gates: list[InputGate]) -> None:
+        self._gates = gates
+
+    def start_recording(self, channel: tuple[int, int], after_barrier: bool) -> bool:
+        return self._gates[channel[0]].start_recording(channel[1], after_barrier)
+
+    def take_recording(self, channel: tuple[int, int]) -> list[bytes]:
+        return self._gates[channel[0]].take_recording(channel[1])
+
+    def overtaken(self, channel: tuple[int, int]) -> int:
+        return self._gates[channel[0]].overtaken(channel[1])
+
+
 class StreamTask:
     """Runs one subtask: ``invoke()`` on the task's thread, ``cancel()`` from any thread."""
 
@@ -225,6 +259,10 @@ class StreamTask:
         self._skip_end_input = False
         """Stopped by a savepoint without drain: operators' end-of-input flushes must not run."""
         self._aligner: CheckpointBarrierAligner | None = None
+        self.unaligned = False
+        self._recorder: InputChannelStateRecorder | None = None
+        """Unaligned checkpoints: the in-flight input of the checkpoint in progress."""
+        self._gates: list[InputGate] = []
         self.processing_time_service = (
             ProcessingTimeService(clock) if clock is not None else ProcessingTimeService()
         )
@@ -264,15 +302,27 @@ class StreamTask:
             if self.streaming and env.checkpoint_responder is not None:
                 self.periodic_checkpointing = periodic_checkpointing(env.job_config)
                 self.exactly_once = exactly_once(env.job_config)
+                self.unaligned = unaligned_checkpoints(env.job_config)
                 self._checkpointer = SubtaskCheckpointCoordinator(
-                    env, chain.all_operators, outputs.broadcast_event, FsspecCheckpointStorage()
+                    env,
+                    chain.all_operators,
+                    outputs.broadcast_event,
+                    FsspecCheckpointStorage(),
+                    outputs.broadcast_priority_barrier,
                 )
                 for op in chain.all_operators:
                     enable = getattr(op, "enable_checkpointing", None)
                     if enable is not None:
                         enable(self.periodic_checkpointing)
             chain.open()
-            outputs.start_flusher(self.name)
+            replay_channel_state(env, chain, outputs, sorted(env.inputs, key=lambda g: g.input_index))
+            if not self.unaligned:
+                # The flusher holds the output lock while an emit blocks on a full channel; an
+                # unaligned barrier must never wait for that, and capturing the buffers without the
+                # lock would race with a flush in flight. So with unaligned checkpoints buffers
+                # are flushed between batches only (execution.buffer-timeout bounds the wait then
+                # only between records' batches).
+                outputs.start_flusher(self.name)
             if chain.source is not None:
                 self._run_source_loop(chain, outputs)
             elif len(env.inputs) == 2:
@@ -333,11 +383,19 @@ class StreamTask:
         next_due = pts.next_due
         clock = pts.clock
         mailbox_empty = env.mailbox.empty
+        # Unaligned checkpoints: a source does not poll while its output is full (Flink's task
+        # waits for output availability and takes mail meanwhile), else a blocked emit would hold
+        # the trigger back as long as the consumer takes to free a buffer.
+        output_available = outputs.is_available if self.unaligned else None
         while True:
             if cancelled():
                 raise TaskCancelledError(f"task {self.name} was cancelled")
             if not mailbox_empty() and self._process_source_mails(chain, outputs):
                 return
+            if output_available is not None and not output_available():
+                if self._process_source_mails(chain, outputs, block_s=_OUTPUT_WAIT_S):
+                    return
+                continue
             due = next_due()
             if due is not None and clock() >= due:
                 self._fire_timers()
@@ -391,6 +449,7 @@ class StreamTask:
         finished = [False] * gate.num_channels
         remaining = gate.num_channels
         aligner = self._make_aligner([gate])
+        recorder = self._recorder
         mailbox_empty = env.mailbox.empty
         while remaining:
             if cancelled():
@@ -406,6 +465,8 @@ class StreamTask:
                 flush_if_due(now())
                 continue
             channel, payload = item
+            if recorder is not None and recorder.active:
+                self._record(0, channel, payload)
             if type(payload) is list or isinstance(payload, list):
                 metrics.num_records_in += len(payload)
                 metrics.num_buffers_in += 1
@@ -453,6 +514,7 @@ class StreamTask:
         finished = [[False] * g.num_channels for g in gates]
         remaining = [g.num_channels for g in gates]
         aligner = self._make_aligner(gates)
+        recorder = self._recorder
         mailbox_empty = env.mailbox.empty
         turn = 0
         while remaining[0] or remaining[1]:
@@ -480,6 +542,8 @@ class StreamTask:
                 flush_if_due(now())
                 continue
             channel, payload = item
+            if recorder is not None and recorder.active:
+                self._record(index, channel, payload)
             if type(payload) is list or isinstance(payload, list):
                 metrics.num_records_in += len(payload)
                 metrics.num_buffers_in += 1
@@ -512,10 +576,68 @@ class StreamTask:
     def _make_aligner(self, gates: list[InputGate]) -> CheckpointBarrierAligner | None:
         if self._checkpointer is None:
             return None
+        self._gates = gates
+        if self.unaligned:
+            self._recorder = InputChannelStateRecorder(serialize, _GateChannels(gates))
+            self._aligner = CheckpointBarrierAligner(
+                gates,
+                self._on_aligned,
+                self._on_alignment_cancelled,
+                unaligned=True,
+                on_unaligned_started=self._on_unaligned_started,
+                on_channel_barrier=self._on_channel_barrier,
+                on_unaligned_done=self._on_unaligned_done,
+            )
+            return self._aligner
         self._aligner = CheckpointBarrierAligner(
             gates, self._on_aligned, self._on_alignment_cancelled, blocking=self.exactly_once
         )
         return self._aligner
+
+    # Unaligned checkpoints: the handler's callbacks and the recorder's feed (see
+    # subtask_checkpoint_coordinator.py). An EndOfPartition or barrier reaches the recorder through
+    # the handler; records and watermarks through _record.
+
+    def _record(self, gate_index: int, channel: int, payload: object) -> None:
+        recorder = self._recorder
+        assert recorder is not None
+        if type(payload) is CheckpointBarrier:
+            return
+        if isinstance(payload, EndOfPartition):
+            recorder.on_end_of_partition((gate_index, channel))
+        else:
+            recorder.on_item((gate_index, channel), payload)
+        self._maybe_finish_unaligned()
+
+    def _on_unaligned_started(self, barrier: CheckpointBarrier) -> None:
+        assert self._recorder is not None and self._checkpointer is not None
+        aligner = self._aligner
+        assert aligner is not None
+        previous = self._recorder.checkpoint_id
+        if previous is not None:
+            # Its barriers all came, but not yet the data they overtook: a newer checkpoint means
+            # the coordinator gave it up (timed out); it cannot complete any more.
+            self._recorder.abort()
+            self._checkpointer.abort_unaligned(previous)
+        self._recorder.start(barrier.checkpoint_id, aligner.open_channels(), aligner.first_channel)
+        self._timed(self._checkpointer.start_unaligned, barrier)
+
+    def _on_channel_barrier(self, gate_index: int, channel: int, barrier: CheckpointBarrier) -> None:
+        assert self._recorder is not None
+        self._recorder.on_barrier((gate_index, channel), barrier.checkpoint_id)
+
+    def _on_unaligned_done(self, barrier: CheckpointBarrier) -> None:
+        assert self._recorder is not None
+        self._recorder.barriers_done()
+        self._maybe_finish_unaligned()
+
+    def _maybe_finish_unaligned(self) -> None:
+        recorder = self._recorder
+        if recorder is None or not recorder.complete:
+            return
+        assert self._checkpointer is not None and recorder.checkpoint_id is not None
+        cid = recorder.checkpoint_id
+        self._timed(self._checkpointer.finish_unaligned, cid, recorder.finish())
 
     def _on_aligned(self, barrier: CheckpointBarrier) -> None:
         assert self._checkpointer is not None
@@ -529,6 +651,11 @@ class StreamTask:
                 self._process_input_mails(block_s=_MAILBOX_POLL_S)
 
     def _on_alignment_cancelled(self, checkpoint_id: int, reason: str) -> None:
+        recorder = self._recorder
+        if recorder is not None and recorder.checkpoint_id == checkpoint_id:
+            recorder.abort()
+        if self._checkpointer is not None:
+            self._checkpointer.abort_unaligned(checkpoint_id)
         responder = self._env.checkpoint_responder
         if responder is not None:
             responder.decline(checkpoint_id, f"alignment cancelled: {reason}")
@@ -594,7 +721,12 @@ class StreamTask:
                 barrier = CheckpointBarrier(
                     mail.checkpoint_id, mail.timestamp, mail.checkpoint_type, mail.location, mail.drain
                 )
-                self._timed(checkpointer.checkpoint, barrier, self._source_exhausted)
+                if self.unaligned and mail.checkpoint_type == CHECKPOINT:
+                    # A source has no input channel state: its checkpoint is whole at once.
+                    self._timed(checkpointer.start_unaligned, barrier, self._source_exhausted)
+                    self._timed(checkpointer.finish_unaligned, barrier.checkpoint_id, {})
+                else:
+                    self._timed(checkpointer.checkpoint, barrier, self._source_exhausted)
                 if mail.checkpoint_type == SYNC_SAVEPOINT:
                     self._stop_savepoint = barrier
             elif type(mail) is CheckpointCompleteMail:

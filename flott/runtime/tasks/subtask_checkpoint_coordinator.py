@@ -33,6 +33,15 @@ the synchronous part on a TaskManager always fail the task over. Only the asynch
 two-phase-commit sink: a sink whose pre-commit failed (a Kafka record not delivered) keeps its
 transaction, and the next barrier would pre-commit it without the lost records.
 
+**Unaligned checkpoints** (:meth:`start_unaligned` / :meth:`finish_unaligned`): the synchronous
+part runs on the checkpoint's *first* barrier; the barrier goes ahead of everything queued on
+every output (``broadcast_priority``), and what it overtook there is the output channel state.
+The task then records its input channels' in-flight data until their barriers came
+(:class:`~flott.runtime.tasks.channel_state_recorder.InputChannelStateRecorder`) and hands it to
+:meth:`finish_unaligned`, which submits the asynchronous part: operator state as above plus one
+channel state file (flott.runtime.checkpoint.channel_state), its handle on the chain's head
+operator.
+
 Completion and abort notifications reach the operators through :meth:`notify_complete` and
 :meth:`notify_aborted` (transactional sinks commit on completion, which the coordinator only
 announces once every task's asynchronous part acknowledged).
@@ -44,6 +53,9 @@ import logging
 import threading
 from collections.abc import Callable
 
+import msgspec
+
+from flott.runtime.checkpoint import channel_state as channel_state_files
 from flott.runtime.checkpoint import snapshot as snapshot_files
 from flott.runtime.checkpoint.coordinator import CHECKPOINT
 from flott.runtime.checkpoint.incremental import (
@@ -51,7 +63,12 @@ from flott.runtime.checkpoint.incremental import (
     IncrementalSnapshotter,
     incremental_enabled,
 )
-from flott.runtime.checkpoint.metadata import OperatorStateHandle, OperatorSubtaskState, TaskStateSnapshot
+from flott.runtime.checkpoint.metadata import (
+    ChannelStateHandle,
+    OperatorStateHandle,
+    OperatorSubtaskState,
+    TaskStateSnapshot,
+)
 from flott.runtime.checkpoint.storage import CheckpointStorage, join
 from flott.runtime.execution.environment import TaskEnvironment
 from flott.runtime.io.network.api import CheckpointBarrier
@@ -86,6 +103,21 @@ class _Capture:
         self.data = data
 
 
+ChannelBuffers = dict[tuple[int, int], list[bytes]]
+
+
+class _PendingUnaligned:
+    """An unaligned checkpoint whose operators are captured, waiting for its input channel state."""
+
+    def __init__(
+        self, barrier: CheckpointBarrier, captures: list[_Capture], output: ChannelBuffers, end_of_input: bool
+    ) -> None:
+        self.barrier = barrier
+        self.captures = captures
+        self.output = output
+        self.end_of_input = end_of_input
+
+
 class SubtaskCheckpointCoordinator:
     def __init__(
         self,
@@ -93,8 +125,13 @@ class SubtaskCheckpointCoordinator:
         operators: list[StreamOperator],
         broadcast_event: Callable[[object], None],
         storage: CheckpointStorage,
+        broadcast_priority: Callable[[object], ChannelBuffers] | None = None,
     ) -> None:
+        """``broadcast_priority``: puts a barrier ahead of all queued output and returns what it
+        overtook per ``(writer, subpartition)`` (unaligned checkpoints)."""
         self._env = env
+        self._broadcast_priority = broadcast_priority
+        self._pending_unaligned: _PendingUnaligned | None = None
         self._operators = operators
         self._descriptors = list(env.vertex.operators)
         self._broadcast = broadcast_event
@@ -123,8 +160,89 @@ class SubtaskCheckpointCoordinator:
         self._broadcast(barrier)
         self.runner.submit(self._async_part(barrier, captures, end_of_input), self._env.cancelled.is_set)
 
+    def start_unaligned(self, barrier: CheckpointBarrier, end_of_input: bool = False) -> None:
+        """Unaligned checkpoint, on its first barrier: capture the operators, send the barrier
+        ahead of all queued output and keep what it overtook; :meth:`finish_unaligned` follows
+        once the input channel state is recorded."""
+        assert self._broadcast_priority is not None, "unaligned checkpoints need broadcast_priority"
+        cid = barrier.checkpoint_id
+        self.abort_unaligned(None)
+        try:
+            captures = self._capture(barrier)
+        except Exception as e:
+            log.warning(
+                "%s: snapshot for checkpoint %d failed: %s", self._env.task_name_with_subtasks, cid, e
+            )
+            self._broadcast_priority(barrier)
+            responder = self._env.checkpoint_responder
+            if responder is not None:
+                responder.decline(cid, f"{type(e).__name__}: {e}")
+            return
+        output = self._broadcast_priority(barrier)
+        self._pending_unaligned = _PendingUnaligned(barrier, captures, output, end_of_input)
+
+    def finish_unaligned(self, checkpoint_id: int, input_state: ChannelBuffers) -> None:
+        """The input channel state of ``checkpoint_id`` is complete: write everything."""
+        pending = self._pending_unaligned
+        if pending is None or pending.barrier.checkpoint_id != checkpoint_id:
+            return  # its capture failed (declined already) or it was aborted
+        self._pending_unaligned = None
+        channel_state = channel_state_files.encode_channel_state(checkpoint_id, input_state, pending.output)
+        self.runner.submit(
+            self._async_part(pending.barrier, pending.captures, pending.end_of_input, channel_state),
+            self._env.cancelled.is_set,
+        )
+
+    def abort_unaligned(self, checkpoint_id: int | None) -> None:
+        """Drop the pending unaligned checkpoint (``checkpoint_id``, or whichever: None)."""
+        pending = self._pending_unaligned
+        if pending is None or (checkpoint_id is not None and pending.barrier.checkpoint_id != checkpoint_id):
+            return
+        self._pending_unaligned = None
+        for c in pending.captures:
+            if c.keyed is not None:
+                c.keyed.release()
+
+    def _channel_state(
+        self,
+        state: channel_state_files.ChannelStateFile,
+        location: str,
+        written: list[str],
+        states: list[OperatorSubtaskState],
+    ) -> None:
+        """Write the channel state file and put its handle on the head operator's state."""
+        env = self._env
+        head = self._descriptors[0]
+        rel = channel_state_files.channel_state_file(head.operator_id, env.subtask_index)
+        data = channel_state_files.to_bytes(state)
+        written.append(rel)
+        self._storage.write_atomic(join(location, rel), data)
+        handle = ChannelStateHandle(
+            env.subtask_index, rel, len(data), state.num_input_buffers, state.num_output_buffers
+        )
+        for i, op_state in enumerate(states):
+            if op_state.operator_id == head.operator_id:
+                states[i] = msgspec.structs.replace(op_state, channel_state=handle)
+                return
+        states.insert(
+            0,
+            OperatorSubtaskState(
+                operator_id=head.operator_id,
+                subtask_index=env.subtask_index,
+                parallelism=env.parallelism,
+                max_parallelism=env.max_parallelism,
+                uid=head.uid,
+                name=head.name,
+                channel_state=handle,
+            ),
+        )
+
     def _async_part(
-        self, barrier: CheckpointBarrier, captures: list[_Capture], end_of_input: bool
+        self,
+        barrier: CheckpointBarrier,
+        captures: list[_Capture],
+        end_of_input: bool,
+        channel_state: channel_state_files.ChannelStateFile | None = None,
     ) -> AsyncSnapshotPart:
         storage, location = self._storage, barrier.location
         written: list[str] = []
@@ -139,6 +257,8 @@ class SubtaskCheckpointCoordinator:
                     written.append(c.operator_state.operator_state.path)
                     storage.write_atomic(join(location, c.operator_state.operator_state.path), c.data or b"")
                     states.append(c.operator_state)
+            if channel_state is not None and (channel_state.input or channel_state.output):
+                self._channel_state(channel_state, location, written, states)
             return TaskStateSnapshot(operators=states, end_of_input=end_of_input)
 
         def release() -> None:
@@ -216,6 +336,7 @@ class SubtaskCheckpointCoordinator:
     def close(self, cancel: bool) -> None:
         """The task ends: ``cancel`` stops the writers in flight, else their acknowledgements go
         out first (a finishing task's last checkpoint)."""
+        self.abort_unaligned(None)
         if not cancel:
             self.runner.wait_idle(self._env.cancelled.is_set)
         self.runner.close(cancel=cancel or self._env.cancelled.is_set())
@@ -229,6 +350,7 @@ class SubtaskCheckpointCoordinator:
                 notify(checkpoint_id)
 
     def notify_aborted(self, checkpoint_id: int) -> None:
+        self.abort_unaligned(checkpoint_id)
         self.runner.abort(checkpoint_id)
         for snapshotter in self._snapshotters.values():
             snapshotter.notify_aborted(checkpoint_id)

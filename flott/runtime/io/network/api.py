@@ -68,6 +68,10 @@ class ResultPartitionWriter(Protocol):
     def broadcast_event(self, event: object) -> None:
         """Send an in-band event to every subpartition, after all records emitted before it."""
 
+    def broadcast_priority_event(self, event: object) -> list[list[object]]:
+        """Put ``event`` ahead of everything queued on every subpartition, without waiting for
+        space or credit (an unaligned checkpoint's barrier); per subpartition, what it overtook."""
+
     def finish(self) -> None:
         """Send EndOfPartition to every subpartition; the consumers see their input end."""
 
@@ -92,6 +96,18 @@ class InputGate(Protocol):
         Raises DataExchangeError if a producer's connection broke, TaskCancelledError
         if the gate was closed (task cancelled).
         """
+
+    def overtaken(self, channel: int) -> int:
+        """Items the priority event just polled from ``channel`` overtook in the consumer's own
+        queue (they precede it: an unaligned checkpoint records them as input channel state)."""
+
+    def start_recording(self, channel: int, after_barrier: bool) -> bool:
+        """Unaligned checkpoint: have ``channel`` record its in-flight data before its barrier as
+        it arrives (``after_barrier``: its barrier was just polled); False if it cannot (a local
+        channel), and the task records what it polls from it instead."""
+
+    def take_recording(self, channel: int) -> list[bytes]:
+        """What ``channel`` recorded (payloads), once its barrier or end was polled."""
 
     def block_channel(self, channel: int) -> None:
         """Stop delivering from ``channel`` (checkpoint alignment); its data stays queued upstream."""

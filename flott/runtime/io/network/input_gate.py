@@ -16,11 +16,19 @@ channel stays in order.
   payload is unpickled here, on the consumer task thread, and each buffer
   taken returns one credit to the producer (one loop wake-up at most per
   buffer, fewer when the loop has not yet sent the previous credits).
+
+A priority event (an unaligned checkpoint's barrier) goes to the front of a remote channel's
+queue, overtaking the frames received but not yet taken; it returns no credit (it took none),
+and :meth:`SingleInputGate.overtaken` tells the task how many items it overtook: those still
+belong before the barrier, so they go into the checkpoint's input channel state. A local
+channel reads the producer's queue itself, where the barrier already overtook everything (as
+the producer's output channel state), so nothing is overtaken on its side.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import queue
 import threading
 from collections import deque
@@ -61,6 +69,20 @@ class InputChannel:
     @property
     def num_queued_buffers(self) -> int:
         return 0
+
+    @property
+    def last_overtaken(self) -> int:
+        """Items the priority event taken last overtook in this channel's own queue."""
+        return 0
+
+    def start_recording(self, after_barrier: bool) -> bool:
+        """Unaligned checkpoint: record this channel's in-flight data where it arrives; False if
+        the channel cannot (a local one: the task records what it polls instead)."""
+        return False
+
+    def take_recording(self) -> list[bytes]:
+        """The payloads recorded since :meth:`start_recording`, once the barrier was polled."""
+        return []
 
     def describe(self) -> str:
         return f"partition {self.spec.partition_id} subpartition {self.spec.subpartition_index}"
@@ -158,6 +180,11 @@ class RemoteInputChannel(InputChannel):
         "_lock",
         "_loop",
         "_notified",
+        "_num_priority",
+        "_overtaken",
+        "_recorded",
+        "_recording",
+        "_taken_overtaken",
         "_unannounced_credit",
         "initial_credit",
         "receiver_id",
@@ -183,6 +210,12 @@ class RemoteInputChannel(InputChannel):
         self._lock = threading.Lock()
         self._frames: deque[tuple[int, memoryview | None]] = deque()
         self._notified = False
+        self._num_priority = 0
+        self._overtaken: deque[int] = deque()
+        """Per priority frame at the front, how many frames it overtook."""
+        self._taken_overtaken = 0
+        self._recording = False
+        self._recorded: list[bytes] = []
         self._error: str | None = None
         self._eop_received = False
         self._unannounced_credit = 0
@@ -202,7 +235,22 @@ class RemoteInputChannel(InputChannel):
     def on_frame(self, msg_type: int, payload: memoryview) -> None:
         """A BUFFER or EVENT frame arrived."""
         with self._lock:
+            if self._recording and msg_type == protocol.BUFFER:
+                self._recorded.append(bytes(payload))
             self._frames.append((msg_type, payload))
+            if self._notified:
+                return
+            self._notified = True
+        self._gate_queue.put(self.index)
+
+    def on_priority_frame(self, payload: memoryview) -> None:
+        """A PRIORITY_EVENT frame: queued ahead of every frame but earlier priority ones."""
+        with self._lock:
+            self._recording = False  # the barrier: what follows is after it
+            frames = self._frames
+            self._overtaken.append(len(frames) - self._num_priority)
+            frames.insert(self._num_priority, (protocol.PRIORITY_EVENT, payload))
+            self._num_priority += 1
             if self._notified:
                 return
             self._notified = True
@@ -210,6 +258,7 @@ class RemoteInputChannel(InputChannel):
 
     def on_end_of_partition(self) -> None:
         with self._lock:
+            self._recording = False
             self._eop_received = True
             self._frames.append((protocol.END_OF_PARTITION, None))
             if self._notified:
@@ -254,7 +303,10 @@ class RemoteInputChannel(InputChannel):
             if not more:
                 self._notified = False
             schedule = False
-            if msg_type != protocol.END_OF_PARTITION:
+            if msg_type == protocol.PRIORITY_EVENT:
+                self._num_priority -= 1
+                self._taken_overtaken = self._overtaken.popleft()
+            elif msg_type != protocol.END_OF_PARTITION:
                 self._unannounced_credit += 1
                 if not self._credit_flush_scheduled and self._unannounced_credit >= self._credit_batch:
                     self._credit_flush_scheduled = schedule = True
@@ -284,6 +336,35 @@ class RemoteInputChannel(InputChannel):
     @property
     def num_queued_buffers(self) -> int:
         return len(self._frames)
+
+    @property
+    def last_overtaken(self) -> int:
+        return self._taken_overtaken
+
+    def start_recording(self, after_barrier: bool) -> bool:
+        """Record the in-flight data before this channel's barrier as it is (Flink's
+        ChannelStatePersister): ``after_barrier``, the barrier was just polled and what it
+        overtook is at the head of the queue; else, if the barrier is queued already, what it
+        overtook; else everything queued now and everything arriving until the barrier does."""
+        with self._lock:
+            frames = self._frames
+            if after_barrier:
+                start, n, self._recording = 0, self._taken_overtaken, False
+            elif self._num_priority:
+                start, n, self._recording = self._num_priority, self._overtaken[0], False
+            else:
+                start, n, self._recording = 0, len(frames), not self._eop_received
+            self._recorded = [
+                bytes(payload)
+                for msg_type, payload in itertools.islice(frames, start, start + n)
+                if msg_type == protocol.BUFFER and payload is not None
+            ]
+        return True
+
+    def take_recording(self) -> list[bytes]:
+        with self._lock:
+            recorded, self._recorded, self._recording = self._recorded, [], False
+        return recorded
 
 
 class SingleInputGate:
@@ -372,6 +453,18 @@ class SingleInputGate:
             if self._num_finished >= len(self._specs) and self._on_close is not None:
                 self._on_close(self)  # fully read: the environment need not track it any more
         return index, item
+
+    def start_recording(self, channel: int, after_barrier: bool) -> bool:
+        """See :meth:`InputChannel.start_recording`."""
+        return self._channels[channel].start_recording(after_barrier)
+
+    def take_recording(self, channel: int) -> list[bytes]:
+        return self._channels[channel].take_recording()
+
+    def overtaken(self, channel: int) -> int:
+        """How many items (buffers and events) the priority event just polled from ``channel``
+        overtook there: the next that many items of the channel precede it."""
+        return self._channels[channel].last_overtaken
 
     def block_channel(self, channel: int) -> None:
         self._blocked.add(channel)

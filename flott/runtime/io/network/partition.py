@@ -15,6 +15,13 @@ or in-band events) guarded by one lock:
 The reader is told that data arrived only when it is not already known to be
 looking (the ``_notified`` flag), so a busy consumer costs no wake-ups at all
 and an idle one exactly one per buffer.
+
+Priority events (an unaligned checkpoint's barrier, Flink's PipelinedSubpartition#add with
+priority): :meth:`ResultSubpartition.add_priority_event` puts the event at the *front* of the
+queue, behind earlier priority events only, without waiting for space, and returns the buffers
+it overtook (they become the producer's output channel state). A priority event is queued as a
+:class:`PriorityEvent` and needs no credit: a remote reader sends it even with none left, and the
+consumer returns none for it, so overtaking cannot starve or inflate credit-based flow control.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, cast
 
 from flott.errors import DataExchangeError, TaskCancelledError
 from flott.runtime.io.network.api import EndOfPartition
@@ -31,6 +38,15 @@ from flott.runtime.io.network.protocol import serialize
 
 END_OF_PARTITION = EndOfPartition()
 """The one EndOfPartition instance the layer hands out (compare by type, not identity)."""
+
+
+class PriorityEvent:
+    """An event queued ahead of the buffers (see the module docstring); carries no credit."""
+
+    __slots__ = ("event",)
+
+    def __init__(self, event: object) -> None:
+        self.event = event
 
 _OPEN = 0
 _FINISHED = 1  # EndOfPartition queued; nothing may be added any more
@@ -73,6 +89,7 @@ class ResultSubpartition:
         "_cond",
         "_failure",
         "_notified",
+        "_num_priority",
         "_partition",
         "_reader",
         "_release_cause",
@@ -95,6 +112,8 @@ class ResultSubpartition:
         self._buffers: deque[object] = deque()
         self._reader: SubpartitionReader | None = None
         self._notified = False
+        self._num_priority = 0
+        """Priority events at the front of ``_buffers``."""
         self._state = _OPEN
         self._failure = ""
         self._release_cause: str | None = None
@@ -118,6 +137,12 @@ class ResultSubpartition:
     @property
     def is_back_pressured(self) -> bool:
         return self._waiting_producers > 0
+
+    @property
+    def is_available(self) -> bool:
+        """An add would not block: there is space, or the subpartition is no longer open (then
+        the add raises at once)."""
+        return len(self._buffers) < self._capacity or self._state != _OPEN
 
     @property
     def is_released(self) -> bool:
@@ -170,6 +195,35 @@ class ResultSubpartition:
                 self._waiting_producers -= 1
                 self.back_pressured_time_ns += time.perf_counter_ns() - started
 
+    def add_priority_event(self, event: object) -> list[object]:
+        """Queue ``event`` ahead of every buffer (behind earlier priority events); never blocks.
+
+        Returns what it overtook, oldest first: record batches (lists, or already-serialised
+        buffers of a remote reader) and events. Raises like :meth:`add` once the subpartition is
+        no longer open."""
+        with self._cond:
+            state = self._state
+            if state == _RELEASED:
+                raise TaskCancelledError(f"result partition {self.name} was released")
+            if state == _FAILED:
+                raise DataExchangeError(self._failure)
+            if state == _FINISHED:
+                raise DataExchangeError(f"result partition {self.name} is already finished")
+            buffers = self._buffers
+            overtaken = list(buffers)[self._num_priority :]
+            buffers.insert(self._num_priority, PriorityEvent(event))
+            self._num_priority += 1
+            self.num_buffers_in += 1
+            reader = self._reader
+            if reader is None or (self._notified and not reader.is_remote):
+                return overtaken
+            # A remote reader is woken even if notified already: out of credit, it would not look
+            # again before new credit comes, and this event needs none (its drain is idempotent;
+            # a local reader's notification puts the channel into its gate's queue, once only).
+            self._notified = True
+        reader.notify_data_available()
+        return overtaken
+
     def finish(self) -> None:
         """Queue EndOfPartition. Does not block: the end marker may exceed the capacity by one."""
         with self._cond:
@@ -195,6 +249,7 @@ class ResultSubpartition:
             self._state = _RELEASED
             self._release_cause = cause
             self._buffers.clear()
+            self._num_priority = 0
             self._cond.notify_all()
             reader = self._reader
         if reader is not None:
@@ -229,6 +284,9 @@ class ResultSubpartition:
             more = bool(self._buffers)
             if not more:
                 self._notified = False
+            if self._num_priority:
+                self._num_priority -= 1
+                item = cast(PriorityEvent, item).event
             self.num_buffers_out += 1
             if self._waiting_producers:
                 self._cond.notify()
@@ -240,14 +298,17 @@ class ResultSubpartition:
         return item, more
 
     def take_many(self, max_buffers: int) -> tuple[list[object], str | None]:
-        """Remote reader (event loop): up to ``max_buffers`` buffers, or the error to report."""
+        """Remote reader (event loop): up to ``max_buffers`` buffers (the reader's credit) plus
+        the priority events queued ahead of them (they need none), or the error to report."""
         with self._cond:
             if self._state >= _RELEASED:
                 return [], self._consumer_side_error()
-            if max_buffers <= 0:
+            priority = self._num_priority
+            if max_buffers <= 0 and not priority:
                 return [], None
             buffers = self._buffers
-            n = min(max_buffers, len(buffers))
+            n = min(max(max_buffers, 0) + priority, len(buffers))
+            self._num_priority = priority - min(n, priority)
             if n == len(buffers):
                 taken = list(buffers)
                 buffers.clear()
@@ -278,6 +339,7 @@ class ResultSubpartition:
             self._state = _FAILED
             self._failure = message
             self._buffers.clear()
+            self._num_priority = 0
             self._cond.notify_all()
         self._partition._on_subpartition_failed(message)
 
@@ -349,6 +411,13 @@ class ResultPartition:
             raise TypeError("use finish() to end a partition")
         for sub in self._subpartitions:
             sub.add(event)
+
+    def broadcast_priority_event(self, event: object) -> list[list[object]]:
+        """Put ``event`` at the front of every subpartition (never blocks); per subpartition,
+        the buffers it overtook (see :meth:`ResultSubpartition.add_priority_event`)."""
+        if isinstance(event, (list, EndOfPartition)):
+            raise TypeError("a priority event must be an event")
+        return [sub.add_priority_event(event) for sub in self._subpartitions]
 
     def finish(self) -> None:
         """Queue EndOfPartition on every subpartition (never blocks)."""
@@ -440,6 +509,10 @@ class ResultPartition:
 
     def queued_buffers_per_subpartition(self) -> list[int]:
         return [sub.num_queued_buffers for sub in self._subpartitions]
+
+    def is_available(self) -> bool:
+        """Every subpartition can take a buffer without blocking (Flink's output availability)."""
+        return all(sub.is_available for sub in self._subpartitions)
 
     @property
     def is_back_pressured(self) -> bool:

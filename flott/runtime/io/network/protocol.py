@@ -54,6 +54,9 @@ END_OF_PARTITION = 12
 """No more data on this channel (no payload)."""
 ERROR = 13
 """The request failed (partition unknown, released, ...): UTF-8 message."""
+PRIORITY_EVENT = 14
+"""A pickled event that overtakes the buffers queued before it (an unaligned checkpoint's
+barrier): sent without credit, and the consumer returns none for it."""
 
 CONNECTION_RECEIVER_ID = 0xFFFFFFFF
 """Receiver id used for errors that concern the whole connection."""
@@ -109,6 +112,11 @@ def encode_buffer(
 def encode_event(receiver_id: int, event: object) -> bytes:
     payload = serialize(event)
     return HEADER.pack(len(payload), EVENT, receiver_id) + payload
+
+
+def encode_priority_event(receiver_id: int, event: object) -> bytes:
+    payload = serialize(event)
+    return HEADER.pack(len(payload), PRIORITY_EVENT, receiver_id) + payload
 
 
 def encode_end_of_partition(receiver_id: int) -> bytes:

@@ -27,7 +27,7 @@ from flott.errors import DataExchangeError
 from flott.runtime.io.network import protocol
 from flott.runtime.io.network.api import EndOfPartition
 from flott.runtime.io.network.input_gate import RemoteInputChannel
-from flott.runtime.io.network.partition import ResultSubpartition
+from flott.runtime.io.network.partition import PriorityEvent, ResultSubpartition
 
 if TYPE_CHECKING:
     from flott.runtime.io.network.shuffle_environment import ShuffleEnvironment
@@ -155,16 +155,20 @@ class RemoteSubpartitionReader:
             return
         if not taken:
             return
-        self._credit -= len(taken)
         receiver_id = self.receiver_id
         frames: list[bytes] = []
+        priority = 0
         for item in taken:
             kind = type(item)
             if kind is SerializedBuffer:
                 frames.append(cast(SerializedBuffer, item).frame)
                 continue
             try:
-                if kind is list:
+                if kind is PriorityEvent:
+                    priority += 1  # needs no credit (see partition.py)
+                    event = cast(PriorityEvent, item).event
+                    frames.append(protocol.encode_priority_event(receiver_id, event))
+                elif kind is list:
                     frames.append(protocol.encode_buffer(receiver_id, cast(list, item)))
                 elif kind is EndOfPartition:
                     frames.append(protocol.encode_end_of_partition(receiver_id))
@@ -175,6 +179,7 @@ class RemoteSubpartitionReader:
                 sub.consumer_gone(message)
                 self._fail_request(message)
                 return
+        self._credit -= len(taken) - priority
         sub.num_bytes_sent += sum(map(len, frames))
         self._conn.write_frames(frames)
 
@@ -355,6 +360,9 @@ class PartitionRequestClient(asyncio.Protocol):
                     metrics.buffers_received += 1
                     if channel is not None:
                         channel.on_frame(msg_type, payload)
+                elif msg_type == protocol.PRIORITY_EVENT:
+                    if channel is not None:
+                        channel.on_priority_frame(payload)
                 elif msg_type == protocol.END_OF_PARTITION:
                     if channel is not None:
                         channel.on_end_of_partition()
