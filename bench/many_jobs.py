@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import subprocess
 import sys
@@ -179,10 +180,14 @@ class System:
 class Flott(System):
     name = "flott"
 
-    def __init__(self, workdir: Path, slots: int) -> None:
-        self.workdir, self.slots = workdir, slots
+    def __init__(self, workdir: Path, slots: int, keep: int, tree: str = "") -> None:
+        self.workdir, self.slots, self.keep = workdir, slots, keep
         self.small, self.running = job_graphs()
         self.procs = []
+        self.env: dict[str, str] | None = None
+        if tree:  # another checkout's flott (--flott-before)
+            self.name = f"flott ({Path(tree).name})"
+            self.env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
 
     def start(self) -> None:
         exe = Path(sys.executable).parent / "flott"
@@ -191,6 +196,7 @@ class Flott(System):
         conf = ["-D", f"rest.port={rest}", "-D", "rest.address=127.0.0.1"]
         conf += ["-D", f"jobmanager.rpc.port={rpc}", "-D", "jobmanager.rpc.address=127.0.0.1"]
         conf += ["-D", f"taskmanager.numberOfTaskSlots={self.slots}"]
+        conf += ["-D", f"jobstore.max-capacity={self.keep}"]  # flott keeps 1,000 by default
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.procs = [
             subprocess.Popen(
@@ -198,6 +204,7 @@ class Flott(System):
                 stdout=subprocess.DEVNULL,
                 stderr=open(self.workdir / f"{role}.log", "ab"),
                 start_new_session=True,
+                env=self.env,
             )
             for role in ("jobmanager", "taskmanager")
         ]
@@ -315,7 +322,12 @@ def wait_states(system: System, finished: int, running: int, timeout: float) -> 
             raise RuntimeError(f"{system.name}: {len(bad)} jobs {bad[0]}")
         return states.count("FINISHED") >= finished and states.count("RUNNING") >= running
 
-    return wait_until(check, timeout, f"{system.name}: {finished} jobs FINISHED, {running} RUNNING", 0.1)
+    try:
+        return wait_until(check, timeout, f"{system.name}: {finished} jobs FINISHED, {running} RUNNING", 0.1)
+    except TimeoutError as e:
+        states = system.statuses()
+        counts = {s: states.count(s) for s in sorted(set(states))}
+        raise TimeoutError(f"{e}; the cluster lists {counts}") from None
 
 
 def fill(system: System, archived: int, running: int, concurrency: int) -> dict[str, float]:
@@ -333,7 +345,7 @@ def fill(system: System, archived: int, running: int, concurrency: int) -> dict[
     rss_after = proc.memory_info().rss
     log(f"many_jobs: {system.name}: submitting {running} running jobs")
     asyncio.run(system.submit(running, concurrency, running=True))
-    wait_states(system, archived + 1, running, 120 + running)
+    wait_states(system, archived + 1, running, 300 + 3 * running)
     listed = len(system.statuses())
     if listed != archived + 1 + running:
         raise RuntimeError(f"{system.name}: /jobs/overview lists {listed} jobs, not {archived + 1 + running}")
@@ -358,6 +370,11 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--with-flink", action="store_true", help="with --quick: Flink 2.3 too")
     parser.add_argument("--no-peers", action="store_true", help="flott only")
+    parser.add_argument(
+        "--flott-before",
+        metavar="TREE",
+        help="also a cluster of the flott package under TREE (e.g. `git archive <commit> flott` unpacked)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.archived, args.running, args.rounds, args.duration = 50, 4, 1, 1.0
@@ -374,7 +391,9 @@ def main() -> int:
         flink_why = "bench/.venv-peers has no apache-flink, or there is no JDK (java, javac)"
     slots = args.running + SMALL_SLOTS
     workdir = Path(tempfile.mkdtemp(prefix="flott-many-jobs-"))
-    systems: list[System] = [Flott(workdir / "flott", slots)]
+    systems: list[System] = [Flott(workdir / "flott", slots, args.archived + 1)]
+    if args.flott_before:
+        systems.append(Flott(workdir / "flott-before", slots, args.archived + 1, args.flott_before))
     if not flink_why:
         systems.append(Flink(workdir / "flink", slots))
     filled: dict[str, dict[str, float]] = {}
@@ -425,8 +444,13 @@ def main() -> int:
                 cells.append(f"{show(med)} ({show(lo)}–{show(hi)})")
             rows.append([f"GET {p} ({sizes[p]:,} bytes from flott): {label}", *cells])
         if flink:
-            ratios = [a[0] / b[0] for a, b in zip(results[(p, "flott")], results[(p, flink)], strict=True)]
-            rows.append([f"GET {p}: flott / Flink requests/s per round", ratio_cell(ratios), ""])
+            ratio_cells = [
+                ratio_cell([a[0] / b[0] for a, b in zip(results[(p, c)], results[(p, flink)], strict=True)])
+                if c != flink
+                else ""
+                for c in cols
+            ]
+            rows.append([f"GET {p}: requests/s / Flink's, per round", *ratio_cells])
     print(
         f"\n### Many jobs on one session cluster (`bench/many_jobs.py --archived {args.archived} "
         f"--running {args.running}`; wrk -t2 -c16 -d{args.duration:g}s, {args.rounds} round(s); "
