@@ -173,6 +173,15 @@ class System:
         """Submit ``jobs`` jobs, ``concurrency`` at a time; seconds until all accepted."""
         raise NotImplementedError
 
+    def first_failure(self) -> str:
+        """The root exception of a failed job, for the error message."""
+        jobs = get_json(self.base + "/jobs/overview", timeout=60)["jobs"]  # type: ignore[index]
+        failed = [j["jid"] for j in jobs if j["state"] == "FAILED"]
+        if not failed:
+            return "none FAILED"
+        info = get_json(f"{self.base}/jobs/{failed[0]}/exceptions", timeout=60)
+        return str(info.get("root-exception") or info)[:1500]  # type: ignore[union-attr]
+
     def statuses(self) -> list[str]:
         return [j["state"] for j in get_json(self.base + "/jobs/overview", timeout=60)["jobs"]]  # type: ignore[index]
 
@@ -252,6 +261,8 @@ class Flink(System):
             )
             memory = "taskmanager.memory.process.size: "
             text = text.replace(f'{memory}"1280m"', f'{memory}"2048m"')  # room for the slots' tasks
+            # a shared, busy machine: a TaskManager late with its heartbeat fails every job on it
+            text += "heartbeat.timeout: 300000\n"
             path.write_text(text)
 
         cluster.write_conf = write_conf  # type: ignore[method-assign]
@@ -319,7 +330,8 @@ def wait_states(system: System, finished: int, running: int, timeout: float) -> 
         states = system.statuses()
         bad = [s for s in states if s in ("FAILED", "CANCELED")]
         if bad:
-            raise RuntimeError(f"{system.name}: {len(bad)} jobs {bad[0]}")
+            first = system.first_failure()
+            raise RuntimeError(f"{system.name}: {len(bad)} jobs {bad[0]}, the first: {first}")
         return states.count("FINISHED") >= finished and states.count("RUNNING") >= running
 
     try:
@@ -413,10 +425,14 @@ def main() -> int:
                     rps, _, p99 = run_wrk(s.base + p, args.duration)
                     results.setdefault((p, s.name), []).append((rps, p99))
                     load.append(psutil.getloadavg()[0])
-    finally:
+    except BaseException:
         for s in systems:
             s.stop()
-        shutil.rmtree(workdir, ignore_errors=True)
+        log(f"many_jobs: failed; the clusters' logs are under {workdir}")
+        raise
+    for s in systems:
+        s.stop()
+    shutil.rmtree(workdir, ignore_errors=True)
 
     flink = "Flink 2.3" if not flink_why else None
     cols = [s.name for s in systems]

@@ -10,14 +10,17 @@ Two endpoints serve one cluster: the default one, and one with every request thr
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator
 
 import pytest
 
+from flott.client.rest_cluster_client import RestClusterClient
 from flott.rest.fast_gets import FastGets
 from flott.rest.webmonitor.rest_server_endpoint import RestServerEndpoint
 from tests.rest.conftest import make_config, start_rest_cluster
+from tests.rest.jobs import bounded_job, failing_job
 
 DATE = re.compile(rb"\r\nDate: [^\r]*\r\n")
 
@@ -145,3 +148,38 @@ async def test_a_client_that_does_not_read_is_not_buffered_without_bound(
         assert got.startswith(b"HTTP/1.1 200 OK")
     finally:
         writer.close()
+
+
+async def test_overview_counts_follow_the_archive(no_leftover_processes: None) -> None:
+    """``/overview``'s finished/failed counts (kept per archive version) move with each job that
+    ends, on the fast path as through aiohttp, and ``/jobs/overview`` lists the jobs."""
+    config = make_config()
+    cluster, fast = await start_rest_cluster(config, num_task_managers=1)
+    plain = RestServerEndpoint(config, cluster.dispatcher_gateway, fast_gets=False)
+    await plain.start()
+    try:
+        async with RestClusterClient(config, f"127.0.0.1:{fast.port}") as client:
+            for i, graph in enumerate([bounded_job("one"), failing_job("two"), bounded_job("three")]):
+                job_id = await client.submit_job(graph)
+                deadline = asyncio.get_running_loop().time() + 60
+                while (await client.get_job_status(job_id)) not in ("FINISHED", "FAILED") or (
+                    await client.get_cluster_overview()
+                ).jobs_running:  # ended and archived
+                    assert asyncio.get_running_loop().time() < deadline, f"job {i} did not end"
+                    await asyncio.sleep(0.05)
+                expected = {"FINISHED": 1 + (i == 2), "FAILED": int(i >= 1)}
+                for port in (fast.port, plain.port):
+                    answer = await exchange(port, GET % b"/overview")
+                    body = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+                    assert (body["jobs-finished"], body["jobs-failed"], body["jobs-cancelled"]) == (
+                        expected["FINISHED"],
+                        expected["FAILED"],
+                        0,
+                    ), (i, port, body)
+                    listing = await exchange(port, GET % b"/jobs/overview")
+                    rows = json.loads(listing.split(b"\r\n\r\n", 1)[1])["jobs"]
+                    assert len(rows) == i + 1
+    finally:
+        await plain.stop()
+        await fast.stop()
+        await cluster.close()
