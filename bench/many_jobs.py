@@ -180,7 +180,7 @@ class System:
         if not failed:
             return "none FAILED"
         info = get_json(f"{self.base}/jobs/{failed[0]}/exceptions", timeout=60)
-        return str(info.get("root-exception") or info)[:1500]  # type: ignore[union-attr]
+        return str(info.get("root-exception") or info)[:1500]  # type: ignore[attr-defined]
 
     def statuses(self) -> list[str]:
         return [j["state"] for j in get_json(self.base + "/jobs/overview", timeout=60)["jobs"]]  # type: ignore[index]
@@ -263,6 +263,7 @@ class Flink(System):
             text = text.replace(f'{memory}"1280m"', f'{memory}"2048m"')  # room for the slots' tasks
             # a shared, busy machine: a TaskManager late with its heartbeat fails every job on it
             text += "heartbeat.timeout: 300000\n"
+            text += "taskmanager.slot.timeout: 300 s\n"  # a slot whose deployment is slow is not freed
             path.write_text(text)
 
         cluster.write_conf = write_conf  # type: ignore[method-assign]
@@ -412,8 +413,15 @@ def main() -> int:
     results: dict[tuple[str, str], list[tuple[float, float]]] = {}
     load: list[float] = []
     try:
-        for s in systems:
-            filled[s.name] = fill(s, args.archived, args.running, args.concurrency)
+        for s in list(systems):
+            try:
+                filled[s.name] = fill(s, args.archived, args.running, args.concurrency)
+            except Exception as e:
+                if not isinstance(s, Flink):
+                    raise
+                s.stop()
+                systems.remove(s)
+                flink_why = f"its cluster did not run the jobs: {str(e)[:300]}"
         sizes = {p: len(get_json_bytes(systems[0].base + p)) for p in PATHS}
         for s in systems:  # a JVM's first seconds of serving are its JIT's, not its steady state
             for p in PATHS:
