@@ -17,7 +17,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"
-PEERS_VENV = BENCH / ".venv-peers"
+PEERS_VENV = Path(os.environ.get("FLOTT_BENCH_PEERS_VENV") or BENCH / ".venv-peers")
+"""The peers' virtualenv: bench/.venv-peers, or ``FLOTT_BENCH_PEERS_VENV`` (a git worktree's bench/
+has none of its own: point it at the main checkout's)."""
 PEERS_PY = PEERS_VENV / "bin" / "python"
 
 _peer_cache: dict[str, bool] = {}

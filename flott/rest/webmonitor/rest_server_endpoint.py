@@ -31,7 +31,7 @@ import tempfile
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from aiohttp import web
@@ -50,6 +50,7 @@ from flott.rest import authentication
 from flott.rest.body_reading import BODY_IDLE_TIMEOUT_KEY, DEFAULT_BODY_IDLE_TIMEOUT
 from flott.rest.browser_guard import BrowserGuard
 from flott.rest.errors import RestMethodNotAllowedError, RestNotFoundError, error_body
+from flott.rest.fast_gets import Answer, FastGets
 from flott.rest.handler.cluster.cluster_handlers import DATASET_DELETE_CACHE
 from flott.rest.handler.handler import EndpointContext, GatewayProvider, HandlerRequest, RestRoute
 from flott.rest.handler.shared_answers import SharedAnswers
@@ -66,6 +67,8 @@ log = logging.getLogger(__name__)
 
 JSON_CONTENT_TYPE = "application/json; charset=UTF-8"
 DEFAULT_MAX_CONTENT_LENGTH = 104857600
+FAST_PATHS = ("/overview", "/jobs/overview")
+"""The GETs :mod:`flott.rest.fast_gets` answers ahead of aiohttp (the pollers' favourites)."""
 _JSON_HEADERS = CIMultiDict({"Content-Type": JSON_CONTENT_TYPE})
 _encode = msgspec.json.encode
 
@@ -193,11 +196,14 @@ class RestServerEndpoint:
         dispatcher_gateway_provider: GatewayProvider | DispatcherGateway,
         *,
         lingering_time_s: float = 10.0,
+        fast_gets: bool = True,
     ) -> None:
         """``lingering_time_s``: how long a connection answered with an error before its body was
         read keeps reading and dropping what the client still sends, so the client sees the answer
-        rather than a reset (aiohttp's lingering time; tests shorten it)."""
+        rather than a reset (aiohttp's lingering time; tests shorten it). ``fast_gets=False``:
+        every request through aiohttp (tests compare the two paths' bytes)."""
         self.config = config
+        self._fast_gets = fast_gets
         self._lingering_time_s = lingering_time_s
         provider: GatewayProvider
         if callable(dispatcher_gateway_provider) and not hasattr(dispatcher_gateway_provider, "submit_job"):
@@ -219,6 +225,9 @@ class RestServerEndpoint:
         self.port = 0
         self._guard = BrowserGuard(config)
         self.authenticator = authentication.RestAuthenticator.from_config(config)
+        self.fast_gets: FastGets | None = None
+        """What answers ``GET /overview`` and ``/jobs/overview`` ahead of aiohttp, once started
+        (None: ``fast_gets=False``, or authentication on: then aiohttp answers them)."""
         """The tokens this endpoint accepts, or None: authentication off."""
         self._headers: CIMultiDict[str] = CIMultiDict(_JSON_HEADERS)
         """Copied by aiohttp into each response's own headers (a C-level copy of a CIMultiDict)."""
@@ -263,10 +272,19 @@ class RestServerEndpoint:
             self._guarded(self._no_route, max_len, authentication.UNMATCHED_ROLE)
         )
         app.router.register_resource(self._no_route_resource)
+        fast = self.fast_gets = None
+        if self._fast_gets and self.authenticator is None:
+            fast = self.fast_gets = FastGets(self._headers)
+            for route in self.routes:
+                if route.method == "GET" and route.path in FAST_PATHS:
+                    assert route.shared and route.status == 200, route
+                    for path in (f"/{REST_API_VERSION}{route.path}", route.path):
+                        fast.add(path, self._fast_answer(route, ctx, shared, path))
         self._runner = RestAppRunner(
             app,
             self.config.get_seconds(HEADER_TIMEOUT_KEY, "10 s"),
             self.config.get_int(MAX_CONNECTIONS_PER_CLIENT_KEY, 512),
+            fast,
             access_log=None,
             shutdown_timeout=2.0,
             lingering_time=self._lingering_time_s,
@@ -359,6 +377,27 @@ class RestServerEndpoint:
         chosen = handle_shared if route.shared else handle
         chosen.__name__ = route.operation_id or route.handler.__name__
         return chosen
+
+    def _fast_answer(self, route: RestRoute, ctx: EndpointContext, shared: SharedAnswers, key: str) -> Answer:
+        """What :mod:`flott.rest.fast_gets` answers for ``key`` (the request's path, as aiohttp's
+        ``raw_path`` names it for the shared answers): the browser checks, then the same bytes as
+        the aiohttp route; None whenever that route would answer an error (it then does)."""
+        handler = route.handler
+        check = self._request_check(authentication.required_role(route.method, route.path), route.path)
+
+        async def render() -> bytes:
+            # These routes' handlers read nothing of the request (no path or query parameters).
+            return _render(await handler(HandlerRequest(cast(web.Request, None), ctx, route)))
+
+        async def answer(request_headers: CIMultiDictProxy[str]) -> bytes | None:
+            try:
+                check("GET", request_headers)
+                payload = shared.get(key)
+                return payload if payload is not None else await shared.render(key, render)
+            except Exception:
+                return None
+
+        return answer
 
     def _request_check(
         self, role: authentication.Role, path: str | None

@@ -230,6 +230,9 @@ class Dispatcher(RpcEndpoint):
         self._instance = uuid.uuid4().hex
         """Names this Dispatcher in the archive versions it hands out (no two instances share one)."""
         self._archived_overview_kept: _ArchivedOverview | None = None
+        self._archived_counts_kept: tuple[int, int, int, int] = (-1, 0, 0, 0)
+        """(archive version, FINISHED, CANCELED, FAILED): ``GET /overview`` counted every
+        archived job per request."""
         self._clock: Callable[[], float] = time.monotonic
         self._te_endpoints: dict[str, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
@@ -549,12 +552,15 @@ class Dispatcher(RpcEndpoint):
 
     async def request_cluster_overview(self) -> ClusterOverview:
         tes = await self._rm.request_task_executor_infos()
-        statuses = [a.result.status for a in self.jobs.archive()]
+        version, finished, cancelled, failed = self._archived_counts_kept
+        if version != self.jobs.archive_version:
+            statuses = [a.result.status for a in self.jobs.archive()]
+            finished, cancelled, failed = (statuses.count(s) for s in ("FINISHED", "CANCELED", "FAILED"))
+            self._archived_counts_kept = (self.jobs.archive_version, finished, cancelled, failed)
         return ClusterOverview(
             taskmanagers=len(tes), slots_total=sum(t.num_slots for t in tes),
             slots_available=sum(t.free_slots for t in tes), jobs_running=len(self.runners),
-            jobs_finished=statuses.count("FINISHED"), jobs_cancelled=statuses.count("CANCELED"),
-            jobs_failed=statuses.count("FAILED"),
+            jobs_finished=finished, jobs_cancelled=cancelled, jobs_failed=failed,
         )
 
     async def request_task_executor_infos(self) -> list[TaskExecutorInfo]:
