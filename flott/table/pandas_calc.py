@@ -88,7 +88,7 @@ def split_pandas_calc(calc: Calc) -> PlanNode:
             _innermost(e, found)
         calls = list(found.values())
         passthrough = [Rex("input", t, index=i) for i, t in enumerate(types)]
-        arguments = [o for call in calls for o in call.operands]
+        arguments = [o for call in calls for o in call.operands if o.kind != "lit"]
         arg_names = [f"$pandas_arg{i}" for i in range(len(arguments))]
         lower = Calc(node, passthrough + arguments, names + arg_names, lower_condition)
         lower_condition = None
@@ -104,15 +104,22 @@ def split_pandas_calc(calc: Calc) -> PlanNode:
 
 class PandasCalc(PlanNode):
     """The input's first ``width`` columns, then one column per pandas call; each call's
-    arguments are the input's next columns, in order."""
+    arguments are the input's next columns, in order, but for literals: PyFlink hands a pandas
+    UDF a literal argument as the plain value, not a Series (measured: ``f(lit(7))`` gets 7)."""
 
     def __init__(self, input: PlanNode, width: int, calls: list[Rex]) -> None:
         self.input, self.width, self.calls = input, width, calls
         offset = width
-        self.arguments: list[list[int]] = []
+        self.arguments: list[list[int | Literal]] = []
         for call in calls:
-            self.arguments.append(list(range(offset, offset + len(call.operands))))
-            offset += len(call.operands)
+            positions: list[int | Literal] = []
+            for o in call.operands:
+                if o.kind == "lit":
+                    positions.append(Literal(o.value))
+                else:
+                    positions.append(offset)
+                    offset += 1
+            self.arguments.append(positions)
         self.names = list(input.names[:width]) + [f"$pandas{width + k}" for k in range(len(calls))]
         self.types = list(input.types[:width]) + [c.type for c in calls]
         self.rowtime = input.rowtime if input.rowtime is not None and input.rowtime < width else None
@@ -150,6 +157,13 @@ def _positive_int(config: dict[str, str], key: str, default: int) -> int:
     return value
 
 
+@dataclasses.dataclass(frozen=True)
+class Literal:
+    """A pandas call's literal argument (passed as the value itself)."""
+
+    value: Any
+
+
 class PandasCalcFunction(FlatMapFunction):
     """Per batch of ``(kind, values)`` records: each pandas call over its argument columns, the
     results appended to the first ``width`` values; the row kind passes through."""
@@ -158,7 +172,7 @@ class PandasCalcFunction(FlatMapFunction):
         self,
         width: int,
         evaluators: list[tuple[Any, list[DataType]]],
-        arguments: list[list[int]],
+        arguments: list[list[int | Literal]],
         max_rows: int,
         bundle: tuple[int, int],
     ) -> None:
@@ -185,7 +199,9 @@ class PandasCalcFunction(FlatMapFunction):
             rows = [r[1] for r in chunk]
             results = []
             for (evaluator, arg_types), positions in zip(self.evaluators, self.arguments, strict=True):
-                columns = [[row[i] for row in rows] for i in positions]
+                columns = [
+                    i if isinstance(i, Literal) else [row[i] for row in rows] for i in positions
+                ]
                 results.append(evaluator.call_batch(arg_types, columns, len(rows)))
             for j, (kind, row) in enumerate(chunk):
                 out.append(((kind, row[:width] + tuple(r[j] for r in results)),))

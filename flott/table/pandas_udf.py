@@ -67,9 +67,14 @@ class PandasScalarEvaluator:
         if isinstance(self.fn, UserDefinedFunction):
             self.fn.close()
 
-    def call_batch(self, arg_types: list[DataType], columns: list[list[Any]], length: int) -> list[Any]:
+    def call_batch(self, arg_types: list[DataType], columns: list[Any], length: int) -> list[Any]:
+        """``columns``: a list of values per column argument, or an object with ``value`` for a
+        literal argument (passed as that value, as PyFlink passes it)."""
         pd = _pandas()
-        series = [column_series(t, c) for t, c in zip(arg_types, columns, strict=True)]
+        series = [
+            column_series(t, c) if isinstance(c, list) else c.value
+            for t, c in zip(arg_types, columns, strict=True)
+        ]
         out = self._call(*series)
         if type(out) is not pd.Series and type(out) is not pd.DataFrame:
             raise AssertionError(

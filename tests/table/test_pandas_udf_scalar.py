@@ -151,3 +151,14 @@ def test_a_pandas_udf_where_no_calc_can_batch_it_is_refused() -> None:
     t = _env().from_elements([(1,)], ["a"])
     with pytest.raises(NotYetSupportedError, match="not yet in this position"):
         _collect(t.join_lateral(repeat(plus_one(col("a"))).alias("i")))
+
+
+def test_a_literal_argument_arrives_as_the_plain_value() -> None:
+    """PyFlink 2.3 passes ``f(col, lit(7))``'s 7 as an int, not a Series (len() of it fails there)."""
+
+    @udf(result_type=DataTypes.STRING(), func_type="pandas")
+    def kinds(a: Any, k: Any, s: Any) -> Any:
+        return pd.Series([f"{type(a).__name__}/{type(k).__name__}/{type(s).__name__}"] * len(a))
+
+    t = _env().from_elements([(1,), (2,)], ["a"])
+    assert _collect(t.select(kinds(col("a"), lit(7), lit("x")))) == [("Series/int/str",)] * 2
