@@ -54,19 +54,26 @@ def has_pandas_call(rex: Rex | None) -> bool:
     return is_pandas_call(rex) or any(has_pandas_call(o) for o in rex.operands)
 
 
-def _innermost(rex: Rex, found: dict[str, Rex]) -> None:
-    """The pandas calls of ``rex`` whose arguments hold no pandas call (by structure: one call
-    written twice is evaluated once, as Flink's planner reuses common subexpressions)."""
+def _innermost(rex: Rex, found: dict[int, Rex]) -> None:
+    """The pandas calls of ``rex`` whose arguments hold no pandas call."""
     if is_pandas_call(rex) and not any(has_pandas_call(o) for o in rex.operands):
-        found.setdefault(rex.key(), rex)
+        found.setdefault(_call_key(rex), rex)
         return
     for o in rex.operands:
         _innermost(o, found)
 
 
-def _replace(rex: Rex, columns: dict[str, Rex]) -> Rex:
-    if is_pandas_call(rex) and rex.key() in columns:
-        return columns[rex.key()]
+def _call_key(rex: Rex) -> int:
+    """Each place a pandas call is written is its own call, deterministic or not: PyFlink 2.3
+    calls a Python UDF written twice in one projection twice per row (measured with a UDF
+    logging its calls: ``select(f(a), f(a))`` over 2 rows logs 4 calls with deterministic=True
+    and with False; ``f(lit(7))`` is called per row, not folded at planning)."""
+    return id(rex)
+
+
+def _replace(rex: Rex, columns: dict[int, Rex]) -> Rex:
+    if is_pandas_call(rex) and _call_key(rex) in columns:
+        return columns[_call_key(rex)]
     if not rex.operands:
         return rex
     return dataclasses.replace(rex, operands=[_replace(o, columns) for o in rex.operands])
@@ -83,7 +90,7 @@ def split_pandas_calc(calc: Calc) -> PlanNode:
     width = len(node.names)
     names, types = list(node.names), list(node.types)
     while any(has_pandas_call(p) for p in projections) or has_pandas_call(condition):
-        found: dict[str, Rex] = {}
+        found: dict[int, Rex] = {}
         for e in [*projections, *([condition] if condition is not None else [])]:
             _innermost(e, found)
         calls = list(found.values())
@@ -94,7 +101,7 @@ def split_pandas_calc(calc: Calc) -> PlanNode:
         lower_condition = None
         node = PandasCalc(lower, width, calls)
         columns = {
-            call.key(): Rex("input", call.type, index=width + k) for k, call in enumerate(calls)
+            _call_key(call): Rex("input", call.type, index=width + k) for k, call in enumerate(calls)
         }
         projections = [_replace(p, columns) for p in projections]
         condition = None if condition is None else _replace(condition, columns)

@@ -162,3 +162,22 @@ def test_a_literal_argument_arrives_as_the_plain_value() -> None:
 
     t = _env().from_elements([(1,), (2,)], ["a"])
     assert _collect(t.select(kinds(col("a"), lit(7), lit("x")))) == [("Series/int/str",)] * 2
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_a_call_written_twice_runs_twice_as_on_pyflink(deterministic: bool, tmp_path: Any) -> None:
+    """PyFlink 2.3 calls a Python UDF written twice in a projection once per place and row, whatever
+    ``deterministic`` says (measured with a UDF logging its calls to a file)."""
+    log = str(tmp_path / "calls.txt")
+
+    @udf(result_type=DataTypes.BIGINT(), func_type="pandas", deterministic=deterministic)
+    def logged(a: Any) -> Any:
+        with open(log, "a") as f:
+            f.write(f"{len(a)}\n")
+        return a
+
+    t = _env().from_elements([(1,), (2,)], ["a"])
+    assert logged.deterministic is deterministic
+    assert _collect(t.select(logged(col("a")), logged(col("a")) + 1)) == [(1, 2), (2, 3)]
+    with open(log) as f:
+        assert f.read().split() == ["2", "2"]
