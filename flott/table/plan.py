@@ -105,6 +105,10 @@ class Calc(PlanNode):
         return self.input.is_updating(streaming)
 
     def _translate(self, ctx: TranslationContext) -> Any:
+        from flott.table.pandas_calc import has_pandas_call, split_pandas_calc  # deferred: it builds on Calc
+
+        if any(has_pandas_call(p) for p in self.projections) or has_pandas_call(self.condition):
+            return split_pandas_calc(self).translate(ctx)
         consts: list[Any] = []
         udfs: list[Any] = []
         source = calc_source(self.projections, self.condition, consts, udfs)

@@ -449,11 +449,6 @@ class Resolver:
                 )
             if fn.kind != "scalar":
                 raise NotYetSupportedError(f"{fn.kind} functions are not yet supported in this position")
-            if fn.func_type == "pandas":
-                raise NotYetSupportedError(
-                    "vectorized (func_type='pandas') scalar UDFs are not yet supported by flott's "
-                    "calc (pandas UDAFs are)"
-                )
             return Rex("udf", fn.result_type, value=fn, operands=operands)
         raise NotYetSupportedError(
             f"call() of {fn!r} is not yet supported: register it with "
@@ -562,6 +557,13 @@ def to_python(rex: Rex, consts: list[Any], udfs: list[Any]) -> str:
         helper = "n_try_cast" if rex.value == "try" else "n_cast"
         return f"{helper}({to_python(inner, consts, udfs)}, K[{index}])"
     if k == "udf":
+        if getattr(rex.value, "func_type", "general") == "pandas":
+            # a Calc plans its pandas calls as batch operators (pandas_calc); elsewhere (join
+            # conditions, VALUES, table function arguments ...) there is no batch to give them
+            raise NotYetSupportedError(
+                "vectorized (func_type='pandas') scalar UDFs are supported by flott in projections "
+                "and filters (select, where, add_columns, SQL SELECT/WHERE), not yet in this position"
+            )
         consts.append(rex.value.evaluator())
         index = len(consts) - 1  # before the operands add constants of their own (literals)
         call_args = ", ".join(to_python(o, consts, udfs) for o in rex.operands)

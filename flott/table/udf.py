@@ -184,6 +184,11 @@ class UserDefinedFunctionWrapper:
         self.input_types, self.accumulator_type = input_types, accumulator_type
         self.func_type = "general"
         """'pandas' for a vectorized function (its calls take and give pandas Series)."""
+        self.deterministic = True
+        """``deterministic=`` of @udf/@udaf (or the function's is_deterministic()). Nothing in
+        PyFlink 2.3's running of Python UDFs depends on it that a program can see (measured: a
+        call written twice runs twice per row, a call of literals runs per row, either way), and
+        flott's calcs do the same; it is kept for what may come to read it."""
         functools.update_wrapper(
             self, fn if callable(fn) and not isinstance(fn, UserDefinedFunction) else type(fn)
         )
@@ -233,11 +238,26 @@ def udf(
     _check_func_type(kind)
     if f is None:
         return functools.partial(
-            udf, input_types=input_types, result_type=result_type, name=name, func_type=kind
+            udf,
+            input_types=input_types,
+            result_type=result_type,
+            deterministic=deterministic,
+            name=name,
+            func_type=kind,
         )
     wrapper = UserDefinedFunctionWrapper(f, "scalar", result_type, name, input_types)
     wrapper.func_type = kind
+    wrapper.deterministic = _deterministic(f, deterministic)
     return wrapper
+
+
+def _deterministic(f: Any, deterministic: Any) -> bool:
+    """PyFlink's rule: the argument if given, else the function object's is_deterministic()."""
+    if deterministic is not None:
+        return bool(deterministic)
+    if isinstance(f, UserDefinedFunction):
+        return bool(f.is_deterministic())
+    return True
 
 
 def _check_func_type(func_type: str) -> None:
@@ -263,11 +283,13 @@ def udaf(
             input_types=input_types,
             result_type=result_type,
             accumulator_type=accumulator_type,
+            deterministic=deterministic,
             name=name,
             func_type=func_type,
         )
     wrapper = UserDefinedFunctionWrapper(f, "aggregate", result_type, name, input_types, accumulator_type)
     wrapper.func_type = func_type
+    wrapper.deterministic = _deterministic(f, deterministic)
     return wrapper
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from flott.errors import NotYetSupportedError, TableError
+from flott.errors import TableError
 from flott.table import DataTypes, EnvironmentSettings, TableEnvironment
 from flott.table.expressions import col
 from flott.table.udf import udaf, udf
@@ -56,16 +56,6 @@ def test_streaming_group_by_refuses_a_pandas_udaf_as_pyflink_does() -> None:
     t = t_env.from_elements([("a", 1)], ["k", "v"])
     with pytest.raises(TableError, match="Pandas UDAFs are not supported in streaming mode currently"):
         t.group_by(col("k")).select(col("k"), mean(col("v"))).execute()
-
-
-def test_a_pandas_scalar_udf_is_refused_when_planned() -> None:
-    @udf(result_type=DataTypes.BIGINT(), func_type="pandas")
-    def plus(v: pd.Series) -> pd.Series:
-        return v + 1
-
-    t = _batch_env().from_elements([(1,)], ["v"])
-    with pytest.raises(NotYetSupportedError, match="scalar UDFs are not yet supported"):
-        t.select(plus(col("v")))
 
 
 def test_an_unknown_func_type_is_refused_with_pyflinks_message() -> None:

@@ -29,6 +29,15 @@ from flott.runtime.operators.stream_operator import (
 )
 
 _flatten = chain.from_iterable
+
+BATCH_FLAT_MAP = "flott_flat_map_batch"
+"""A flat_map function object with this method gets its records in bundles, as PyFlink's Python
+operators do: a list of values in, a list of as many results (an iterable or None each, what
+``flat_map`` would give for that value) out. A bundle holds at most ``BUNDLE``'s record count
+and ends after its milliseconds, before a watermark passes, before a checkpoint barrier and at
+the end of input. flott's Table runtime uses it to evaluate vectorized (pandas) UDFs."""
+BUNDLE = "flott_bundle"
+"""(max records, max milliseconds) of a bundle, on a function with :data:`BATCH_FLAT_MAP`."""
 _first_field = itemgetter(0)
 
 
@@ -74,11 +83,99 @@ class StreamFlatMap(_UserFunctionOperator):
     method_name = "flat_map"
     lazy = True
 
+    def __init__(self, setup: OperatorSetup) -> None:
+        super().__init__(setup)
+        self._batch_call: Callable[[list[Any]], list[Any]] | None = getattr(
+            self._function, BATCH_FLAT_MAP, None
+        )
+        self._bundle: list[Any] = []
+        self._bundle_timer: Any = None
+        self._pts = setup.processing_time_service
+        bundle: tuple[int, int] = getattr(self._function, BUNDLE, (1000, 1000))
+        self._bundle_size, self._bundle_time_ms = bundle
+        if self._batch_call is not None:
+            self.lazy = False
+
     def transform(self, records: Iterable[Any]) -> Iterable[Any]:
         if self._timestamped:
             call = self._call
             return ((out, ts) for value, ts in records for out in (call(value) or ()))
         return _flatten(filter(None, map(self._call, records)))
+
+    # --- bundles (functions with BATCH_FLAT_MAP) ----------------------------------------------
+
+    def process_batch(self, batch: Iterable[Any]) -> list[Any]:
+        if self._batch_call is None:
+            return list(self.transform(batch))
+        bundle = self._bundle
+        bundle.extend(batch)
+        if len(bundle) < self._bundle_size:
+            self._ensure_bundle_timer()
+            return []
+        size = self._bundle_size
+        full = len(bundle) - len(bundle) % size
+        ready, self._bundle = bundle[:full], bundle[full:]
+        out = self._evaluate(ready)
+        if self._bundle:
+            self._ensure_bundle_timer()
+        return out
+
+    def _evaluate(self, records: list[Any]) -> list[Any]:
+        """The function's results for ``records``; outputs keep their input's timestamp."""
+        assert self._batch_call is not None
+        out: list[Any] = []
+        size = self._bundle_size
+        for start in range(0, len(records), size):
+            chunk = records[start : start + size]
+            if not self._timestamped:
+                out.extend(_flatten(filter(None, self._batch_call(chunk))))
+                continue
+            results = self._batch_call([value for value, _ in chunk])
+            out.extend((o, ts) for (_, ts), outs in zip(chunk, results, strict=True) for o in (outs or ()))
+        return out
+
+    def _flush(self) -> list[Any]:
+        if self._bundle_timer is not None:
+            self._bundle_timer.cancel()
+            self._bundle_timer = None
+        bundle, self._bundle = self._bundle, []
+        return self._evaluate(bundle) if bundle else []
+
+    def _ensure_bundle_timer(self) -> None:
+        if self._bundle_timer is not None or not self._bundle:
+            return
+        due = self._pts.get_current_processing_time() + self._bundle_time_ms
+        self._bundle_timer = self._pts.register_timer(due, self._on_bundle_time)
+
+    def _on_bundle_time(self, _now: int) -> None:
+        self._bundle_timer = None
+        out = self._flush()
+        if out:
+            self.output.collect(out)
+
+    def process_watermark(self, timestamp: int) -> None:
+        """A bundle ends before a watermark passes, as PyFlink's Python operators end theirs."""
+        if self._batch_call is not None:
+            out = self._flush()
+            if out:
+                self.output.collect(out)
+        super().process_watermark(timestamp)
+
+    def end_input(self) -> list[Any]:
+        return self._flush() if self._batch_call is not None else []
+
+    def snapshot_operator_state(self, checkpoint_id: int) -> None:
+        """A bundle ends ahead of the barrier (Flink's prepareSnapshotPreBarrier), so no state."""
+        if self._batch_call is not None:
+            out = self._flush()
+            if out:
+                self.output.collect(out)
+
+    def close(self) -> None:
+        if self._bundle_timer is not None:
+            self._bundle_timer.cancel()
+            self._bundle_timer = None
+        super().close()
 
 
 class StreamFilter(_UserFunctionOperator):
